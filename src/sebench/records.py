@@ -1,0 +1,225 @@
+"""The typed records that the stages exchange, and their JSONL input/output, in one place.
+
+Stages meet only through these records (see DESIGN.md). Reading validates every line and fails with
+one line naming the file, the line number and the field; writing appends whole lines and flushes, so a
+crash leaves at most one half-written last line, which `repair_tail` removes before a resumed run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, TypeVar
+
+from sebench.errors import SebenchError
+
+SPLITS = ("train", "single_test", "multiple_test")
+MODES = ("closed", "open", "full-doc", "retrieval")
+VERDICTS = (
+    "correct",
+    "wrong_answer",
+    "runtime_error",
+    "timeout",
+    "memory_limit",
+    "no_code",
+    "syntax_error",
+    "not_using_package",
+    "forbidden_import",
+    "forbidden_access",
+    "judge_error",
+)
+
+
+@dataclass(frozen=True)
+class ApiDoc:
+    """One function's documentation as shown to models: `name` is the public dotted name."""
+
+    name: str  # e.g. "zwc.rfx.quvohe"
+    signature: str  # e.g. "quvohe(a)"
+    doc: str  # rewritten docstring (description, parameters, returns, examples)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A coding problem: the original benchmark's fields plus ours (DESIGN.md, Records)."""
+
+    task_id: str
+    split: str  # one of SPLITS
+    kind: str  # "single" | "multiple"
+    query: str  # the problem statement shown to the model
+    function_name: str  # the signature line to complete, e.g. "def solve(readings, k):"
+    entry_point: str  # the function's name, e.g. "solve"
+    example: str  # one example call with its expected output, for the prompt
+    test_cases: list  # [{"input": "readings=[[1.5, 2.0]], k=2", "output": "[3.5]"}, ...]
+    right_exe_result: str  # the printed outputs joined by "#", as in the original
+    selected_functions: list  # public names used by the reference, e.g. ["zwc.kocito"]
+    is_valid: bool = True
+    reference_solution: str = ""  # a complete program using the package
+    expected: list = field(default_factory=list)  # plain-JSON outputs, one per test case
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One sampled answer of a model to a task."""
+
+    task_id: str
+    sample_idx: int
+    mode: str  # one of MODES
+    model: str
+    prompt: Any  # the chat messages (list of {"role", "content"}) or a plain string
+    response: str  # the raw model output, kept beside the extracted code
+    code: str | None  # the extracted python code, None when there was no code block
+    finish_reason: str  # "stop" | "length" | "error" | ...
+    usage: dict = field(default_factory=dict)  # {"prompt_tokens", "completion_tokens"}
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's decision on one rollout."""
+
+    task_id: str
+    sample_idx: int
+    verdict: str  # one of VERDICTS
+    tests_passed: int
+    tests_total: int
+    detail: dict = field(default_factory=dict)  # per-test results, messages, the mode and split
+
+
+R = TypeVar("R")
+
+
+def to_dict(record: Any) -> dict:
+    """A record as a plain dict, ready for json.dumps."""
+    return dataclasses.asdict(record)
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    """Whether `value` fits the (simple) annotation `hint`; bool is never taken for a number."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, arg) for arg in typing.get_args(hint))
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    target = origin or hint
+    return isinstance(value, target)
+
+
+def from_dict(cls: type[R], data: Any, where: str = "") -> R:
+    """Builds record `cls` from a parsed JSON object; errors name `where` and the field."""
+    prefix = f"{where}: " if where else ""
+    if not isinstance(data, dict):
+        raise SebenchError(f"{prefix}expected a JSON object for a {cls.__name__} record")
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise SebenchError(f"{prefix}field '{f.name}': missing (required in a {cls.__name__})")
+            continue
+        value = data[f.name]
+        if not _type_ok(value, hints[f.name]):
+            raise SebenchError(
+                f"{prefix}field '{f.name}': expected {_hint_name(hints[f.name])}, got {type(value).__name__}"
+            )
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+def _hint_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yields (line number, parsed object) for each non-blank line; a bad line names file and line."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise SebenchError(f"{path}: cannot open ({exc.strerror})") from None
+    with handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SebenchError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+def read_records(path: str | Path, cls: type[R]) -> list[R]:
+    """All records of a JSONL file, validated; the first bad line stops with file:line: field."""
+    return [from_dict(cls, obj, f"{path}:{lineno}") for lineno, obj in iter_json_lines(path)]
+
+
+def write_records(path: str | Path, records: Iterable[Any]) -> None:
+    """Writes records to a JSONL file atomically (a temporary file renamed into place)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(dumps_line(record))
+    os.replace(tmp, path)
+
+
+def dumps_line(record: Any) -> str:
+    """One record (dataclass or dict) as a JSON line with its newline."""
+    data = to_dict(record) if dataclasses.is_dataclass(record) else record
+    return json.dumps(data, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+class RecordAppender:
+    """Appends whole records to a JSONL file, flushing and fsyncing each one (for resumable runs)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        repair_tail(self.path)
+        self._handle = self.path.open("a", encoding="utf-8")
+
+    def append(self, record: Any) -> None:
+        self._handle.write(dumps_line(record))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> "RecordAppender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def repair_tail(path: str | Path) -> bool:
+    """Cuts a half-written last line (no newline, or not JSON) left by a crash; True if it cut."""
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with path.open("rb+") as handle:
+        data = handle.read()
+        end = len(data)
+        if data.endswith(b"\n"):
+            last_start = data.rfind(b"\n", 0, end - 1) + 1
+            try:
+                json.loads(data[last_start:end])
+                return False
+            except ValueError:
+                cut = last_start
+        else:
+            cut = data.rfind(b"\n") + 1
+        handle.truncate(cut)
+    return True

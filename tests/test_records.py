@@ -1,0 +1,75 @@
+import json
+
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.records import (
+    RecordAppender,
+    Rollout,
+    Task,
+    Verdict,
+    read_records,
+    repair_tail,
+    write_records,
+)
+
+
+def _task(i=0):
+    return Task(
+        task_id=f"t{i}", split="train", kind="single", query="q", function_name="def solve(x):",
+        entry_point="solve", example="solve(x=[1])  # -> 1", test_cases=[{"input": "x=[1]", "output": "1"}],
+        right_exe_result="1", selected_functions=["pkg.abc"], reference_solution="...", expected=[1],
+    )
+
+
+def test_roundtrip(tmp_path):
+    path = tmp_path / "t.jsonl"
+    write_records(path, [_task(0), _task(1)])
+    assert read_records(path, Task) == [_task(0), _task(1)]
+
+
+def test_bad_field_names_file_line_and_field(tmp_path):
+    path = tmp_path / "t.jsonl"
+    rows = [json.loads(json.dumps(_task(0).__dict__)), dict(_task(1).__dict__, test_cases="oops")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(SebenchError, match=r"t\.jsonl:2: field 'test_cases': expected list, got str"):
+        read_records(path, Task)
+
+
+def test_missing_field_and_bad_json(tmp_path):
+    path = tmp_path / "v.jsonl"
+    path.write_text('{"task_id": "a", "sample_idx": 0}\n')
+    with pytest.raises(SebenchError, match=r"v\.jsonl:1: field 'verdict': missing"):
+        read_records(path, Verdict)
+    path.write_text('\n{"task_id": \n')
+    with pytest.raises(SebenchError, match=r"v\.jsonl:2: not valid JSON"):
+        read_records(path, Verdict)
+
+
+def test_bool_is_not_an_int(tmp_path):
+    path = tmp_path / "v.jsonl"
+    row = {"task_id": "a", "sample_idx": True, "verdict": "correct", "tests_passed": 1, "tests_total": 1}
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(SebenchError, match="sample_idx"):
+        read_records(path, Verdict)
+
+
+def test_appender_repairs_half_written_tail(tmp_path):
+    path = tmp_path / "r.jsonl"
+    rec = Rollout("t0", 0, "closed", "fake:", "p", "resp", None, "stop")
+    with RecordAppender(path) as out:
+        out.append(rec)
+    with path.open("a") as handle:
+        handle.write('{"task_id": "t0", "sample_idx": 1, "mo')  # a crash mid-line
+    with RecordAppender(path) as out:
+        out.append(Rollout("t0", 1, "closed", "fake:", "p", "resp", "x=1", "stop"))
+    got = read_records(path, Rollout)
+    assert [r.sample_idx for r in got] == [0, 1]
+
+
+def test_repair_tail_cuts_complete_but_corrupt_last_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"a": 1}\n{"a": \n')
+    assert repair_tail(path) is True
+    assert path.read_text() == '{"a": 1}\n'
+    assert repair_tail(path) is False
