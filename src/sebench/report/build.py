@@ -1,0 +1,134 @@
+"""`build_report`: run directories in, `report.json` + `report.md` + PNG plots out."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from sebench import __version__
+from sebench.report import plots
+from sebench.report.tables import KS, function_table, load_run, main_table
+
+log = logging.getLogger(__name__)
+
+VERDICT_SHORT = {
+    "correct": "correct",
+    "wrong_answer": "wrong",
+    "runtime_error": "error",
+    "timeout": "timeout",
+    "memory_limit": "memory",
+    "no_code": "no code",
+    "syntax_error": "syntax",
+    "not_using_package": "no pkg",
+    "forbidden_import": "forb. import",
+    "forbidden_access": "forb. access",
+    "judge_error": "judge err",
+}
+
+
+def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True) -> Path:
+    """Writes OUT/report.json, OUT/report.md and (unless disabled) OUT/*.png; returns OUT/report.md."""
+    runs = [load_run(d) for d in run_dirs]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = main_table(runs)
+    functions = function_table(runs)
+    curves = {
+        (f"{run.root.name}: {regime}" if len(runs) > 1 else regime): points
+        for run in runs for regime, points in run.losses.items()
+    }
+    data = {
+        "sebench_version": __version__,
+        "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed} for r in runs],
+        "main_table": rows,
+        "functions": functions,
+        "loss_curves": {k: [list(p) for p in v] for k, v in curves.items()},
+    }
+    figures = _plots(rows, functions, curves, out) if plots_enabled else {}
+    data["figures"] = figures
+    (out / "report.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    md = out / "report.md"
+    md.write_text(render_markdown(data), encoding="utf-8")
+    log.info("report written to %s", md)
+    return md
+
+
+def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[str, str]:
+    figures = {
+        "accuracy": plots.accuracy_by_regime(rows, out / "accuracy.png"),
+        "verdicts": plots.verdict_breakdown(rows, out / "verdicts.png"),
+    }
+    if curves:
+        figures["loss"] = plots.loss_curves(curves, out / "loss.png")
+    if functions["functions"] and functions["columns"]:
+        figures["functions"] = plots.function_heatmap(functions, out / "functions.png")
+    return {name: path.name for name, path in figures.items()}
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.1f}"
+
+
+def main_table_markdown(rows: list[dict]) -> str:
+    """The main table as markdown: accuracy with its CI, gain over untrained, pass@k, verdict shares."""
+    with_model = len({r["model"] for r in rows}) > 1
+    ks = [k for k in KS if any(f"pass@{k}" in r for r in rows)]
+    verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
+    head = (["model"] if with_model else []) + ["regime", "mode", "split", "n", "accuracy %", "95% CI", "Δ vs untrained"]
+    head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        gain = r["gain_vs_untrained"]
+        cells = ([r["model"]] if with_model else []) + [
+            r["regime"], r["mode"], r["split"], str(r["n"]), _pct(r["accuracy"]),
+            f"{_pct(r['ci95'][0])}–{_pct(r['ci95'][1])}", "" if gain is None else f"{100 * gain:+.1f}",
+        ]
+        cells += [_pct(r.get(f"pass@{k}")) for k in ks]
+        cells += [_pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def functions_markdown(functions: dict) -> str:
+    lines = []
+    for col in functions["columns"]:
+        entry = functions["learned"][col["key"]]
+        total = len(functions["accuracy"][col["key"]])
+        name = col["regime"] if len({c["model"] for c in functions["columns"]}) == 1 else col["key"]
+        new = entry["new_vs_untrained"]
+        lines.append(
+            f"- **{name}**: {len(entry['learned'])}/{total} functions at ≥{100 * functions['threshold']:.0f}%"
+            + (f"; newly learned vs untrained ({len(new)}): {', '.join(new)}" if col["regime"] != "untrained" else "")
+            + (f"; learned: {', '.join(entry['learned'])}" if entry["learned"] else "")
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(data: dict) -> str:
+    runs = data["runs"]
+    parts = [
+        "# SE-Bench report\n",
+        f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']})" for r in runs) + "\n",
+        "## Main table\n",
+        "Accuracy is the share of samples judged correct; the 95% interval is Wilson's over samples; "
+        "Δ is the difference with the untrained model in the same mode and split (percentage points).\n",
+        main_table_markdown(data["main_table"]),
+    ]
+    figures = data.get("figures", {})
+    for name, title in (("accuracy", "Accuracy by regime"), ("verdicts", "Verdict breakdown")):
+        if name in figures:
+            parts.append(f"![{title}]({figures[name]})\n")
+    functions = data["functions"]
+    if functions["functions"]:
+        parts += [
+            "## Per-function internalization\n",
+            f"{functions['mode'].capitalize()}-book accuracy per function on {functions['split']} "
+            f"(functions named by their NumPy originals where the instance's mapping is available).\n",
+            functions_markdown(functions),
+        ]
+        if "functions" in figures:
+            parts.append(f"![Accuracy by function]({figures['functions']})\n")
+    if "loss" in figures:
+        parts += ["## Training loss\n", f"![Training loss]({figures['loss']})\n"]
+    return "\n".join(parts)

@@ -1,0 +1,32 @@
+"""`sebench report RUN_DIR [RUN_DIR ...] --out REPORT_DIR`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="tables and plots from one or more judged runs",
+        description="Writes REPORT_DIR/report.md, report.json and PNG plots from the verdicts of one or more "
+        "run directories (RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl). Runs of the same model "
+        "(e.g. several seeds) are pooled into one row per regime, mode and split.",
+    )
+    p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to combine")
+    p.add_argument("--out", type=Path, required=True, metavar="REPORT_DIR", help="where to write the report")
+    p.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
+    p.set_defaults(func=_main)
+
+
+def _main(args: argparse.Namespace) -> int:
+    import json
+
+    from sebench.report.build import build_report, main_table_markdown
+
+    md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots)
+    data = json.loads((args.out / "report.json").read_text(encoding="utf-8"))
+    print(main_table_markdown(data["main_table"]))
+    print(f"report: {md}")
+    return 0

@@ -1,0 +1,269 @@
+"""Reading run directories and counting their verdicts: the numbers behind the report (no plotting).
+
+A run directory (written by `sebench run`, or by hand with the stage commands) holds:
+
+    RUN_DIR/manifest.json                              optional: {"model": SPEC, "seed": N, "data": "data", ...}
+    RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl   the judge's verdicts of one evaluation
+    RUN_DIR/train/<regime>/**/loss.csv                 training loss curves (columns step and loss)
+    RUN_DIR/<data>/...                                 the instance whose tasks were evaluated (default
+                                                       "data", then "instance"): for the functions of each task
+
+`regime` is "untrained" for the model before training, else the training regime ("closed-sft", ...).
+Several run directories are pooled: samples of runs with the same model are counted together (seeds),
+runs of different models stay in separate rows. Confidence intervals are Wilson score intervals over
+samples; pass@k is the unbiased estimator of Chen et al. (2021), averaged over tasks with n >= k.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sebench.errors import SebenchError
+from sebench.instance import SPLIT_FILES
+from sebench.records import VERDICTS, Verdict, iter_json_lines, read_records
+
+REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
+MODE_ORDER = ("closed", "open", "full-doc", "retrieval")
+SPLIT_ORDER = ("single_test", "multiple_test", "train")
+KS = (1, 5, 10)
+BASELINE = "untrained"
+LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
+
+
+@dataclass
+class EvalSet:
+    """The verdicts of one evaluation: one model state (regime), one prompt mode, one split."""
+
+    regime: str
+    mode: str
+    split: str
+    verdicts: list[Verdict]
+
+
+@dataclass
+class RunData:
+    """What the report needs from one run directory."""
+
+    root: Path
+    model: str
+    seed: int | None
+    evals: list[EvalSet]
+    task_functions: dict[str, list[str]] = field(default_factory=dict)  # task_id -> function labels
+    losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
+
+
+def load_run(root: str | Path) -> RunData:
+    """Reads one run directory; a directory without any verdicts is an error naming the expected layout."""
+    root = Path(root)
+    if not root.is_dir():
+        raise SebenchError(f"{root}: no such run directory")
+    manifest = _read_json(root / "manifest.json")
+    evals = [
+        EvalSet(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name, read_records(p, Verdict))
+        for p in sorted(root.glob("evals/*/*/*/verdicts.jsonl"))
+    ]
+    if not evals:
+        raise SebenchError(
+            f"{root}: no verdicts found; expected RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl "
+            "(written by `sebench run`, or by `sebench judge --out` at that path)"
+        )
+    return RunData(
+        root=root,
+        model=str(manifest.get("model") or root.name),
+        seed=manifest.get("seed"),
+        evals=evals,
+        task_functions=_task_functions(root, manifest),
+        losses=_losses(root),
+    )
+
+
+def _read_json(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+
+
+def _task_functions(root: Path, manifest: dict) -> dict[str, list[str]]:
+    """task_id -> the functions it uses, named by their NumPy originals when the mapping is there.
+
+    The report is for the researcher, never shown to a model, so it may read the private mapping; NumPy
+    names make functions comparable across instances of different seeds (whose names differ)."""
+    data = next((root / d for d in (manifest.get("data"), "data", "instance") if d and (root / d).is_dir()), None)
+    if data is None:
+        return {}
+    mapping = _read_json(data / "private/mapping.json").get("functions", {})
+    original = {public: name for name, public in mapping.items()}
+    out = {}
+    for rel in SPLIT_FILES.values():
+        if (data / rel).is_file():
+            for _, obj in iter_json_lines(data / rel):
+                out[obj["task_id"]] = [original.get(f, f) for f in obj.get("selected_functions", [])]
+    return out
+
+
+def _losses(root: Path) -> dict[str, list[tuple[float, float]]]:
+    out = {}
+    for path in sorted(root.glob("train/*/**/loss.csv")):
+        regime = path.relative_to(root / "train").parts[0]
+        points = read_loss_csv(path)
+        if points:
+            out.setdefault(regime, points)
+    return out
+
+
+def read_loss_csv(path: Path) -> list[tuple[float, float]]:
+    """(step, loss) pairs of a loss.csv; the step column is "step" (else the row number), the loss
+    column "loss" or "train_loss"; rows without a loss value (e.g. evaluation rows) are skipped."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    points = []
+    for i, row in enumerate(rows):
+        value = row.get("loss") or row.get("train_loss")
+        try:
+            points.append((float(row.get("step") or i), float(value)))
+        except (TypeError, ValueError):
+            continue
+    return points
+
+
+# ---- statistics -----------------------------------------------------------------------------------
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion (well-behaved at 0, 1 and small n)."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k for one task with n samples of which c are correct (Chen et al., 2021)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+def summarize(verdicts: list[tuple[str, Verdict]], ks: tuple[int, ...] = KS) -> dict:
+    """Counts for one row: `verdicts` are (task key, verdict) pairs, the key unique per run and task."""
+    n = len(verdicts)
+    correct = sum(v.verdict == "correct" for _, v in verdicts)
+    per_task: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for key, v in verdicts:
+        per_task[key][0] += 1
+        per_task[key][1] += v.verdict == "correct"
+    counts = Counter(v.verdict for _, v in verdicts)
+    lo, hi = wilson(correct, n)
+    out = {
+        "n": n,
+        "tasks": len(per_task),
+        "correct": correct,
+        "accuracy": correct / n if n else 0.0,
+        "ci95": [lo, hi],
+        "verdicts": {name: counts[name] / n for name in _verdict_order(counts) if counts[name]},
+    }
+    for k in ks:
+        eligible = [(tn, tc) for tn, tc in per_task.values() if tn >= k]
+        if eligible and len(eligible) == len(per_task):
+            out[f"pass@{k}"] = sum(pass_at_k(tn, tc, k) for tn, tc in eligible) / len(eligible)
+    return out
+
+
+def _verdict_order(counts: Counter) -> list[str]:
+    return list(VERDICTS) + sorted(set(counts) - set(VERDICTS))
+
+
+def _rank(value: str, order: tuple[str, ...]) -> tuple[int, str]:
+    return (order.index(value) if value in order else len(order), value)
+
+
+def row_sort_key(row: dict) -> tuple:
+    return (row["model"], _rank(row["regime"], REGIME_ORDER), _rank(row["mode"], MODE_ORDER),
+            _rank(row["split"], SPLIT_ORDER))
+
+
+# ---- tables ---------------------------------------------------------------------------------------
+
+
+def main_table(runs: list[RunData]) -> list[dict]:
+    """One row per (model, regime, mode, split), pooled over runs (seeds) of the same model."""
+    groups: dict[tuple, list[tuple[str, Verdict]]] = defaultdict(list)
+    per_run: dict[tuple, list[dict]] = defaultdict(list)
+    for run in runs:
+        for ev in run.evals:
+            key = (run.model, ev.regime, ev.mode, ev.split)
+            pairs = [(f"{run.root}::{v.task_id}", v) for v in ev.verdicts]
+            groups[key] += pairs
+            acc = sum(v.verdict == "correct" for _, v in pairs) / len(pairs) if pairs else 0.0
+            per_run[key].append({"run": str(run.root), "seed": run.seed, "n": len(pairs), "accuracy": acc})
+    rows = []
+    for (model, regime, mode, split), pairs in groups.items():
+        row = {"model": model, "regime": regime, "mode": mode, "split": split, **summarize(pairs)}
+        row["runs"] = per_run[(model, regime, mode, split)]
+        rows.append(row)
+    rows.sort(key=row_sort_key)
+    _add_gains(rows)
+    return rows
+
+
+def _add_gains(rows: list[dict]) -> None:
+    """Each row's accuracy minus the untrained model's in the same mode and split (the headline number)."""
+    base = {(r["model"], r["mode"], r["split"]): r["accuracy"] for r in rows if r["regime"] == BASELINE}
+    for r in rows:
+        b = base.get((r["model"], r["mode"], r["split"]))
+        r["gain_vs_untrained"] = None if b is None or r["regime"] == BASELINE else r["accuracy"] - b
+
+
+def function_table(runs: list[RunData], mode: str = "closed") -> dict:
+    """Per-function accuracy of each (model, regime) in `mode`, from single-function test tasks (else
+    from every test task, crediting each function it uses), and which functions each regime learned."""
+    cells: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    use_split = "single_test" if any(
+        ev.split == "single_test" and ev.mode == mode for run in runs for ev in run.evals
+    ) else None
+    for run in runs:
+        for ev in run.evals:
+            if ev.mode != mode or ev.split == "train" or (use_split and ev.split != use_split):
+                continue
+            column = cells[(run.model, ev.regime)]
+            for v in ev.verdicts:
+                for fn in run.task_functions.get(v.task_id, []):
+                    column[fn][0] += 1
+                    column[fn][1] += v.verdict == "correct"
+    columns = sorted(cells, key=lambda mr: (mr[0], _rank(mr[1], REGIME_ORDER)))
+    functions = sorted({fn for col in cells.values() for fn in col})
+    accuracy = {
+        f"{m}|{r}": {fn: cells[(m, r)][fn][1] / cells[(m, r)][fn][0] for fn in functions if cells[(m, r)][fn][0]}
+        for m, r in columns
+    }
+    samples = {f"{m}|{r}": {fn: cells[(m, r)][fn][0] for fn in functions if cells[(m, r)][fn][0]} for m, r in columns}
+    learned = {}
+    for m, r in columns:
+        acc = accuracy[f"{m}|{r}"]
+        base = accuracy.get(f"{m}|{BASELINE}", {})
+        got = sorted(fn for fn, a in acc.items() if a >= LEARNED_AT)
+        learned[f"{m}|{r}"] = {
+            "learned": got,
+            "new_vs_untrained": [] if r == BASELINE else [fn for fn in got if base.get(fn, 0.0) < LEARNED_AT],
+        }
+    return {
+        "mode": mode,
+        "split": use_split or "all test splits",
+        "threshold": LEARNED_AT,
+        "columns": [{"model": m, "regime": r, "key": f"{m}|{r}"} for m, r in columns],
+        "functions": functions,
+        "accuracy": accuracy,
+        "samples": samples,
+        "learned": learned,
+    }

@@ -1,0 +1,173 @@
+"""The report against hand-written run directories: its numbers must match a recount made here."""
+
+import argparse
+import csv
+import json
+import math
+import random
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from sebench.report import cli as report_cli
+from sebench.errors import SebenchError
+from sebench.records import Task, Verdict, write_records
+from sebench.report import build_report
+from sebench.report.tables import pass_at_k, wilson
+
+FUNCTIONS = {"numpy.mean": "pkg.kocito", "numpy.sum": "pkg.zabure", "numpy.linalg.inv": "pkg.rfx.quvohe"}
+OUTCOMES = ["correct", "wrong_answer", "runtime_error", "no_code", "not_using_package"]
+
+
+def _task(task_id: str, split: str, functions: list[str]) -> Task:
+    return Task(
+        task_id=task_id, split=split, kind="single" if len(functions) == 1 else "multiple", query="q",
+        function_name="def solve(x):", entry_point="solve", example="", test_cases=[], right_exe_result="",
+        selected_functions=functions,
+    )
+
+
+def _write_run(root: Path, model: str, seed: int, regimes: dict[str, float], n: int = 3) -> None:
+    """A run directory as `sebench run` lays it out; regimes maps regime -> probability of correct."""
+    rng = random.Random(seed)
+    publics = sorted(FUNCTIONS.values())
+    single = [_task(f"s{i}", "single_test", [publics[i % 3]]) for i in range(6)]
+    multiple = [_task(f"m{i}", "multiple_test", [publics[i % 3], publics[(i + 1) % 3]]) for i in range(4)]
+    data = root / "data"
+    write_records(data / "datasets/test/single_test.jsonl", single)
+    write_records(data / "datasets/test/multiple_test.jsonl", multiple)
+    (data / "private").mkdir(parents=True)
+    (data / "private/mapping.json").write_text(json.dumps({"package": "pkg", "functions": FUNCTIONS}))
+    (root / "manifest.json").write_text(json.dumps({"model": model, "seed": seed, "data": "data"}))
+    for regime, p in regimes.items():
+        for mode in ("closed", "open"):
+            for split, tasks in (("single_test", single), ("multiple_test", multiple)):
+                verdicts = []
+                for t in tasks:
+                    for k in range(n):
+                        outcome = "correct" if rng.random() < p else rng.choice(OUTCOMES[1:])
+                        verdicts.append(Verdict(t.task_id, k, outcome, 0, 8, {"split": split, "mode": mode}))
+                write_records(root / "evals" / regime / mode / split / "verdicts.jsonl", verdicts)
+        if regime != "untrained":
+            ckpt = root / "train" / regime / "checkpoint"
+            ckpt.mkdir(parents=True)
+            with (ckpt / "loss.csv").open("w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["step", "epoch", "loss"])
+                for step in range(1, 6):
+                    w.writerow([step, step / 5, 2.0 / step])
+
+
+def _recount(run_dirs: list[Path]) -> dict:
+    """(model, regime, mode, split) -> (counts per verdict, per-task [n, c]) straight from the files."""
+    out = defaultdict(lambda: (Counter(), defaultdict(lambda: [0, 0])))
+    for root in run_dirs:
+        model = json.loads((root / "manifest.json").read_text())["model"]
+        for path in root.glob("evals/*/*/*/verdicts.jsonl"):
+            regime, mode, split = path.parts[-4:-1]
+            counts, tasks = out[(model, regime, mode, split)]
+            for line in path.read_text().splitlines():
+                v = json.loads(line)
+                counts[v["verdict"]] += 1
+                tasks[(str(root), v["task_id"])][0] += 1
+                tasks[(str(root), v["task_id"])][1] += v["verdict"] == "correct"
+    return out
+
+
+@pytest.fixture
+def runs(tmp_path):
+    dirs = [tmp_path / "seed0", tmp_path / "seed1", tmp_path / "other"]
+    _write_run(dirs[0], "smollm2-135m", 0, {"untrained": 0.2, "closed-sft": 0.7, "open-sft": 0.3})
+    _write_run(dirs[1], "smollm2-135m", 1, {"untrained": 0.2, "closed-sft": 0.7, "open-sft": 0.3})
+    _write_run(dirs[2], "tiny", 0, {"untrained": 0.1, "closed-sft": 0.5}, n=5)
+    return dirs
+
+
+def test_main_table_matches_a_recount(runs, tmp_path):
+    build_report(runs, tmp_path / "report", plots_enabled=False)
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    recount = _recount(runs)
+    rows = {(r["model"], r["regime"], r["mode"], r["split"]): r for r in data["main_table"]}
+    assert set(rows) == set(recount)
+    for key, (counts, tasks) in recount.items():
+        row, n = rows[key], sum(counts.values())
+        assert row["n"] == n and row["tasks"] == len(tasks)
+        assert row["accuracy"] == pytest.approx(counts["correct"] / n)
+        assert row["verdicts"] == pytest.approx({v: c / n for v, c in counts.items()})
+        lo, hi = row["ci95"]
+        assert lo <= row["accuracy"] <= hi
+        # pass@1 equals accuracy when every task has the same number of samples
+        assert row["pass@1"] == pytest.approx(row["accuracy"])
+        # pass@5 only where every task has 5 samples ("tiny" has 5, the others 3)
+        if key[0] == "tiny":
+            expected = sum(1 - math.comb(tn - tc, 5) / math.comb(tn, 5) for tn, tc in tasks.values()) / len(tasks)
+            assert row["pass@5"] == pytest.approx(expected)
+        else:
+            assert "pass@5" not in row
+    # the two seeds of smollm2 are pooled into one row: 2 runs x 6 tasks x 3 samples
+    pooled = rows[("smollm2-135m", "closed-sft", "closed", "single_test")]
+    assert pooled["n"] == 36 and len(pooled["runs"]) == 2
+    untrained = rows[("smollm2-135m", "untrained", "closed", "single_test")]
+    assert pooled["gain_vs_untrained"] == pytest.approx(pooled["accuracy"] - untrained["accuracy"])
+    assert untrained["gain_vs_untrained"] is None
+
+
+def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
+    md = build_report(runs[:1], tmp_path / "report", plots_enabled=False).read_text()
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    table = [line for line in md.splitlines() if line.startswith("| closed-sft | closed | single_test")]
+    row = next(r for r in data["main_table"] if (r["regime"], r["mode"], r["split"]) == ("closed-sft", "closed", "single_test"))
+    assert len(table) == 1 and f"| {100 * row['accuracy']:.1f} |" in table[0] and f"| {row['n']} |" in table[0]
+    assert "model" not in md.split("## Main table")[1].splitlines()[4]  # one model: no model column
+
+
+def test_per_function_internalization_recount(runs, tmp_path):
+    build_report(runs[:2], tmp_path / "report", plots_enabled=False)
+    functions = json.loads((tmp_path / "report/report.json").read_text())["functions"]
+    assert functions["split"] == "single_test" and functions["mode"] == "closed"
+    assert functions["functions"] == sorted(FUNCTIONS)  # NumPy names through the mapping
+    original = {v: k for k, v in FUNCTIONS.items()}
+    for col in functions["columns"]:
+        hits = defaultdict(lambda: [0, 0])
+        for root in runs[:2]:
+            tasks = {t["task_id"]: t for t in map(json.loads, (root / "data/datasets/test/single_test.jsonl").read_text().splitlines())}
+            for line in (root / "evals" / col["regime"] / "closed/single_test/verdicts.jsonl").read_text().splitlines():
+                v = json.loads(line)
+                fn = original[tasks[v["task_id"]]["selected_functions"][0]]
+                hits[fn][0] += 1
+                hits[fn][1] += v["verdict"] == "correct"
+        acc = {fn: c / n for fn, (n, c) in hits.items()}
+        assert functions["accuracy"][col["key"]] == pytest.approx(acc)
+        assert functions["learned"][col["key"]]["learned"] == sorted(fn for fn, a in acc.items() if a >= 0.5)
+
+
+def test_plots_and_cli(runs, tmp_path, capsys):
+    out = tmp_path / "report"
+    parser = argparse.ArgumentParser()
+    report_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["report", *map(str, runs), "--out", str(out)])
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert "| model | regime |" in printed and "closed-sft" in printed
+    data = json.loads((out / "report.json").read_text())
+    assert set(data["figures"]) == {"accuracy", "verdicts", "loss", "functions"}
+    for name in data["figures"].values():
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data["loss_curves"]) == 5  # (2 regimes x 2 seeds) + 1 of "tiny"
+    md = (out / "report.md").read_text()
+    assert "![Accuracy by regime](accuracy.png)" in md
+
+
+def test_statistics():
+    assert wilson(0, 10)[0] == 0.0 and 0.2 < wilson(0, 10)[1] < 0.35
+    lo, hi = wilson(7, 10)
+    assert lo == pytest.approx(0.3968, abs=1e-3) and hi == pytest.approx(0.8922, abs=1e-3)
+    assert pass_at_k(10, 0, 5) == 0.0 and pass_at_k(10, 6, 5) == 1.0
+    assert pass_at_k(10, 3, 5) == pytest.approx(1 - math.comb(7, 5) / math.comb(10, 5))
+
+
+def test_empty_run_dir_is_a_clear_error(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(SebenchError, match="no verdicts found"):
+        build_report([tmp_path / "run"], tmp_path / "out")
