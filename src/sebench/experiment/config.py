@@ -1,0 +1,122 @@
+"""The configuration of a whole study (`sebench run`) and its presets.
+
+A preset is a plain dict of field values; command-line flags and `--set KEY=VALUE` override it. The
+resolved config is what every stage's completion record is compared against on a re-run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from sebench.errors import SebenchError
+
+REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
+
+
+@dataclass
+class RunConfig:
+    """Everything that decides the outcome of a study (not where it is written)."""
+
+    preset: str = "quick"
+    model: str = "smollm2-135m"  # the untrained model: a backend spec for rollouts, a load spec for training
+    seed: int = 0
+    regimes: list = field(default_factory=lambda: ["closed-sft"])
+    instance: str | None = None  # an existing instance directory to use instead of building one
+    # build: sizes of the instance's task splits (TaskSizes)
+    build_train: int = 720
+    build_single: int = 259
+    build_multiple: int = 300
+    # selection: a subset of functions and tasks (None = everything the instance has)
+    functions: int | None = None  # number of functions studied
+    max_train: int | None = None  # training tasks kept (of the studied functions)
+    max_single: int | None = None  # single-function test tasks kept
+    max_multiple: int | None = None  # multi-function test tasks kept
+    # evaluation (rollout + judge)
+    splits: list = field(default_factory=lambda: ["single_test", "multiple_test"])
+    untrained_modes: list = field(default_factory=lambda: ["closed", "open"])
+    trained_modes: list = field(default_factory=lambda: ["closed", "open"])
+    samples: int = 1  # samples per task (pass@k needs k or more)
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    concurrency: int = 8  # requests in flight (openai) / prompts per batch (local models)
+    judge_workers: int | None = None
+    # training
+    train_source: str = "reference"  # "reference" solutions, or the model's own judged open-book "rollouts"
+    source_samples: int = 4  # open-book samples per training task when train_source is "rollouts"
+    epochs: float = 3.0
+    lr: float = 2e-4
+    lora: bool = False
+    max_steps: int | None = None
+    batch_size: int = 8
+    train_extra: dict = field(default_factory=dict)  # further TrainConfig fields, passed as they are
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+PRESETS: dict[str, dict] = {
+    # ~15 minutes on 2 CPU cores with the embedded model: a handful of functions, short answers, greedy
+    # decoding, Closed-SFT on reference solutions; enough to see closed-book accuracy move.
+    "quick": dict(
+        model="smollm2-135m",
+        regimes=["closed-sft"],
+        build_train=720, build_single=259, build_multiple=300,
+        functions=10, max_train=100, max_single=30, max_multiple=10,
+        untrained_modes=["closed", "open"], trained_modes=["closed"],
+        samples=1, temperature=0.0, max_tokens=128, concurrency=16,
+        train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
+    ),
+    # an afternoon on a CPU: more functions, the paper's four regimes side by side.
+    "cpu": dict(
+        model="smollm2-135m",
+        regimes=["open-sft", "closed-sft", "grpo-closed", "self-play"],
+        functions=40, max_train=400, max_single=120, max_multiple=60,
+        untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
+        samples=1, temperature=0.0, max_tokens=192, concurrency=16,
+        train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
+    ),
+    # full sizes on a GPU: all 278 functions, every regime, sampled answers for pass@k, the model's own
+    # judged open-book answers as SFT data (as in the paper). Give --model (hf:... or openai:...@URL).
+    "gpu": dict(
+        model="hf:Qwen/Qwen3-8B",
+        regimes=["open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play"],
+        functions=None, max_train=None, max_single=None, max_multiple=None,
+        untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
+        samples=8, temperature=0.6, top_p=0.95, max_tokens=2048, concurrency=64,
+        train_source="rollouts", source_samples=8, epochs=3.0, lr=1e-5, batch_size=32,
+    ),
+}
+
+
+def resolve(preset: str, overrides: dict) -> RunConfig:
+    """The preset's values, then `overrides`; unknown keys are errors."""
+    if preset not in PRESETS:
+        raise SebenchError(f"unknown preset '{preset}'; choose one of {', '.join(PRESETS)}")
+    names = {f.name: f for f in dataclasses.fields(RunConfig)}
+    values = {"preset": preset, **PRESETS[preset]}
+    for key, value in overrides.items():
+        if key not in names:
+            raise SebenchError(f"unknown setting '{key}'; known: {', '.join(sorted(names))}")
+        values[key] = value
+    cfg = RunConfig(**values)
+    unknown = sorted(set(cfg.regimes) - set(REGIMES))
+    if unknown:
+        raise SebenchError(f"unknown regime(s) {', '.join(unknown)}; choose from {', '.join(REGIMES)}")
+    if cfg.train_source not in ("reference", "rollouts"):
+        raise SebenchError("train_source must be 'reference' or 'rollouts'")
+    return cfg
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """`KEY=VALUE` from `--set`: the value is parsed as JSON when it can be (numbers, lists, null)."""
+    import json
+
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise SebenchError(f"--set expects KEY=VALUE, got '{text}'")
+    try:
+        return key.strip().replace("-", "_"), json.loads(raw)
+    except json.JSONDecodeError:
+        return key.strip().replace("-", "_"), raw

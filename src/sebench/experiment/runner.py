@@ -1,0 +1,272 @@
+"""The study, stage by stage: build -> select -> evaluate untrained -> train -> evaluate trained -> report.
+
+Run directory:
+
+    RUN_DIR/manifest.json                        seeds, versions, commands, data hashes, stage timings
+    RUN_DIR/stages/<stage>.json                  completion records (see state.py)
+    RUN_DIR/instance/                            the built instance (unless --instance is given)
+    RUN_DIR/data/                                the studied subset (presets with `functions` set)
+    RUN_DIR/evals/<regime>/<mode>/<split>/       rollouts.jsonl, verdicts.jsonl, summary.json
+    RUN_DIR/train/<regime>/checkpoint/           the trained model (HF format, loss.csv, train_config.json)
+    RUN_DIR/report/                              report.md, report.json, PNG plots
+
+Each stage calls the stage's own entry point (build_instance, rollout run, judge_records, train run,
+build_report) with files in and files out; nothing here re-implements a stage.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+from importlib import metadata
+from pathlib import Path
+
+from sebench import __version__
+from sebench.errors import SebenchError
+from sebench.experiment.config import RunConfig
+from sebench.experiment.state import StageBook, file_hash, now, read_json, write_json
+
+log = logging.getLogger(__name__)
+
+UNTRAINED = "untrained"
+VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
+
+
+class Study:
+    """One run directory and its config; each method is one stage (or a group of them)."""
+
+    def __init__(self, cfg: RunConfig, root: Path, overwrite: bool = False, argv: list[str] | None = None):
+        self.cfg = cfg
+        self.root = Path(root)
+        self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False))
+        self.argv = argv or []
+        self.data: Path | None = None
+
+    # ---- the whole study -------------------------------------------------------------------------
+
+    def run(self) -> Path:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._start_manifest()
+        self.data = self.prepare_data()
+        for mode in self.cfg.untrained_modes:
+            for split in self.cfg.splits:
+                self.evaluate(UNTRAINED, self.cfg.model, mode, split)
+        checkpoints = {}
+        for regime in self._training_order():
+            checkpoints[regime] = self.train(regime, checkpoints)
+            for mode in self.cfg.trained_modes:
+                for split in self.cfg.splits:
+                    self.evaluate(regime, self._trained_spec(checkpoints[regime]), mode, split)
+        report = self.report()
+        self._update_manifest(finished=True)
+        return report
+
+    def _training_order(self) -> list[str]:
+        regimes = list(dict.fromkeys(self.cfg.regimes))
+        if "sft-grpo" in regimes and "closed-sft" not in regimes:
+            regimes.insert(regimes.index("sft-grpo"), "closed-sft")  # sft-grpo starts from Closed-SFT
+        if "sft-grpo" in regimes and regimes.index("closed-sft") > regimes.index("sft-grpo"):
+            regimes.remove("closed-sft")
+            regimes.insert(regimes.index("sft-grpo"), "closed-sft")
+        return regimes
+
+    @staticmethod
+    def _trained_spec(checkpoint: Path) -> str:
+        return f"hf:{checkpoint}"
+
+    # ---- data ------------------------------------------------------------------------------------
+
+    def prepare_data(self) -> Path:
+        cfg = self.cfg
+        if cfg.instance:
+            instance = Path(cfg.instance).resolve()
+            if not (instance / "manifest.json").is_file():
+                raise SebenchError(f"--instance {instance}: not an instance directory (no manifest.json)")
+            self.book.run("instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")},
+                          [], lambda: None)
+        else:
+            instance = self.root / "instance"
+            sizes = None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
+            self.book.run("build", {"seed": cfg.seed, "task_sizes": _sizes_dict(sizes)}, [instance],
+                          lambda: self._build(instance, sizes))
+        if not cfg.functions:
+            return instance
+        data = self.root / "data"
+        sizes = self._sizes(cfg.max_train or 100, cfg.max_single or 30, cfg.max_multiple or 10)
+        config = {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": _sizes_dict(sizes),
+                  "instance": file_hash(instance / "manifest.json")}
+        self.book.run("select", config, [data], lambda: self._select(instance, data, sizes))
+        return data
+
+    @staticmethod
+    def _sizes(train: int, single: int, multiple: int):
+        from sebench.tasks.generate import TaskSizes
+
+        return TaskSizes(train=train, single=single, multiple=multiple)
+
+    def _build(self, out: Path, sizes) -> None:
+        from sebench.obfuscate.build import build_instance
+
+        build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
+
+    def _select(self, instance: Path, data: Path, sizes) -> None:
+        from sebench.experiment.select import write_subset
+        from sebench.instance import Instance
+
+        info = write_subset(Instance.open(instance), data, self.cfg.functions, self.cfg.seed, sizes)
+        log.info("studying %d functions: %s; tasks %s", len(info["functions"]), ", ".join(info["functions"]),
+                 info["counts"])
+
+    # ---- evaluation ------------------------------------------------------------------------------
+
+    def eval_dir(self, regime: str, mode: str, split: str) -> Path:
+        return self.root / "evals" / regime / mode / split
+
+    def evaluate(self, regime: str, model: str, mode: str, split: str, samples: int | None = None,
+                 temperature: float | None = None) -> Path:
+        """Rollouts (resumable, sample by sample) then verdicts of one (regime, mode, split)."""
+        cfg = self.cfg
+        folder = self.eval_dir(regime, mode, split)
+        rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
+        rollout_cfg = {
+            "model": model if regime == UNTRAINED else regime,
+            "weights": None if regime == UNTRAINED else self._checkpoint_hash(regime),
+            "mode": mode, "split": split, "data": self._data_hash(),
+            "n": samples or cfg.samples, "temperature": cfg.temperature if temperature is None else temperature,
+            "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed,
+        }
+        name = f"rollout:{regime}:{mode}:{split}"
+        self.book.run(name, rollout_cfg, [rollouts],
+                      lambda: self._rollout(model, mode, split, rollouts, rollout_cfg), resumable=True)
+        judge_cfg = {"rollouts": self.book.get(name)["outputs"][_rel(self.root, rollouts)], "data": self._data_hash()}
+        self.book.run(f"judge:{regime}:{mode}:{split}", judge_cfg, [verdicts, folder / "summary.json"],
+                      lambda: self._judge(rollouts, verdicts, regime, mode))
+        return verdicts
+
+    def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict) -> None:
+        from sebench.rollout.run import RolloutConfig, run
+
+        run(RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
+                          temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
+                          concurrency=self.cfg.concurrency, seed=c["seed"]))
+
+    def _judge(self, rollouts: Path, out: Path, regime: str, mode: str) -> None:
+        from sebench.instance import Instance
+        from sebench.judge.run import judge_records, summarize
+        from sebench.records import Rollout, read_records, write_records
+
+        records = read_records(rollouts, Rollout)
+        verdicts = judge_records(Instance.open(self.data), records, self.cfg.judge_workers)
+        write_records(out, verdicts)
+        write_json(out.with_name("summary.json"), {"regime": regime, "mode": mode, **summarize(verdicts)})
+
+    # ---- training --------------------------------------------------------------------------------
+
+    def checkpoint_dir(self, regime: str) -> Path:
+        return self.root / "train" / regime / "checkpoint"
+
+    def _checkpoint_hash(self, regime: str) -> str:
+        record = self.book.get(f"train:{regime}")
+        return record["outputs"][_rel(self.root, self.checkpoint_dir(regime))]
+
+    def train(self, regime: str, checkpoints: dict[str, Path]) -> Path:
+        cfg = self.cfg
+        out = self.checkpoint_dir(regime)
+        source_rollouts = None
+        if cfg.train_source == "rollouts" and regime in ("open-sft", "closed-sft"):
+            # the paper's SFT data: the untrained model's own open-book answers on the train split, judged
+            source_rollouts = self.evaluate(UNTRAINED, cfg.model, "open", "train", samples=cfg.source_samples,
+                                            temperature=max(cfg.temperature, 0.7)).with_name("rollouts.jsonl")
+        start = checkpoints.get("closed-sft") if regime == "sft-grpo" else None
+        train_cfg = {
+            "regime": regime, "model": cfg.model, "data": self._data_hash(), "seed": cfg.seed,
+            "train_source": cfg.train_source, "epochs": cfg.epochs, "lr": cfg.lr, "lora": cfg.lora,
+            "max_steps": cfg.max_steps, "batch_size": cfg.batch_size, "extra": cfg.train_extra,
+            "rollouts": file_hash(source_rollouts) if source_rollouts else None,
+            "start": self._checkpoint_hash("closed-sft") if start else None,
+        }
+        self.book.run(f"train:{regime}", train_cfg, [out.parent],
+                      lambda: self._train(regime, out, source_rollouts, start))
+        return out
+
+    def _train(self, regime: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
+        from sebench.train import TrainConfig, run
+
+        cfg = self.cfg
+        extra = dict(cfg.train_extra)
+        if start is not None:
+            extra.setdefault("sft_checkpoint", start)
+        run(TrainConfig(data=self.data, regime=regime, out=out, model=cfg.model,
+                        train_source=cfg.train_source if regime in ("open-sft", "closed-sft") else None,
+                        rollouts=rollouts, epochs=cfg.epochs, lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps,
+                        batch_size=cfg.batch_size, seed=cfg.seed, judge_workers=cfg.judge_workers, **extra))
+
+    # ---- report ----------------------------------------------------------------------------------
+
+    def report(self) -> Path:
+        from sebench.report import build_report
+
+        out = self.root / "report"
+        inputs = {_rel(self.root, p): file_hash(p) for p in sorted(self.root.glob("evals/*/*/*/verdicts.jsonl"))}
+        self.book.run("report", {"verdicts": inputs}, [out], lambda: build_report([self.root], out))
+        return out / "report.md"
+
+    # ---- manifest --------------------------------------------------------------------------------
+
+    def _data_hash(self) -> str:
+        return file_hash(self.data / "manifest.json")
+
+    def _start_manifest(self) -> None:
+        manifest = read_json(self.root / "manifest.json") or {}
+        commands = manifest.get("commands", [])
+        commands.append({"argv": self.argv, "started": now()})
+        self._write_manifest(commands=commands, finished=False)
+
+    def _update_manifest(self, finished: bool) -> None:
+        manifest = read_json(self.root / "manifest.json") or {}
+        self._write_manifest(commands=manifest.get("commands", []), finished=finished)
+
+    def _write_manifest(self, commands: list, finished: bool) -> None:
+        records = self.book.records()
+        data = self.data or (self.root / ("data" if self.cfg.functions else "instance"))
+        manifest = {
+            "sebench_version": __version__,
+            "model": self.cfg.model,
+            "seed": self.cfg.seed,
+            "preset": self.cfg.preset,
+            "data": _rel(self.root, data) if data.is_relative_to(self.root) else str(data),
+            "config": self.cfg.to_dict(),
+            "versions": _versions(),
+            "commands": commands,
+            "finished": finished,
+            "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
+            "data_hashes": _data_hashes(data),
+            "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
+                                                          "outputs")} for r in records},
+        }
+        write_json(self.root / "manifest.json", manifest)
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _sizes_dict(sizes) -> dict | None:
+    return None if sizes is None else {"train": sizes.train, "single": sizes.single, "multiple": sizes.multiple}
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _data_hashes(data: Path) -> dict:
+    manifest = read_json(data / "manifest.json") if data.is_dir() else None
+    if not manifest:
+        return {}
+    return {"manifest.json": file_hash(data / "manifest.json"), **manifest.get("hashes", {})}

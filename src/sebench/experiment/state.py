@@ -1,0 +1,161 @@
+"""Completion records of a study's stages, and the run manifest derived from them.
+
+Every stage of `sebench run` is run through `StageBook.run`: before it starts, a record
+`RUN_DIR/stages/<name>.json` with status "running" and the stage's config is written; when it ends, the
+record becomes "done" with the hashes of its outputs and the seconds it took. On a re-run:
+
+- done with the same config and its outputs present: skipped;
+- "running" (the process died): resumed when the stage can resume (rollouts, sample by sample),
+  otherwise its partial outputs are removed and it starts again;
+- a different config (finished or not): refused with the settings that changed, unless `--overwrite`,
+  which removes the stage's outputs and runs it again. A stage's config holds the hashes of the outputs
+  it reads, so the stages downstream of a redone one see a changed config too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from sebench.errors import SebenchError
+
+log = logging.getLogger(__name__)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Atomically (a temporary file renamed into place), so a kill never leaves half a record."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON ({exc.msg}); delete it to redo its stage") from None
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def path_hash(path: Path) -> str:
+    """sha256 of a file, or of a directory's sorted (relative path, file hash) list."""
+    if path.is_file():
+        return file_hash(path)
+    digest = hashlib.sha256()
+    for child in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(f"{child.relative_to(path).as_posix()}\0{file_hash(child)}\n".encode())
+    return digest.hexdigest()
+
+
+def remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _normal(config: dict) -> dict:
+    return json.loads(json.dumps(config, default=str))
+
+
+def _changes(old: dict, new: dict) -> str:
+    keys = sorted(set(old) | set(new), key=str)
+    diffs = [f"{k}: {_short(old.get(k))} -> {_short(new.get(k))}" for k in keys if old.get(k) != new.get(k)]
+    return "; ".join(diffs[:6]) + (f"; and {len(diffs) - 6} more" if len(diffs) > 6 else "")
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class StageBook:
+    """The stage records of one run directory."""
+
+    def __init__(self, root: Path, overwrite: bool = False, after: Callable[[], None] | None = None):
+        self.root = Path(root)
+        self.dir = self.root / "stages"
+        self.overwrite = overwrite
+        self.after = after  # called after each stage that ran (e.g. to refresh the run manifest)
+
+    def path(self, name: str) -> Path:
+        return self.dir / (name.replace("/", "__").replace(":", "--") + ".json")
+
+    def get(self, name: str) -> dict | None:
+        return read_json(self.path(name))
+
+    def records(self) -> list[dict]:
+        return sorted((read_json(p) for p in self.dir.glob("*.json")), key=lambda r: r.get("order", 0))
+
+    def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
+            resumable: bool = False) -> dict:
+        """Runs `fn` unless the stage is already done with this config; returns the stage's record."""
+        config = _normal(config)
+        old = self.get(name)
+        if old is not None and old["config"] != config:
+            if not self.overwrite:
+                raise SebenchError(
+                    f"stage '{name}' of {self.root} was {'run' if old['status'] == 'done' else 'started'} with "
+                    f"other settings ({_changes(old['config'], config)}); pass --overwrite to redo it and the "
+                    "stages that depend on it, or choose another --out"
+                )
+            log.info("stage %s: settings changed, redoing it (--overwrite)", name)
+            old = None
+            for out in outputs:
+                remove(out)
+        if old is not None and old["status"] == "done" and all(out.exists() for out in outputs):
+            log.info("stage %s: done already (%.0f s), skipped", name, old.get("seconds", 0.0))
+            return old
+        if old is None or not resumable:
+            for out in outputs:
+                remove(out)
+        elif old["status"] != "done":
+            log.info("stage %s: resuming an unfinished run", name)
+        record = {
+            "stage": name,
+            "order": old["order"] if old else len(list(self.dir.glob("*.json"))),
+            "status": "running",
+            "config": config,
+            "started": now(),
+            "attempts": (old or {}).get("attempts", 0) + 1,
+            "seconds": 0.0,
+        }
+        write_json(self.path(name), record)
+        log.info("stage %s: running", name)
+        t0 = time.monotonic()
+        fn()
+        missing = [str(out) for out in outputs if not out.exists()]
+        if missing:
+            raise SebenchError(f"stage '{name}' finished without writing {', '.join(missing)}")
+        record.update(
+            status="done",
+            finished=now(),
+            seconds=round(time.monotonic() - t0, 2),  # of the attempt that finished
+            outputs={out.relative_to(self.root).as_posix(): path_hash(out) for out in outputs},
+        )
+        write_json(self.path(name), record)
+        log.info("stage %s: done in %.0f s", name, time.monotonic() - t0)
+        if self.after:
+            self.after()
+        return record
