@@ -1,0 +1,14 @@
+"""Task generation for an instance: train, single-function and multi-function test splits.
+
+- `spec`: the template of a task (a problem statement, a signature, a reference solution written over
+  NumPy names, a generator of test inputs) and how it is rendered for an instance.
+- `families/`: the templates, grouped by the kind of function (element-wise math, reductions, ...), and
+  the multi-function pipelines.
+- `execute`: runs reference solutions (trusted code) in plain subprocesses, once with the generated
+  package and once with NumPy; a task is kept only when both agree on every test input.
+- `generate`: `TaskSizes` and `write_task_files` (called by `sebench build`): picks templates for each
+  split, keeps the splits apart (hygiene), writes the three split files.
+- `plain`: how outputs are stored as JSON (`expected`) and printed (`test_cases[i]["output"]`).
+- `official`: import of the original benchmark's jsonl files and export to its format or parquet.
+- `modelgen`: tasks written by a model, kept when independent solutions agree.
+"""

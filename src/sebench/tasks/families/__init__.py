@@ -1,0 +1,26 @@
+"""All task templates: single-function families by kind of function, and multi-function pipelines."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+from sebench.tasks.spec import Template
+
+MODULES = ("elementwise",)
+
+
+@functools.lru_cache(maxsize=1)
+def _load() -> tuple[Template, ...]:
+    out: list[Template] = []
+    for name in MODULES:
+        out.extend(importlib.import_module(f"sebench.tasks.families.{name}").templates())
+    keys = [t.key for t in out]
+    dupes = {k for k in keys if keys.count(k) > 1}
+    if dupes:
+        raise ValueError(f"duplicate template keys: {sorted(dupes)[:5]}")
+    return tuple(out)
+
+
+def all_templates() -> list[Template]:
+    return list(_load())
