@@ -1,0 +1,1 @@
+"""Asking models for solutions: prompts per mode, backends chosen by spec, and the resumable run."""
