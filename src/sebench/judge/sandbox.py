@@ -1,0 +1,539 @@
+"""Isolated execution of untrusted programs against the generated package, without Docker.
+
+Design (issue: "Judge generated code safely and fast"):
+- A warm *zygote* process (zygote.py, started fresh with `python -I -S`, never a fork of the judge) imports
+  the generated package and then forks one child per program. The zygote never receives task data, code,
+  inputs or results: the judge passes it a job id, limits and three pipe fds over a SOCK_SEQPACKET socket,
+  and writes the job into the child's own pipe.
+- Layers, strongest first, chosen automatically (`Sandbox.layers` and one log line say which are active):
+  * bubblewrap: new mount namespace with only /usr, the Python installation, the site-packages folders
+    and the package folder mounted read-only (no /proc, no home, no instance data, an empty /tmp), new
+    pid, network, ipc and uts namespaces; as root without a user namespace (a root user mapping would
+    still read root-only files), otherwise with one;
+  * an unprivileged user: as root, the zygote drops to uid/gid 65534 after importing the package;
+  * landlock (when bubblewrap is not used and the kernel has it): reading limited to the Python
+    installation, site-packages, the package and /usr; no writes anywhere;
+  * in each child: a new session, parent-death signal, fds 0-3 only, rlimits (address space, CPU time,
+    file size 0, 32 fds, no core), a seccomp filter (x86_64) denying fork/exec, process-creating clone,
+    sockets, ptrace, signals to other processes, write-opens and filesystem changes, namespaces, mounts,
+    io_uring, bpf, prctl and raising limits, and a Python audit hook refusing the same at Python level;
+  * the zygote kills the child's process group at the wall-clock limit; the judge caps output and
+    result sizes and reads results only from the child's result pipe.
+- Results are encoded by a trusted harness in the child with exact types only and decoded here as JSON
+  with explicit tags (no eval, no pickle); each result line carries a per-job random nonce, so printed
+  or forged lines are detected; a missing result is a failure, an exit code never means "pass". Expected
+  outputs never enter the sandbox: comparison happens in the judge.
+
+Covered: fork/exec bombs, memory bombs, infinite loops and sleeps, os._exit, killing the judge or the
+zygote, writing files, network, ctypes and raw syscalls listed above, signals, forged output, reading
+task files (bubblewrap or landlock), monkeypatching builtins (the harness captured what it needs first).
+Not covered: side channels and CPU/memory contention between concurrent children; reading world-readable
+files when neither bubblewrap nor landlock is available; seccomp on architectures other than x86_64
+(rlimits and the other layers still apply); code that introspects the harness inside its own process
+(gc, frames) can forge its own results - the judge's static rules forbid the means (imports, "_"
+attributes, getattr & co) before anything runs.
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import json
+import logging
+import math
+import os
+import secrets
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("ok", "timeout", "memory_limit", "runtime_error", "sandbox_error")
+ZYGOTE = Path(__file__).with_name("zygote.py")
+SANDBOX_UID = 65534
+
+
+@dataclass
+class CaseResult:
+    """One test case: `value` is the returned value as plain data (tuples kept as tuples)."""
+
+    ok: bool
+    value: Any
+    error: str | None
+    printed: str | None = None  # str() of the returned value, for tasks whose expected output is text
+    memory: bool = False
+
+
+@dataclass
+class RunResult:
+    status: str  # one of STATUSES
+    cases: list[CaseResult]
+    stdout: str
+    layers: tuple[str, ...]
+    stderr: str = ""  # the traceback of a program that failed outside the test calls
+    error: str | None = None  # why status is not "ok", in one line
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+class _ZygoteLost(Exception):
+    pass
+
+
+def bwrap_path() -> str | None:
+    if os.environ.get("SEBENCH_SANDBOX_BWRAP", "1").lower() in ("0", "no", "false", "off"):
+        return None
+    return shutil.which("bwrap")
+
+
+def _site_dirs() -> list[str]:
+    dirs = []
+    for p in sys.path:
+        if p and ("site-packages" in p or "dist-packages" in p) and os.path.isdir(p):
+            real = os.path.realpath(p)
+            if real not in dirs:
+                dirs.append(real)
+    return dirs
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class _Zygote:
+    """One running zygote process and the thread that reads its reports."""
+
+    def __init__(self, argv: list[str], ctl: socket.socket, child_end: socket.socket, cwd: str, env: dict):
+        self.ctl = ctl
+        self.errfile = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=self.errfile, stderr=self.errfile, cwd=cwd, env=env,
+            pass_fds=(child_end.fileno(),), start_new_session=True,
+        )
+        child_end.close()
+        self.waiters: dict[int, list] = {}
+        self.lock = threading.Lock()
+        self.send_lock = threading.Lock()
+        self.alive = True
+        self.ready: dict | None = None
+        self.ready_event = threading.Event()
+        self.reader = threading.Thread(target=self._read_loop, name="sebench-sandbox-reader", daemon=True)
+        self.reader.start()
+
+    def _read_loop(self) -> None:
+        while True:
+            try:
+                msg = self.ctl.recv(1 << 16)
+            except OSError:
+                msg = b""
+            if not msg:
+                break
+            report = json.loads(msg)
+            if report.get("ready"):
+                self.ready = report
+                self.ready_event.set()
+                continue
+            with self.lock:
+                waiter = self.waiters.pop(report.get("id"), None)
+            if waiter:
+                waiter[1] = report
+                waiter[0].set()
+        with self.lock:
+            self.alive = False
+            waiters, self.waiters = list(self.waiters.values()), {}
+        self.ready_event.set()
+        for waiter in waiters:
+            waiter[0].set()
+
+    def stderr_tail(self) -> str:
+        try:
+            self.errfile.seek(0)
+            return self.errfile.read()[-3000:].decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def submit(self, job_id: int, meta: dict, fds: list[int]) -> list:
+        waiter = [threading.Event(), None]
+        with self.lock:
+            if not self.alive:
+                raise _ZygoteLost("the zygote is not running")
+            self.waiters[job_id] = waiter
+        try:
+            with self.send_lock:
+                socket.send_fds(self.ctl, [json.dumps(meta).encode()], fds)
+        except OSError as exc:
+            with self.lock:
+                self.waiters.pop(job_id, None)
+            raise _ZygoteLost(f"cannot reach the zygote: {exc}") from None
+        return waiter
+
+    def close(self) -> None:
+        try:
+            self.ctl.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.ctl.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        self.errfile.close()
+
+
+class Sandbox:
+    """Runs untrusted programs that use the generated package; thread-safe, `workers` at a time.
+
+    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works
+    (the environment variable SEBENCH_SANDBOX_BWRAP=0 turns it off).
+    """
+
+    def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,
+                 memory_mb: int = 1024, max_stdout: int = 64 * 1024, max_result: int = 16 * 1024 * 1024,
+                 start_timeout_s: float = 60.0):
+        self.package_dir = Path(package_dir).resolve()
+        self.package_name = package_name
+        if not (self.package_dir / package_name).exists():
+            raise SebenchError(f"{self.package_dir}: no package '{package_name}' there (is this DIR/package?)")
+        self.workers = max(1, int(workers))
+        self.want_bwrap = bwrap
+        self.memory_bytes = int(memory_mb) * 1024 * 1024
+        self.max_stdout = max_stdout
+        self.max_result = max_result
+        self.start_timeout_s = start_timeout_s
+        self._slots = threading.BoundedSemaphore(self.workers)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._zygote: _Zygote | None = None
+        self._closed = False
+        self._workdir = tempfile.mkdtemp(prefix="sebench-sandbox-")
+        os.chmod(self._workdir, 0o755)
+        self.layers: tuple[str, ...] = ()
+        self.restarts = 0
+
+    # ----------------------------------------------------------------------------------- lifecycle
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        with self._lock:
+            self._ensure_started()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._zygote:
+                self._zygote.close()
+                self._zygote = None
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def _ensure_started(self) -> _Zygote:
+        if self._closed:
+            raise SebenchError("the sandbox is closed")
+        z = self._zygote
+        if z is not None and z.alive:
+            return z
+        if z is not None:
+            self.restarts += 1
+            log.warning("sandbox: the zygote ended (%s); starting a new one", z.stderr_tail().strip()[-300:]
+                        or f"exit {z.proc.poll()}")
+            z.close()
+            self._zygote = None
+        use_bwrap = self.want_bwrap is not False and bwrap_path() is not None
+        if self.want_bwrap and bwrap_path() is None:
+            raise SebenchError("bubblewrap (bwrap) is required but not installed: apt-get install bubblewrap")
+        if use_bwrap:
+            try:
+                self._zygote = self._launch(True)
+            except SebenchError as exc:
+                if self.want_bwrap:
+                    raise
+                log.warning("sandbox: bubblewrap does not work here (%s); using the fallback layers", exc)
+                self._zygote = self._launch(False)
+        else:
+            self._zygote = self._launch(False)
+        layers = tuple(self._zygote.ready["layers"])
+        if layers != self.layers:
+            self.layers = layers
+            log.info("sandbox: active layers: %s (package %s, %d workers)%s", ", ".join(layers),
+                     self.package_name, self.workers,
+                     "" if "bwrap" in layers else "; install bubblewrap for the strongest isolation")
+        return self._zygote
+
+    def _launch(self, use_bwrap: bool) -> _Zygote:
+        parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        python = os.path.realpath(sys.executable)
+        sites = _site_dirs()
+        seccomp = os.uname().machine == "x86_64"
+        cfg = {
+            "ctl_fd": child_end.fileno(), "package": self.package_name,
+            "paths": [str(self.package_dir)] + sites, "drop_uid": os.getuid() == 0, "seccomp": seccomp,
+        }
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONHASHSEED": "0"}
+        if use_bwrap:
+            cfg["layers_outside"] = ["bwrap", "mountns", "pidns", "netns", "ipcns"]
+            prefix = self._bwrap_argv(python, sites, env)
+            cwd = "/"
+        else:
+            cfg["landlock"] = self._read_paths(python, sites)
+            prefix = []
+            cwd = self._workdir
+        argv = prefix + [python, "-I", "-S", "-B", str(ZYGOTE), json.dumps(cfg)]
+        z = _Zygote(argv, parent_end, child_end, cwd, env)
+        if not z.ready_event.wait(self.start_timeout_s) or z.ready is None:
+            tail = z.stderr_tail().strip()
+            z.close()
+            raise SebenchError(f"the sandbox zygote did not start: {tail[-500:] or 'no output'}")
+        return z
+
+    def _read_paths(self, python: str, sites: list[str]) -> list[str]:
+        paths = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/dev/null", "/dev/urandom",
+                 sys.base_prefix, sys.prefix, os.path.dirname(python), str(self.package_dir)]
+        return paths + sites
+
+    def _bwrap_argv(self, python: str, sites: list[str], env: dict) -> list[str]:
+        argv = [bwrap_path(), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        if os.getuid() != 0:
+            argv += ["--unshare-user"]
+        argv += ["--ro-bind", "/usr", "/usr"]
+        for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+            if os.path.islink(name):
+                argv += ["--symlink", os.readlink(name), name]
+            elif os.path.isdir(name):
+                argv += ["--ro-bind", name, name]
+        for name in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
+            if os.path.exists(name):
+                argv += ["--ro-bind", name, name]
+        argv += ["--dev", "/dev", "--tmpfs", "/tmp"]
+        made: set[str] = {"/tmp", "/dev"}
+        bound = ["/usr"]
+        binds = [sys.base_prefix, sys.prefix, os.path.dirname(python), *sites, str(self.package_dir),
+                 str(ZYGOTE.parent)]
+        for path in binds:
+            real = os.path.realpath(path)
+            if any(_under(real, b) for b in bound):
+                continue
+            parts = Path(real).parts
+            for i in range(2, len(parts)):
+                parent = str(Path(*parts[:i]))
+                if parent not in made:
+                    argv += ["--perms", "0755", "--dir", parent]
+                    made.add(parent)
+            argv += ["--ro-bind", real, real]
+            bound.append(real)
+        argv += ["--chdir", "/tmp", "--clearenv"]
+        for key, value in env.items():
+            argv += ["--setenv", key, value]
+        return argv + ["--"]
+
+    # ----------------------------------------------------------------------------------------- runs
+    def run(self, code: str, entry_point: str, inputs: list[str], timeout_s: float = 3.0) -> RunResult:
+        """Runs `code`, then calls `entry_point(<input>)` for each input string (keyword arguments).
+
+        An empty entry_point only runs the program (its output is in stdout, a traceback in stderr).
+        """
+        start = time.monotonic()
+        with self._slots:
+            for attempt in range(2):
+                with self._lock:
+                    try:
+                        z = self._ensure_started()
+                    except SebenchError as exc:
+                        return self._error(f"sandbox unavailable: {exc}", start)
+                try:
+                    result = self._run_once(z, code, entry_point, list(inputs), float(timeout_s))
+                    result.seconds = time.monotonic() - start
+                    return result
+                except _ZygoteLost as exc:
+                    reason = str(exc)
+                    with self._lock:
+                        if self._zygote is z and z.alive:
+                            z.alive = False  # stuck: replace it
+                            z.proc.kill()
+            return self._error(f"sandbox failed twice: {reason}", start)
+
+    def _error(self, message: str, start: float) -> RunResult:
+        return RunResult("sandbox_error", [], "", self.layers, error=message, seconds=time.monotonic() - start)
+
+    def _run_once(self, z: _Zygote, code: str, entry: str, inputs: list[str], timeout_s: float) -> RunResult:
+        nonce = secrets.token_hex(16)
+        job = json.dumps({"nonce": nonce, "code": code, "entry": entry, "inputs": inputs}).encode()
+        job_id = next(self._ids)
+        job_r, job_w = os.pipe2(os.O_CLOEXEC)
+        out_r, out_w = os.pipe2(os.O_CLOEXEC)
+        res_r, res_w = os.pipe2(os.O_CLOEXEC)
+        meta = {"id": job_id, "timeout": timeout_s, "cpu": max(1, math.ceil(timeout_s)) + 1,
+                "mem": self.memory_bytes}
+        try:
+            waiter = z.submit(job_id, meta, [job_r, out_w, res_w])
+        except _ZygoteLost:
+            for fd in (job_r, job_w, out_r, out_w, res_r, res_w):
+                os.close(fd)
+            raise
+        for fd in (job_r, out_w, res_w):
+            os.close(fd)
+        deadline = time.monotonic() + timeout_s + 10.0
+        try:
+            stdout, results, overflow = self._pump(job_w, job, out_r, res_r, deadline)
+        finally:
+            for fd in (job_w, out_r, res_r):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        if not waiter[0].wait(max(0.1, deadline - time.monotonic())) or waiter[1] is None:
+            raise _ZygoteLost("no exit report from the zygote")
+        return _interpret(waiter[1], stdout, results, overflow, nonce, len(inputs), self.layers,
+                          self.max_stdout)
+
+    def _pump(self, job_w: int, job: bytes, out_r: int, res_r: int, deadline: float):
+        os.set_blocking(job_w, False)
+        poller = select.poll()
+        poller.register(job_w, select.POLLOUT)
+        poller.register(out_r, select.POLLIN)
+        poller.register(res_r, select.POLLIN)
+        view = memoryview(job)
+        out, res = bytearray(), bytearray()
+        open_fds = {out_r, res_r}
+        writing = True
+        overflow = {"stdout": 0, "result": 0}
+        while open_fds or writing:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _ZygoteLost("the child outlived its wall-clock limit")
+            for fd, ev in poller.poll(left * 1000):
+                if fd == job_w:
+                    try:
+                        n = os.write(job_w, view[:1 << 16]) if view else 0
+                        view = view[n:]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the child is gone before reading its job
+                        view = view[:0]
+                    if not view:
+                        poller.unregister(job_w)
+                        os.close(job_w)
+                        writing = False
+                    continue
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    poller.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                buf, cap, key = (out, self.max_stdout, "stdout") if fd == out_r else (res, self.max_result, "result")
+                room = cap - len(buf)
+                if room > 0:
+                    buf += data[:room]
+                overflow[key] += max(0, len(data) - max(room, 0))
+        return bytes(out), bytes(res), overflow
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (key, inner), = value.items()
+            if key == "__complex__":
+                return complex(_decode(inner[0]), _decode(inner[1]))
+            if key == "__float__":
+                return float(inner)
+            if key == "__tuple__":
+                return tuple(_decode(v) for v in inner)
+            if key == "__dict__":
+                return {_hashable(_decode(k)): _decode(v) for k, v in inner}
+        return {k: _decode(v) for k, v in value.items()}
+    return value
+
+
+def _hashable(key: Any) -> Any:
+    if isinstance(key, list):
+        return tuple(_hashable(k) for k in key)
+    return key
+
+
+def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonce: str, n_cases: int,
+               layers: tuple, max_stdout: int) -> RunResult:
+    text = stdout.decode("utf-8", "replace")
+    if overflow["stdout"]:
+        text += f"\n[... {overflow['stdout']} more bytes of output dropped]"
+    if report.get("error"):
+        return RunResult("sandbox_error", [], text, layers, error=report["error"])
+    cases: dict[int, CaseResult] = {}
+    module_error, stderr, done, memory, tampered = None, "", False, False, False
+    prefix = nonce.encode() + b" "
+    lines = results.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for line in lines:
+        if not line.startswith(prefix):
+            tampered = True
+            break
+        try:
+            frame = json.loads(line[len(prefix):])
+        except ValueError:
+            tampered = True
+            break
+        if frame.get("done"):
+            done = True
+        elif "module_error" in frame:
+            module_error, stderr = frame["module_error"], frame.get("traceback", "")
+            memory = memory or bool(frame.get("memory"))
+        elif isinstance(frame.get("i"), int) and 0 <= frame["i"] < n_cases:
+            memory = memory or bool(frame.get("memory"))
+            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), _decode(frame.get("value")), frame.get("error"),
+                                           frame.get("printed"), bool(frame.get("memory")))
+    exit_code, sig = report.get("exit"), report.get("signal")
+    ended = f"exit code {exit_code}" if sig is None else f"signal {_signame(sig)}"
+    if tampered:
+        status, error = "runtime_error", "the result channel was tampered with"
+    elif overflow["result"]:
+        status, error = "runtime_error", "results too large"
+    elif report.get("timed_out") or sig == signal.SIGXCPU:
+        status, error = "timeout", "time limit exceeded"
+    elif memory:
+        status, error = "memory_limit", "memory limit exceeded"
+    elif exit_code == 70:
+        status, error = "sandbox_error", "the child could not lock itself down"
+    elif module_error:
+        status, error = "runtime_error", module_error
+    elif not done or exit_code != 0 or sig is not None:
+        status, error = "runtime_error", f"the program ended before finishing ({ended})"
+    else:
+        status, error = "ok", None
+    missing = error or "not run"
+    ordered = [cases.get(i) or CaseResult(False, None, missing) for i in range(n_cases)]
+    return RunResult(status, ordered, text, layers, stderr=stderr, error=error,
+                     extra={"exit": exit_code, "signal": sig, "maxrss_kb": report.get("maxrss_kb")})
+
+
+def _signame(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return str(sig)
+
+
+__all__ = ["Sandbox", "RunResult", "CaseResult", "STATUSES", "bwrap_path", "errno"]

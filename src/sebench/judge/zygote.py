@@ -1,0 +1,597 @@
+"""The sandbox's zygote: a warm process that has imported the generated package and forks one child per
+program. Runs as a standalone script (`python -I -S zygote.py CONFIG`), never imported by the judge.
+
+The zygote never sees task data, code, inputs or results: the judge sends it, over a SOCK_SEQPACKET
+control socket, only a job id, limits and three file descriptors (job pipe, output pipe, result pipe).
+It forks a child that owns those pipes, kills the child's process group at the wall-clock limit and
+reports how the child ended. The child locks itself down (new session, parent-death signal, fds 0-3
+only, rlimits, seccomp, an audit hook), then reads its job from fd 0, runs it, writes the program's
+output to fd 1/2 and one result frame per test case to fd 3, and leaves with os._exit.
+
+Result frames are lines "NONCE JSON". Values are encoded with exact types only (type(v) is int, float,
+complex, bool, str, NoneType, list, tuple, dict; package objects through the package's own `_plain`),
+with tags for what plain JSON cannot hold: {"__complex__": [re, im]}, {"__float__": "nan"|"inf"|"-inf"},
+{"__tuple__": [...]}, {"__dict__": [[k, v], ...]} (dicts whose keys are not all str) and, for a plain
+dict that happens to use one of the tag names as its only key, {"__dict__": ...} as well.
+"""
+
+import builtins
+import ctypes
+import errno
+import io
+import json
+import os
+import resource
+import selectors
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+
+# Captured before any user code runs: user code may replace module attributes, never these locals.
+_type = type
+_len = len
+_str = str
+_isinstance = isinstance
+_float_repr = float.__repr__
+_int_repr = int.__repr__
+_enc_str = json.encoder.encode_basestring_ascii
+_os_write = os.write
+_os_exit = os._exit
+_fmt_exc = traceback.format_exception
+_fmt_exc_only = traceback.format_exception_only
+_eval = eval
+_exec = exec
+_compile = compile
+
+# Preloaded so that children never need to read the standard library (the allowlist of static.py).
+PRELOAD = (
+    "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
+    "heapq", "bisect", "string", "re", "copy", "dataclasses", "enum", "numbers", "random", "time",
+    "datetime", "textwrap", "abc", "__future__", "warnings", "contextlib", "pprint", "keyword",
+    "decimal", "fractions", "statistics", "array", "unicodedata", "traceback", "linecache",
+)
+
+MAX_DEPTH = 64
+MAX_PRINTED = 20_000
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+
+# --------------------------------------------------------------------------------------------- seccomp
+
+AUDIT_ARCH_X86_64 = 0xC000003E
+# x86_64 numbers of the syscalls a child may not make (EPERM). Special cases are handled below:
+# clone (threads only), kill/tgkill (own process only), open/openat (read-only), prlimit64 (read only).
+DENY_X86_64 = {
+    "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "socket": 41, "socketpair": 53,
+    "connect": 42, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "tkill": 200,
+    "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434, "pidfd_send_signal": 424,
+    "pidfd_getfd": 438, "setsid": 112, "setpgid": 109, "mount": 165, "umount2": 166, "pivot_root": 155,
+    "chroot": 161, "unshare": 272, "setns": 308, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
+    "keyctl": 250, "add_key": 248, "request_key": 249, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320, "reboot": 169, "swapon": 167,
+    "swapoff": 168, "acct": 163, "quotactl": 179, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "prctl": 157, "setrlimit": 160, "setuid": 105, "setgid": 106,
+    "setreuid": 113, "setregid": 114, "setresuid": 117, "setresgid": 119, "setgroups": 116,
+    "setfsuid": 122, "setfsgid": 123, "capset": 126, "personality": 135, "creat": 85, "openat2": 437,
+    "unlink": 87, "unlinkat": 263, "rename": 82, "renameat": 264, "renameat2": 316, "mkdir": 83,
+    "mkdirat": 258, "rmdir": 84, "link": 86, "linkat": 265, "symlink": 88, "symlinkat": 266, "chmod": 90,
+    "fchmod": 91, "fchmodat": 268, "chown": 92, "fchown": 93, "lchown": 94, "fchownat": 260,
+    "truncate": 76, "mknod": 133, "mknodat": 259, "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190,
+    "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "utime": 132, "utimes": 235,
+    "utimensat": 280, "futimesat": 261, "name_to_handle_at": 303, "open_by_handle_at": 304,
+    "fanotify_init": 300, "vhangup": 153, "syslog": 103, "settimeofday": 164, "clock_settime": 227,
+    "adjtimex": 159, "clock_adjtime": 305, "sethostname": 170, "setdomainname": 171, "iopl": 172,
+    "ioperm": 173, "mbind": 237, "migrate_pages": 256, "move_pages": 279, "lookup_dcookie": 212,
+    "memfd_secret": 447, "process_madvise": 440, "mount_setattr": 442, "move_mount": 429,
+    "open_tree": 428, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
+}
+NR_CLONE, NR_CLONE3, NR_KILL, NR_TGKILL, NR_OPEN, NR_OPENAT, NR_PRLIMIT64 = 56, 435, 62, 234, 2, 257, 302
+CLONE_THREAD = 0x00010000
+OPEN_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
+
+RET_ALLOW = 0x7FFF0000
+RET_KILL = 0x80000000
+RET_EPERM = 0x00050000 | errno.EPERM
+RET_EACCES = 0x00050000 | errno.EACCES
+RET_ENOSYS = 0x00050000 | errno.ENOSYS
+
+
+def _stmt(code, k):
+    return (code, 0, 0, k)
+
+
+def _jeq(k, jt, jf):
+    return (0x15, jt, jf, k)
+
+
+def _jset(k, jt, jf):
+    return (0x45, jt, jf, k)
+
+
+def _ld(offset):
+    return _stmt(0x20, offset)
+
+
+def _ret(k):
+    return _stmt(0x06, k)
+
+
+def _arg_lo(i):
+    return 16 + 8 * i  # seccomp_data.args[i], low 32 bits (little-endian)
+
+
+def seccomp_program(own_pid):
+    """The BPF program (list of (code, jt, jf, k)) for a child whose pid is `own_pid`."""
+    prog = [_ld(4), _jeq(AUDIT_ARCH_X86_64, 1, 0), _ret(RET_KILL), _ld(0)]
+    prog += [(0x35, 0, 1, 0x40000000), _ret(RET_EPERM)]  # x32 ABI: jge 0x40000000
+    for nr in sorted(DENY_X86_64.values()):
+        prog += [_jeq(nr, 0, 1), _ret(RET_EPERM)]
+    prog += [_jeq(NR_CLONE3, 0, 1), _ret(RET_ENOSYS)]  # glibc then falls back to clone
+    # clone: threads only.
+    prog += [_jeq(NR_CLONE, 0, 4), _ld(_arg_lo(0)), _jset(CLONE_THREAD, 0, 1), _ret(RET_ALLOW), _ret(RET_EPERM)]
+    # kill: own pid, own group (0 or -pid) only.
+    neg = (-own_pid) & 0xFFFFFFFF
+    prog += [_jeq(NR_KILL, 0, 6), _ld(_arg_lo(0)), _jeq(own_pid, 2, 0), _jeq(0, 1, 0), _jeq(neg, 0, 1),
+             _ret(RET_ALLOW), _ret(RET_EPERM)]
+    prog += [_jeq(NR_TGKILL, 0, 4), _ld(_arg_lo(0)), _jeq(own_pid, 0, 1), _ret(RET_ALLOW), _ret(RET_EPERM)]
+    # open/openat: read-only.
+    for nr, arg in ((NR_OPEN, 1), (NR_OPENAT, 2)):
+        prog += [_jeq(nr, 0, 4), _ld(_arg_lo(arg)), _jset(OPEN_WRITE_FLAGS, 0, 1), _ret(RET_EACCES),
+                 _ret(RET_ALLOW)]
+    # prlimit64: reading limits (new_limit == NULL) only.
+    prog += [_jeq(NR_PRLIMIT64, 0, 6), _ld(_arg_lo(2)), _jeq(0, 0, 3), _ld(_arg_lo(2) + 4), _jeq(0, 0, 1),
+             _ret(RET_ALLOW), _ret(RET_EPERM)]
+    prog.append(_ret(RET_ALLOW))
+    return prog
+
+
+def install_seccomp(own_pid):
+    prog = seccomp_program(own_pid)
+    raw = b"".join(struct.pack("<HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(prog), ctypes.addressof(buf))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
+
+
+def seccomp_supported():
+    return os.uname().machine == "x86_64"
+
+
+# -------------------------------------------------------------------------------------------- landlock
+
+LL_READ = (1 << 0) | (1 << 2) | (1 << 3)  # EXECUTE, READ_FILE, READ_DIR
+LL_FILE_RIGHTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14) | (1 << 15)
+
+
+def install_landlock(read_paths):
+    """Restricts this process and its children to reading `read_paths` (no writes anywhere)."""
+    abi = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return False
+    handled = (1 << 13) - 1
+    if abi >= 2:
+        handled |= 1 << 13
+    if abi >= 3:
+        handled |= 1 << 14
+    if abi >= 5:
+        handled |= 1 << 15
+    attr = struct.pack("<Q", handled)
+    fd = libc.syscall(444, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    if fd < 0:
+        return False
+    try:
+        for path in read_paths:
+            try:
+                pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                import stat as _stat
+                rights = LL_READ if _stat.S_ISDIR(os.fstat(pfd).st_mode) else LL_READ & LL_FILE_RIGHTS
+                rule = struct.pack("<Qi", rights, pfd)
+                if libc.syscall(445, fd, 1, ctypes.c_char_p(rule), 0) != 0:
+                    return False
+            finally:
+                os.close(pfd)
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        return libc.syscall(446, fd, 0) == 0
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------------------------------- encoding
+
+class EncodeError(Exception):
+    pass
+
+
+TAGS = ("__complex__", "__float__", "__tuple__", "__dict__")
+
+
+def make_encoder(pkg_name, plain):
+    """An encoder of values to JSON text that trusts exact types only (see the module docstring)."""
+
+    def enc_float(v):
+        if v != v:
+            return '{"__float__":"nan"}'
+        if v in (float("inf"), float("-inf")):
+            return '{"__float__":"%s"}' % ("inf" if v > 0 else "-inf")
+        return _float_repr(v)
+
+    def is_package_type(t):
+        mod = getattr(t, "__module__", None)
+        return _type(mod) is _str and (mod == pkg_name or mod.startswith(pkg_name + "."))
+
+    def enc(v, depth):
+        if depth > MAX_DEPTH:
+            raise EncodeError("result nested too deeply")
+        t = _type(v)
+        if v is None:
+            return "null"
+        if t is bool:
+            return "true" if v else "false"
+        if t is int:
+            return _int_repr(v)
+        if t is float:
+            return enc_float(v)
+        if t is complex:
+            return '{"__complex__":[%s,%s]}' % (enc_float(v.real), enc_float(v.imag))
+        if t is str:
+            return _enc_str(v)
+        if t is list:
+            return "[" + ",".join([enc(x, depth + 1) for x in v]) + "]"
+        if t is tuple:
+            return '{"__tuple__":[' + ",".join([enc(x, depth + 1) for x in v]) + "]}"
+        if t is dict:
+            items = list(dict.items(v))
+            if all(_type(k) is _str for k, _ in items) and not (_len(items) == 1 and items[0][0] in TAGS):
+                return "{" + ",".join([_enc_str(k) + ":" + enc(x, depth + 1) for k, x in items]) + "}"
+            pairs = ["[" + enc(k, depth + 1) + "," + enc(x, depth + 1) + "]" for k, x in items]
+            return '{"__dict__":[' + ",".join(pairs) + "]}"
+        if plain is not None and is_package_type(t):
+            converted = plain(v)
+            if _type(converted) is t:
+                raise EncodeError(f"cannot convert {t.__name__} to plain data")
+            return enc(converted, depth + 1)
+        raise EncodeError(f"unsupported result type {t.__module__}.{t.__qualname__}")
+
+    return enc
+
+
+# ------------------------------------------------------------------------------------------ the child
+
+class Child:
+    """Runs one job inside a freshly forked child; never returns."""
+
+    def __init__(self, cfg, pkg, encoder):
+        self.cfg = cfg
+        self.pkg = pkg
+        self.encoder = encoder
+
+    def lock_down(self, fds, limits):
+        os.setsid()
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        job_r, out_w, res_w = fds
+        for target, fd in ((0, job_r), (1, out_w), (2, out_w), (3, res_w)):
+            os.dup2(fd, target, inheritable=False)
+        os.closerange(4, 1 << 16)
+        mem = int(limits["mem"])
+        cpu = int(limits["cpu"])
+        for res, value in ((resource.RLIMIT_AS, (mem, mem)), (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+                           (resource.RLIMIT_FSIZE, (0, 0)), (resource.RLIMIT_NOFILE, (32, 32)),
+                           (resource.RLIMIT_CORE, (0, 0))):
+            resource.setrlimit(res, value)
+        if self.cfg.get("seccomp"):
+            install_seccomp(os.getpid())
+        elif os.getuid() != 0:
+            resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        sys.addaudithook(_audit_hook)
+
+    def run(self, fds, limits):
+        try:
+            self.lock_down(fds, limits)
+        except BaseException:
+            _os_exit(70)
+        try:
+            self.serve()
+        except BaseException as exc:  # noqa: BLE001 - a harness failure: say why on the output pipe
+            try:
+                _os_write(1, ("sandbox harness error: " + _tb(exc)).encode("utf-8", "replace"))
+            except BaseException:  # noqa: BLE001
+                pass
+            _os_exit(71)
+        _os_exit(0)
+
+    def serve(self):
+        raw = _read_all(0)
+        job = json.loads(raw.decode("utf-8"))
+        nonce = job["nonce"].encode()
+        write = _frame_writer(nonce)
+        out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace")
+        _KEEP.append(out)
+        sys.stdout = sys.stderr = out
+        sys.stdin = io.StringIO("")
+        calls = [self.parse_input(s) for s in job["inputs"]]
+        try:
+            self.execute(job, calls, write)
+        finally:
+            try:
+                out.flush()
+            except BaseException:  # noqa: BLE001 - the program may have closed its output
+                pass
+
+    def execute(self, job, calls, write):
+        ns = {"__name__": "__main__", "__builtins__": builtins}
+        try:
+            _exec(_compile(job["code"], "<solution>", "exec"), ns)
+        except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported
+            write({"module_error": _describe(exc), "traceback": _tb(exc), "memory": _is_memory(exc)})
+            return
+        entry = job.get("entry") or ""
+        if entry:
+            fn = ns.get(entry)
+            if not callable(fn):
+                write({"module_error": f"NameError: entry point '{entry}' is not defined", "traceback": "",
+                       "memory": False})
+                return
+            for i, call in enumerate(calls):
+                write(self.run_case(i, fn, call))
+        write({"done": True})
+
+    def parse_input(self, text):
+        env = {"__builtins__": builtins, self.cfg["package"]: self.pkg, "nan": float("nan"),
+               "inf": float("inf"), "__args__": lambda *a, **k: (a, k)}
+        try:
+            return _eval(_compile(f"__args__({text})", "<input>", "eval"), env)
+        except BaseException as exc:  # noqa: BLE001
+            return exc
+
+    def run_case(self, i, fn, call):
+        if _isinstance(call, BaseException):
+            return {"i": i, "ok": False, "error": "bad test input: " + _describe(call), "memory": False}
+        args, kwargs = call
+        try:
+            value = fn(*args, **kwargs)
+            text = self.encoder(value, 0)
+            printed = _str(value)[:MAX_PRINTED]
+        except BaseException as exc:  # noqa: BLE001
+            return {"i": i, "ok": False, "error": _describe(exc), "memory": _is_memory(exc)}
+        return {"i": i, "ok": True, "value_json": text, "printed": printed}
+
+
+def _describe(exc):
+    text = "".join(_fmt_exc_only(_type(exc), exc)).strip()
+    return text[:2000]
+
+
+def _tb(exc):
+    return "".join(_fmt_exc(_type(exc), exc, exc.__traceback__))[-8000:]
+
+
+def _is_memory(exc):
+    return _isinstance(exc, MemoryError)
+
+
+def _frame_writer(nonce):
+    dumps = json.dumps
+
+    def write(obj):
+        value = obj.pop("value_json", None)
+        body = dumps(obj, ensure_ascii=True)
+        if value is not None:
+            body = body[:-1] + ',"value":' + value + "}"
+        data = nonce + b" " + body.encode("ascii") + b"\n"
+        view = memoryview(data)
+        while view:
+            try:
+                n = _os_write(3, view)
+            except InterruptedError:
+                continue
+            except OSError:
+                _os_exit(72)
+            view = view[n:]
+
+    return write
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        data = os.read(fd, 1 << 16)
+        if not data:
+            return b"".join(chunks)
+        chunks.append(data)
+
+
+_BLOCKED_EVENTS = frozenset({
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
+    "subprocess.Popen", "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
+    "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.call_function", "ctypes.addressof",
+    "ctypes.create_string_buffer", "ctypes.string_at", "ctypes.wstring_at", "ctypes.seh_exception",
+    "os.chmod", "os.chown", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link",
+    "os.truncate", "shutil.rmtree", "signal.pthread_kill", "sys.setprofile", "sys.settrace",
+    "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    "function.__new__", "code.__new__", "marshal.loads",
+})
+_WRITE_MODES = frozenset("wax+")
+
+
+def _audit_hook(event, args):
+    """Python-level layer (in front of seccomp): refuses process, network, ctypes and write events."""
+    if event == "open":
+        if _type(args[0]) is int:  # wrapping an fd this process already has
+            return
+        mode = args[1] if _len(args) > 1 else "r"
+        flags = args[2] if _len(args) > 2 else 0
+        if (_type(mode) is _str and (_WRITE_MODES & set(mode))) or \
+                (_type(flags) is int and flags & OPEN_WRITE_FLAGS):
+            raise PermissionError("sandbox: writing files is not allowed")
+        return
+    if event in _BLOCKED_EVENTS:
+        raise PermissionError(f"sandbox: '{event}' is not allowed")
+
+
+# ------------------------------------------------------------------------------------------ the zygote
+
+class Zygote:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.ctl = socket.socket(fileno=cfg["ctl_fd"])
+        self.children = {}  # pidfd -> [pid, job_id, deadline, timed_out]
+        self.sel = selectors.DefaultSelector()
+
+    def warm_up(self):
+        sys.path[:0] = self.cfg["paths"]
+        pkg = __import__(self.cfg["package"])
+        plain = getattr(pkg, "_plain", None)
+        import pkgutil
+        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            try:
+                __import__(info.name)
+            except Exception:  # noqa: BLE001 - an optional submodule; the package decides
+                pass
+        for name in PRELOAD:
+            try:
+                __import__(name)
+            except ImportError:
+                pass
+        self.child = Child(self.cfg, pkg, make_encoder(self.cfg["package"], plain))
+        layers = list(self.cfg.get("layers_outside", []))
+        if os.getuid() == 0 and self.cfg.get("drop_uid"):
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        layers.append(f"uid:{os.getuid()}")
+        if self.cfg.get("landlock") and install_landlock(self.cfg["landlock"]):
+            layers.append("landlock")
+        if self.cfg.get("seccomp"):
+            layers.append("seccomp")
+        layers += ["rlimits", "audit-hook"]
+        return layers
+
+    def serve(self):
+        layers = self.warm_up()
+        self.ctl.send(json.dumps({"ready": True, "layers": layers, "pid": os.getpid()}).encode())
+        self.sel.register(self.ctl, selectors.EVENT_READ, None)
+        while True:
+            timeout = None
+            if self.children:
+                timeout = max(0.0, min(c[2] for c in self.children.values()) - _now())
+            for key, _ in self.sel.select(timeout):
+                if key.data is None:
+                    if not self.receive():
+                        return self.shutdown()
+                else:
+                    self.reap(key.data)
+            self.enforce_deadlines()
+
+    def receive(self):
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(self.ctl, 4096, 3)
+        except OSError:
+            return False
+        if not msg:
+            return False
+        job = json.loads(msg)
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            self.report({"id": job["id"], "error": "zygote received %d fds" % len(fds)})
+            return True
+        pid = os.fork()
+        if pid == 0:
+            self.in_child(fds, job)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = [pid, job["id"], _now() + float(job["timeout"]), False]
+        self.sel.register(pidfd, selectors.EVENT_READ, pidfd)
+        return True
+
+    def in_child(self, fds, job):
+        # Objects owning zygote fds must never be finalized in the child: a garbage-collected socket or
+        # selector would close an fd number that now belongs to the child's own pipes.
+        _KEEP.extend([self.ctl, self.sel])
+        try:
+            self.ctl.detach()
+        except OSError:
+            pass
+        self.child.run(fds, job)
+
+    def reap(self, pidfd):
+        pid, job_id, _deadline, timed_out = self.children.pop(pidfd)
+        self.sel.unregister(pidfd)
+        os.close(pidfd)
+        _, status, usage = os.wait4(pid, 0)
+        report = {"id": job_id, "timed_out": timed_out, "maxrss_kb": usage.ru_maxrss,
+                  "cpu_s": usage.ru_utime + usage.ru_stime}
+        if os.WIFSIGNALED(status):
+            report["signal"] = os.WTERMSIG(status)
+        else:
+            report["exit"] = os.WEXITSTATUS(status)
+        self.report(report)
+
+    def enforce_deadlines(self):
+        now = _now()
+        for entry in self.children.values():
+            if not entry[3] and now >= entry[2]:
+                entry[3] = True
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(entry[0], signal.SIGKILL)
+                    except OSError:
+                        pass
+
+    def report(self, obj):
+        try:
+            self.ctl.send(json.dumps(obj).encode())
+        except OSError:
+            self.shutdown()
+
+    def shutdown(self):
+        for pid, *_ in self.children.values():
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _os_exit(0)
+
+
+_KEEP = []
+
+
+_now = time.monotonic
+
+
+def main():
+    cfg = json.loads(sys.argv[1])
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    try:
+        Zygote(cfg).serve()
+    except Exception:
+        traceback.print_exc()
+        _os_exit(3)
+
+
+if __name__ == "__main__":
+    main()
