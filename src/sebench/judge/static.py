@@ -1,0 +1,405 @@
+"""Static rules on a program before it runs (AST only; nothing is executed here).
+
+In order, the first failing rule gives the verdict:
+- `syntax_error`: the code does not parse.
+- `forbidden_import`: an import of anything but the package and an allowlist of harmless standard
+  modules (math, cmath, itertools, functools, collections, operator, typing, ...; never os, sys, io,
+  inspect, gc, importlib, ctypes, statistics, decimal, fractions, numpy or any other numeric library),
+  relative imports included.
+- `forbidden_access`: a name or attribute that reaches around the rules: any attribute starting with "_",
+  any dunder name but `__name__`, the builtins that reach underscore names with strings or read files
+  (getattr, setattr, delattr, vars, globals, locals, eval, exec, compile, open, breakpoint, input, help,
+  __import__, attrgetter, methodcaller, get_type_hints), strings that name underscore attributes
+  ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
+  used as a value (`m = zwc`) instead of as `zwc.<name>`.
+- `not_using_package`: the value returned by the entry function does not depend on a call into the
+  package (data flow through assignments, loops, comprehensions, container mutation, helper functions
+  and control dependence). A call of the array constructor alone does not count (unless the task is
+  about the constructor itself); methods of package arrays do not count.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+ALLOWED_MODULES = frozenset({
+    "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
+    "heapq", "bisect", "string", "re", "copy", "dataclasses", "enum", "numbers", "random", "time",
+    "datetime", "textwrap", "abc", "__future__", "warnings", "contextlib", "pprint", "keyword", "json",
+})
+BANNED_NAMES = frozenset({
+    "getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile", "open",
+    "breakpoint", "input", "help", "__import__", "attrgetter", "methodcaller", "get_type_hints",
+})
+ALLOWED_DUNDERS = frozenset({"__name__"})
+_FORMAT_FIELD_UNDERSCORE = re.compile(r"\{[^{}:!]*\._")
+_UNDERSCORE_IDENT = re.compile(r"_+[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the static rules need to know about the generated package (from mapping.json)."""
+
+    package: str
+    public: frozenset  # dotted public names: functions, the linalg module, the array type
+    modules: frozenset  # dotted names of public modules: the package and its linalg submodule
+    constructor: str | None = None  # e.g. "zwc.yitaf"
+    array_type: str | None = None  # e.g. "zwc.Qoravet"
+
+    @classmethod
+    def from_mapping(cls, mapping: dict) -> "Rules":
+        pkg = mapping["package"]
+        public = set(mapping.get("functions", {}).values())
+        modules = {pkg}
+        if mapping.get("linalg"):
+            modules.add(f"{pkg}.{mapping['linalg']}")
+        array_type = mapping.get("array_type")
+        if array_type:
+            array_type = array_type if "." in array_type else f"{pkg}.{array_type}"
+            public.add(array_type)
+        constructor = mapping.get("constructor")
+        if constructor:
+            public.add(constructor)
+        return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type)
+
+
+@dataclass(frozen=True)
+class StaticResult:
+    verdict: str | None  # None: the program may run
+    message: str = ""
+    line: int | None = None
+
+
+@dataclass
+class _Scope:
+    modules: dict = field(default_factory=dict)  # local name -> dotted module name of the package
+    functions: dict = field(default_factory=dict)  # local name -> dotted public name
+
+
+class _Violation(Exception):
+    def __init__(self, verdict: str, message: str, node: ast.AST | None = None):
+        super().__init__(message)
+        self.result = StaticResult(verdict, message, getattr(node, "lineno", None))
+
+
+def check_code(code: str, entry_point: str, rules: Rules, selected: list | tuple = ()) -> StaticResult:
+    """Applies the rules to `code`; `selected` are the task's package functions (for the constructor)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError) as exc:
+        return StaticResult("syntax_error", f"{type(exc).__name__}: {exc}", getattr(exc, "lineno", None))
+    try:
+        scope = _check_imports(tree, rules)
+        _check_access(tree, rules, scope)
+        _check_data_flow(tree, entry_point, rules, scope, selected)
+    except _Violation as v:
+        return v.result
+    return StaticResult(None)
+
+
+# ------------------------------------------------------------------------------------------- imports
+
+def _module_allowed(name: str) -> bool:
+    return name in ALLOWED_MODULES
+
+
+def _check_imports(tree: ast.AST, rules: Rules) -> _Scope:
+    scope = _Scope()
+    pkg = rules.package
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                root = alias.name.split(".")[0]
+                if root == pkg:
+                    _check_package_path(alias.name, rules, node)
+                    if alias.asname:
+                        scope.modules[alias.asname] = alias.name
+                    else:
+                        scope.modules[root] = root
+                elif not _module_allowed(alias.name):
+                    raise _Violation("forbidden_import", f"import of '{alias.name}' is not allowed", node)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                raise _Violation("forbidden_import", "relative imports are not allowed", node)
+            if module.split(".")[0] == pkg:
+                _check_package_path(module, rules, node)
+                for alias in node.names:
+                    _bind_from_package(scope, module, alias, rules, node)
+            elif not _module_allowed(module):
+                raise _Violation("forbidden_import", f"import from '{module}' is not allowed", node)
+    return scope
+
+
+def _check_package_path(dotted: str, rules: Rules, node: ast.AST) -> None:
+    if any(part.startswith("_") for part in dotted.split(".")):
+        raise _Violation("forbidden_access", f"'{dotted}' is not a public part of the package", node)
+    if dotted not in rules.modules:
+        raise _Violation("forbidden_access", f"'{dotted}' is not a public module of the package", node)
+
+
+def _bind_from_package(scope: _Scope, module: str, alias: ast.alias, rules: Rules, node: ast.AST) -> None:
+    if alias.name == "*":
+        for name in rules.public:
+            head, _, tail = name.rpartition(".")
+            if head == module:
+                (scope.modules if name in rules.modules else scope.functions)[tail] = name
+        return
+    full = f"{module}.{alias.name}"
+    if alias.name.startswith("_") or full not in rules.public:
+        raise _Violation("forbidden_access", f"'{full}' is not a public name of the package", node)
+    local = alias.asname or alias.name
+    (scope.modules if full in rules.modules else scope.functions)[local] = full
+
+
+# -------------------------------------------------------------------------------------------- access
+
+def _bound_names(tree: ast.AST) -> set:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias) and node.name != "*":
+            names.add((node.asname or node.name).split(".")[0])
+    return names
+
+
+def _check_access(tree: ast.AST, rules: Rules, scope: _Scope) -> None:
+    bound = _bound_names(tree)
+    bases = set()  # ids of Name nodes used as the base of an attribute
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            bases.add(id(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr.startswith("_"):
+                raise _Violation("forbidden_access", f"attribute '{node.attr}' (names starting with '_' are "
+                                                     "not allowed)", node)
+            if node.attr in BANNED_NAMES:
+                raise _Violation("forbidden_access", f"'{node.attr}' is not allowed", node)
+            _check_package_attribute(node, rules, scope)
+        elif isinstance(node, ast.Name):
+            if node.id.startswith("__") and node.id not in ALLOWED_DUNDERS:
+                raise _Violation("forbidden_access", f"name '{node.id}' is not allowed", node)
+            if node.id in BANNED_NAMES and node.id not in bound:
+                raise _Violation("forbidden_access", f"'{node.id}' is not allowed", node)
+            if node.id in scope.modules and id(node) not in bases and isinstance(node.ctx, ast.Load):
+                raise _Violation("forbidden_access", f"the package module '{node.id}' may only be used as "
+                                                     f"'{node.id}.<name>'", node)
+        elif isinstance(node, ast.alias) and node.name in BANNED_NAMES:
+            raise _Violation("forbidden_access", f"'{node.name}' is not allowed", node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            _check_string(node)
+
+
+def _check_string(node: ast.Constant) -> None:
+    text = node.value
+    if ("__" in text.replace("__main__", "") or _FORMAT_FIELD_UNDERSCORE.search(text)
+            or "._" in text or _UNDERSCORE_IDENT.fullmatch(text)):
+        raise _Violation("forbidden_access", f"string {text[:40]!r} names an underscore attribute", node)
+
+
+def _chain(node: ast.AST) -> list | None:
+    """['zwc', 'rfx', 'quvohe'] for zwc.rfx.quvohe; None if the base is not a plain name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def _resolve(parts: list, scope: _Scope) -> str | None:
+    """The dotted package name that an attribute chain starts with, or None."""
+    if parts[0] in scope.modules:
+        return ".".join([scope.modules[parts[0]], *parts[1:]])
+    if parts[0] in scope.functions:
+        return ".".join([scope.functions[parts[0]], *parts[1:]])
+    return None
+
+
+def _check_package_attribute(node: ast.Attribute, rules: Rules, scope: _Scope) -> None:
+    parts = _chain(node)
+    if not parts or parts[0] not in scope.modules:
+        return
+    dotted = _resolve(parts, scope)
+    names = dotted.split(".")
+    for i in range(2, len(names) + 1):
+        prefix = ".".join(names[:i])
+        if prefix in rules.modules:
+            continue
+        if prefix not in rules.public:
+            raise _Violation("forbidden_access", f"'{prefix}' is not a public name of the package", node)
+        if prefix != rules.array_type and i < len(names):
+            raise _Violation("forbidden_access", f"attributes of '{prefix}' are not allowed", node)
+        return
+
+
+# ----------------------------------------------------------------------------------------- data flow
+
+class _Flow:
+    def __init__(self, tree: ast.AST, rules: Rules, scope: _Scope, selected: list | tuple):
+        self.rules = rules
+        self.scope = scope
+        self.no_count = set()
+        if rules.constructor and rules.constructor not in selected:
+            self.no_count.add(rules.constructor)
+        if rules.array_type and rules.array_type not in selected:
+            self.no_count.add(rules.array_type)
+        self.functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        self.derived: set = set()  # helper names whose return value depends on the package
+        self.saw_constructor = False
+
+    def package_call(self, call: ast.Call) -> bool:
+        parts = _chain(call.func)
+        if parts is not None:
+            dotted = _resolve(parts, self.scope)
+            if dotted is not None and dotted in self.rules.public and dotted not in self.rules.modules:
+                if dotted in self.no_count:
+                    self.saw_constructor = True
+                    return False
+                return True
+            if parts[-1] in self.derived:
+                return True
+        return False
+
+    def tainted(self, expr: ast.AST | None, names: set) -> bool:
+        if expr is None:
+            return False
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call) and self.package_call(node):
+                return True
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+                return True
+        return False
+
+    def returns_derived(self, fn: ast.AST) -> bool:
+        """Whether some return value of `fn` depends on a package call (parameters are clean)."""
+        names: set = set()
+        returns: list = []
+        for _ in range(20):
+            before = len(names)
+            returns = []
+            self.walk_block(fn.body, names, False, returns)
+            if len(names) == before:
+                break
+        return any(returns)
+
+    def walk_block(self, body: list, names: set, ctx: bool, returns: list) -> None:
+        for stmt in body:
+            self.walk_stmt(stmt, names, ctx, returns)
+
+    def walk_stmt(self, stmt: ast.stmt, names: set, ctx: bool, returns: list) -> None:
+        t = self.tainted
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        if isinstance(stmt, ast.Return):
+            returns.append(ctx or t(stmt.value, names))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if ctx or t(stmt.value, names) or (isinstance(stmt, ast.AugAssign) and t(stmt.target, names)):
+                for target in targets:
+                    names.update(_target_names(target))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            inner = ctx or t(stmt.iter, names)
+            if inner:
+                names.update(_target_names(stmt.target))
+            self.walk_block(stmt.body, names, inner, returns)
+            self.walk_block(stmt.orelse, names, ctx, returns)
+        elif isinstance(stmt, (ast.If, ast.While)):
+            inner = ctx or t(stmt.test, names)
+            self.walk_block(stmt.body, names, inner, returns)
+            self.walk_block(stmt.orelse, names, inner, returns)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None and (ctx or t(item.context_expr, names)):
+                    names.update(_target_names(item.optional_vars))
+            self.walk_block(stmt.body, names, ctx, returns)
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self.walk_block(stmt.body, names, ctx, returns)
+            for handler in stmt.handlers:
+                self.walk_block(handler.body, names, ctx, returns)
+            self.walk_block(stmt.orelse, names, ctx, returns)
+            self.walk_block(stmt.finalbody, names, ctx, returns)
+        elif isinstance(stmt, ast.Match):
+            inner = ctx or t(stmt.subject, names)
+            for case in stmt.cases:
+                self.walk_block(case.body, names, inner, returns)
+        elif isinstance(stmt, ast.Expr):
+            self.mutation(stmt.value, names, ctx)
+        compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+        if not isinstance(stmt, compound):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.NamedExpr) and (ctx or t(node.value, names)):
+                    names.add(node.target.id)
+
+    def mutation(self, expr: ast.AST, names: set, ctx: bool) -> None:
+        """`out.append(x)`, `out.update(x)`...: a container fed with a derived value becomes derived."""
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+            receiver = expr.func.value
+            while isinstance(receiver, (ast.Attribute, ast.Subscript)):
+                receiver = receiver.value
+            if isinstance(receiver, ast.Name):
+                args = list(expr.args) + [k.value for k in expr.keywords]
+                if ctx or any(self.tainted(a, names) for a in args):
+                    names.add(receiver.id)
+
+
+def _target_names(target: ast.AST) -> set:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(e) for e in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    if isinstance(target, (ast.Subscript, ast.Attribute)):
+        return _target_names(target.value)
+    return set()
+
+
+def _entry_function(tree: ast.Module, entry_point: str) -> ast.AST | None:
+    found = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point:
+            found = node
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == entry_point
+                                                  for t in node.targets):
+            if isinstance(node.value, ast.Lambda):
+                found = ast.FunctionDef(name=entry_point, args=node.value.args,
+                                        body=[ast.Return(value=node.value.body)], decorator_list=[])
+            elif isinstance(node.value, ast.Name):
+                found = next((d for d in tree.body if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+                              and d.name == node.value.id), found)
+    return found
+
+
+def _check_data_flow(tree: ast.Module, entry_point: str, rules: Rules, scope: _Scope, selected) -> None:
+    fn = _entry_function(tree, entry_point)
+    if fn is None:
+        raise _Violation("not_using_package", f"no function '{entry_point}' is defined at the top level")
+    flow = _Flow(tree, rules, scope, selected)
+    lambdas = {n.targets[0].id: n.value for n in ast.walk(tree)
+               if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+               and isinstance(n.value, ast.Lambda)}
+    for _ in range(len(flow.functions) + len(lambdas) + 1):
+        before = len(flow.derived)
+        for helper in flow.functions:
+            if helper.name not in flow.derived and flow.returns_derived(helper):
+                flow.derived.add(helper.name)
+        for name, lam in lambdas.items():
+            if name not in flow.derived and flow.tainted(lam.body, set()):
+                flow.derived.add(name)
+        if len(flow.derived) == before:
+            break
+    if not flow.returns_derived(fn):
+        extra = " (a call of the array constructor alone does not count)" if flow.saw_constructor else ""
+        raise _Violation("not_using_package", f"the value returned by '{entry_point}' does not depend on a "
+                                              f"call into '{rules.package}'{extra}", fn)
