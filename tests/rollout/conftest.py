@@ -57,6 +57,11 @@ def write_instance(root: Path, n_tasks: int = 6, docs: list[ApiDoc] = DOCS) -> P
 
 
 @pytest.fixture
+def docs() -> list[ApiDoc]:
+    return list(DOCS)
+
+
+@pytest.fixture
 def instance_dir(tmp_path) -> Path:
     return write_instance(tmp_path / "instance")
 

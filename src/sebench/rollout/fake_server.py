@@ -49,6 +49,7 @@ class FakeOpenAIServer:
         self.concurrent = 0
         self.max_concurrent = 0
         self.bodies: list[dict] = []
+        self.authorizations: list[str | None] = []  # the Authorization header of each chat request
         self._script: deque[str] = deque()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -108,7 +109,7 @@ class FakeOpenAIServer:
                 method, path, _ = lines[0].split(" ", 2)
                 headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                keep = await self._route(method, path, body, writer)
+                keep = await self._route(method, path, body, writer, headers)
                 if not keep:
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, ValueError):
@@ -119,7 +120,7 @@ class FakeOpenAIServer:
             except Exception:  # noqa: BLE001 - the peer may be gone
                 pass
 
-    async def _route(self, method: str, path: str, raw: bytes, writer: asyncio.StreamWriter) -> bool:
+    async def _route(self, method: str, path: str, raw: bytes, writer: asyncio.StreamWriter, headers: dict) -> bool:
         if method == "GET" and path.rstrip("/").endswith("/models"):
             data = {"object": "list", "data": [{"id": self.model, "object": "model", "max_model_len": self.max_model_len}]}
             return await _send(writer, 200, data)
@@ -127,6 +128,7 @@ class FakeOpenAIServer:
             return await _send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
         with self._lock:
             self.requests += 1
+            self.authorizations.append(headers.get("authorization"))
             self.concurrent += 1
             self.max_concurrent = max(self.max_concurrent, self.concurrent)
             event = self._script.popleft() if self._script else "ok"

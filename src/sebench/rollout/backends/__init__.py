@@ -40,6 +40,7 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     error: str | None = None  # why, when finish_reason is "error"
+    seconds: float = 0.0  # wall time of the request (of its batch, for batched backends)
 
 
 class Backend:
@@ -83,8 +84,8 @@ ALIASES = {EMBEDDED_DEFAULT: f"hf:{EMBEDDED_DEFAULT}"}
 SPEC_FORMS = "openai:<model>@<base_url>, hf:<path or hub id>, smollm2-135m, fake:..."
 
 
-def get_backend(spec: str, **options) -> Backend:
-    """The backend for `spec`, built with `options` (e.g. concurrency=64, device="cpu")."""
+def resolve_spec(spec: str) -> tuple[str, str]:
+    """(table prefix, argument) for `spec`; unknown names get a "did you mean"."""
     full = ALIASES.get(spec, spec)
     if ":" not in full and Path(full).is_dir():  # a model folder, e.g. a `sebench train` checkpoint
         full = f"hf:{full}"
@@ -94,6 +95,13 @@ def get_backend(spec: str, **options) -> Backend:
         guess = difflib.get_close_matches(spec.partition(":")[0], known, n=1, cutoff=0.5)
         hint = f"; did you mean '{guess[0]}'?" if guess else ""
         raise SebenchError(f"unknown model spec '{spec}'{hint} (forms: {SPEC_FORMS})")
+    return prefix, argument
+
+
+def get_backend(spec: str, **options) -> Backend:
+    """The backend for `spec`, built with `options` (e.g. concurrency=64, device="cpu"); options that a
+    backend does not use are ignored, so callers can pass one set for any spec."""
+    prefix, argument = resolve_spec(spec)
     module_name, class_name = BACKENDS[prefix].split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     backend = cls(argument, **options)

@@ -62,7 +62,7 @@ class FakeBackend(Backend):
         else:
             text, finish = str(answer), "stop"
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in request.messages)
-        return Completion(text, finish, prompt_tokens, len(text.split()))
+        return Completion(text, finish, prompt_tokens, len(text.split()), seconds=self.delay_s)
 
 
 def _cycle(answers: list) -> Callable[[GenerationRequest], Any]:

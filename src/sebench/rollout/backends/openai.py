@@ -15,12 +15,14 @@ the run with one clear error, and the same command resumes it later.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import os
 import queue
 import random
 import threading
+import time
 from typing import Any, Iterator
 from urllib.parse import urlparse
 
@@ -175,6 +177,12 @@ class OpenAIBackend(Backend):
                 await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _complete(self, client: httpx.AsyncClient, semaphore: asyncio.Semaphore, request: GenerationRequest) -> list[Completion]:
+        started = time.perf_counter()
+        completions = await self._complete_untimed(client, semaphore, request)
+        seconds = time.perf_counter() - started
+        return [dataclasses.replace(c, seconds=seconds) for c in completions]
+
+    async def _complete_untimed(self, client, semaphore, request: GenerationRequest) -> list[Completion]:
         completions: list[Completion] = []
         if request.n > 1 and self.n_supported:
             try:

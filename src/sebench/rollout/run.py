@@ -1,0 +1,246 @@
+"""`sebench rollout`: ask a model for solutions to a split's tasks, one record per (task, sample).
+
+Resumable and safe: each record is appended as a whole line, flushed and fsynced; on restart a
+half-written last line is cut, (task_id, sample_idx) pairs already present are skipped, and the rest
+are asked. `--overwrite` starts afresh instead; a file holding another model's or mode's rollouts is
+refused rather than mixed. Truncated, empty, thinking and failed answers are all recorded, with their
+finish reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections import Counter
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Iterator
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.models import EMBEDDED_DEFAULT
+from sebench.records import MODES, SPLITS, RecordAppender, Rollout, Task, from_dict, iter_json_lines, repair_tail
+from sebench.rollout.backends import Backend, Completion, GenerationRequest, get_backend, resolve_spec
+from sebench.rollout.prompts import PromptBuilder
+
+log = logging.getLogger(__name__)
+
+
+def _opt(default, help: str, **extra):
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass
+class RolloutConfig:
+    """The options of `sebench rollout`; each field is one flag (underscores become dashes)."""
+
+    data: Path = _opt(None, "the instance directory (written by `sebench build`)", required=True)
+    out: Path = _opt(None, "the rollouts file to write (JSONL); an existing one is resumed", required=True)
+    split: str = _opt("single_test", "which tasks", choices=SPLITS)
+    mode: str = _opt("closed", "what help the prompt gives", choices=MODES)
+    model: str = _opt(EMBEDDED_DEFAULT, "openai:<model>@<url>[,<url>...] | hf:<path or hub id> | smollm2-135m | fake:...")
+    n: int = _opt(1, "samples per task")
+    temperature: float = _opt(0.0, "sampling temperature (0 = greedy)")
+    top_p: float = _opt(1.0, "nucleus sampling threshold")
+    max_tokens: int = _opt(512, "the most tokens per answer (per turn in retrieval mode)")
+    concurrency: int = _opt(16, "requests in flight at once (openai backend)")
+    limit: int | None = _opt(None, "only the first N tasks, for a quick look")
+    seed: int | None = _opt(0, "sampling seed (per task: seed + task index)")
+    overwrite: bool = _opt(False, "start the file afresh instead of resuming it")
+    api_key_env: str | None = _opt(None, "environment variable holding the API key (default OPENAI_API_KEY)")
+    device: str | None = _opt(None, "cpu | cuda | cuda:1 ... for hf models (default: cuda if available)")
+    batch_size: int | None = _opt(None, "rows per generate call for hf models (default 16 on CPU, 64 on GPU)")
+    context_tokens: int | None = _opt(None, "the model's context length, when the backend cannot tell (full-doc)")
+    max_searches: int = _opt(3, "retrieval mode: searches allowed before the answer")
+    search_k: int = _opt(3, "retrieval mode: doc entries returned per search")
+    progress: bool = _opt(True, "show a progress bar", cli=False)
+
+
+def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
+    """Writes the missing rollouts of `cfg` to cfg.out and returns it; `backend` reuses a loaded model."""
+    instance = Instance.open(cfg.data)
+    if backend is None:
+        resolve_spec(cfg.model)  # an unknown spec fails before any file is touched
+    if cfg.mode not in MODES:
+        raise SebenchError(f"unknown mode '{cfg.mode}'; choose one of {', '.join(MODES)}")
+    if cfg.n < 1:
+        raise SebenchError(f"--n must be at least 1 (got {cfg.n})")
+    tasks = select_tasks(instance, cfg.split, cfg.limit)
+    out = Path(cfg.out)
+    if cfg.overwrite and out.exists():
+        out.unlink()
+    done = existing_samples(out, cfg)
+    todo = [(i, t, [s for s in range(cfg.n) if (t.task_id, s) not in done]) for i, t in enumerate(tasks)]
+    todo = [item for item in todo if item[2]]
+    total = len(tasks) * cfg.n
+    if not todo:
+        log.info("%s: all %d samples already present", out, total)
+        return out
+    if cfg.n > 1 and cfg.temperature <= 0:
+        log.warning("n=%d with temperature 0 gives identical samples; pass --temperature for pass@k", cfg.n)
+    own_backend = backend is None
+    backend = backend or get_backend(cfg.model, **backend_options(cfg))
+    try:
+        builder = PromptBuilder(
+            instance,
+            cfg.mode,
+            context_tokens=cfg.context_tokens or backend.context_tokens,
+            count_tokens=backend.count_tokens,
+            answer_tokens=cfg.max_tokens,
+            max_searches=cfg.max_searches,
+        )
+        if cfg.mode == "full-doc" and builder.context_tokens is None:
+            log.warning("the model's context length is unknown, so the full docs are not cut; pass --context-tokens")
+        with RecordAppender(out) as appender, _progress(cfg, total, total - sum(len(s) for _, _, s in todo)) as bar:
+            finishes: Counter = Counter()
+            for record in _generate(cfg, backend, builder, instance, todo):
+                appender.append(record)
+                finishes[record.finish_reason] += 1
+                bar.update(1)
+        log.info("%s: wrote %d rollouts (%s)", out, sum(finishes.values()), _counts(finishes))
+    finally:
+        if own_backend:
+            backend.close()
+    return out
+
+
+def backend_options(cfg: RolloutConfig) -> dict:
+    options = {"concurrency": cfg.concurrency, "device": cfg.device, "batch_size": cfg.batch_size}
+    if cfg.api_key_env:
+        options["api_key_env"] = cfg.api_key_env
+    if cfg.context_tokens:
+        options["context_tokens"] = cfg.context_tokens
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def select_tasks(instance: Instance, split: str, limit: int | None) -> list[Task]:
+    tasks = instance.tasks(split)
+    valid = [t for t in tasks if t.is_valid]
+    if len(valid) < len(tasks):
+        log.info("%s: skipping %d tasks marked is_valid=false", split, len(tasks) - len(valid))
+    return valid[:limit] if limit is not None else valid
+
+
+def existing_samples(out: Path, cfg: RolloutConfig) -> set[tuple[str, int]]:
+    """(task_id, sample_idx) pairs already in `out`, after cutting a half-written last line."""
+    if not out.exists():
+        return set()
+    if repair_tail(out):
+        log.warning("%s: cut a half-written last line left by an interrupted run", out)
+    done = set()
+    for lineno, obj in iter_json_lines(out):
+        record = from_dict(Rollout, obj, f"{out}:{lineno}")
+        if record.model != cfg.model or record.mode != cfg.mode:
+            raise SebenchError(
+                f"{out}:{lineno}: holds rollouts of model '{record.model}' in mode '{record.mode}', not "
+                f"'{cfg.model}' in mode '{cfg.mode}'; choose another --out, or pass --overwrite to replace it"
+            )
+        done.add((record.task_id, record.sample_idx))
+    if done:
+        log.info("%s: resuming; %d samples already present", out, len(done))
+    return done
+
+
+def _generate(cfg: RolloutConfig, backend: Backend, builder: PromptBuilder, instance: Instance, todo: list) -> Iterator[Rollout]:
+    if cfg.mode == "retrieval":
+        yield from _generate_retrieval(cfg, backend, builder, instance, todo)
+        return
+    requests = [_request(cfg, builder.messages(task), len(samples), index) for index, task, samples in todo]
+    for position, completions in backend.generate_stream(requests):
+        _, task, samples = todo[position]
+        for sample_idx, completion in zip(samples, completions):
+            yield make_record(cfg, task, sample_idx, requests[position].messages, completion)
+
+
+def _generate_retrieval(cfg, backend, builder, instance, todo) -> Iterator[Rollout]:
+    from sebench.rollout.retrieval import BM25Index, Conversation, converse
+
+    index = BM25Index(builder.docs)
+    pairs = [(position, sample) for position in range(len(todo)) for sample in todo[position][2]]
+    chunk = max(1, backend.batch_size)
+    for start in range(0, len(pairs), chunk):
+        part = pairs[start : start + chunk]
+        conversations = [Conversation(builder.messages(todo[p][1])) for p, _ in part]
+        template = _request(cfg, [], 1, todo[part[0][0]][0])
+        converse(backend, conversations, template, index, cfg.max_searches, cfg.search_k)
+        for (position, sample_idx), conversation in zip(part, conversations):
+            answer = conversation.answer
+            completion = Completion(
+                answer.text, answer.finish_reason, conversation.prompt_tokens, conversation.completion_tokens,
+                error=answer.error, seconds=conversation.seconds,
+            )
+            extra = {"searches": conversation.searches}
+            yield make_record(cfg, todo[position][1], sample_idx, conversation.messages, completion, extra)
+
+
+def _request(cfg: RolloutConfig, messages: list[dict], n: int, task_index: int) -> GenerationRequest:
+    return GenerationRequest(
+        messages=messages,
+        n=n,
+        temperature=cfg.temperature,
+        top_p=cfg.top_p,
+        max_tokens=cfg.max_tokens,
+        seed=None if cfg.seed is None else cfg.seed + task_index,
+    )
+
+
+def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[dict], completion: Completion, extra: dict | None = None) -> Rollout:
+    usage = {"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens}
+    if completion.error:
+        usage["error"] = completion.error
+    usage.update(extra or {})
+    return Rollout(
+        task_id=task.task_id,
+        sample_idx=sample_idx,
+        mode=cfg.mode,
+        model=cfg.model,
+        prompt=messages,
+        response=completion.text,
+        code=extract_code(completion.text),
+        finish_reason=completion.finish_reason,
+        usage=usage,
+        seconds=round(completion.seconds, 4),
+    )
+
+
+def extract_code(response: str) -> str | None:
+    """The code of a response, as the judge extracts it, so that records and verdicts agree."""
+    return _extractor()(response)
+
+
+@functools.lru_cache(maxsize=1)
+def _extractor():
+    try:
+        from sebench.judge.extract import extract_code as judge_extract
+    except ImportError:
+        from sebench.rollout.text import extract_code as judge_extract
+    return judge_extract
+
+
+def _counts(counter: Counter) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in counter.most_common())
+
+
+class _NoBar:
+    def update(self, _: int) -> None:
+        pass
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _progress(cfg: RolloutConfig, total: int, initial: int):
+    if not cfg.progress:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="sample", desc=f"rollout {cfg.mode}", dynamic_ncols=True, smoothing=0.1)
+
+
+def config_fields() -> list:
+    """The dataclass fields that are command-line flags (for cli.py)."""
+    return [f for f in fields(RolloutConfig) if f.metadata.get("cli", True)]
+
