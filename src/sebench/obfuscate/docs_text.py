@@ -1,0 +1,304 @@
+"""Rewriting the prose of NumPy docstrings: sections, names, and the sentences that must go.
+
+A `Namer` knows the function being documented and the mapping; `rewrite_prose` replaces every NumPy
+identifier it can (np.X / numpy.X / numpy.linalg.X / bare `X` in backticks / ndarray / NumPy) and drops
+each sentence that still names something the package lacks, cites a URL or a reference, or talks about
+NumPy versions. Whatever is left is checked with the audit's own rules, so the audit never disagrees.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+from sebench.obfuscate.audit import LeakChecker, numpy_function_names
+
+SECTION_NAMES = (
+    "Parameters", "Returns", "Yields", "Receives", "Other Parameters", "Raises", "Warns", "Warnings",
+    "See Also", "Notes", "References", "Examples", "Attributes", "Methods",
+)
+# NumPy constants that have a plain-Python spelling, in prose and in code.
+PROSE_CONSTANTS = {"nan": "nan", "NaN": "nan", "inf": "inf", "Inf": "inf", "pi": "pi", "e": "e", "newaxis": "None"}
+CODE_CONSTANTS = {"nan": "math.nan", "NaN": "math.nan", "inf": "math.inf", "Inf": "math.inf", "pi": "math.pi",
+                  "e": "math.e", "newaxis": "None", "euler_gamma": "0.5772156649015329"}
+_ROLE = re.compile(r":(?:py:)?(?P<role>[a-z]+(?::[a-z]+)?):`(?P<body>[^`]+)`")
+_SPAN = re.compile(r"(?P<tick>``?)(?P<body>[^`\n]+?)(?P=tick)(?!`)")
+_NPREF = re.compile(r"(?<![\w.])(?P<mod>np|numpy)\.(?:(?P<lin>linalg)\.)?(?P<name>[A-Za-z_]\w*)(?P<rest>(?:\.[A-Za-z_]\w*)*)")
+_CITE = re.compile(r"\s*\[[\w\-. ]+\]_")
+_BANNED_WORDS = re.compile(
+    r"(?i)(https?://|www\.|\bscipy\b|\bmatplotlib\b|\bpandas\b|\bufuncs?\b|\barray[ -]api\b|"
+    r"\bf2py\b|\bcython\b|\bnep\b|\bnumarray\b|\bnumeric\b(?= python)|__array_\w+__|\bmasked arrays?\b|\bnp\.ma\b)"
+)
+_VERSION = re.compile(
+    r"(?i)(\b(numpy|version|versions|since|as of|prior to|deprecated|legacy|release)\b[^.;]{0,40}\b\d+\.\d+"
+    r"|\b\d+\.\d+(\.\d+)?\b[^.;]{0,20}\b(and (later|earlier)|or (later|earlier)|onwards|release)\b)"
+)
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|resp|approx|Eq|Ref)\.|\b[A-Z]\.)$")
+
+
+@dataclass
+class Namer:
+    """Replaces NumPy names for one documented function."""
+
+    mapping: dict
+    in_linalg: bool = False
+    params: frozenset = frozenset()
+    main: dict = field(default_factory=dict)  # numpy short name -> public dotted name
+    lin: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for key, public in self.mapping["functions"].items():
+            (self.lin if key.startswith("numpy.linalg.") else self.main)[key.rsplit(".", 1)[1]] = public
+        if "trapz" not in self.main and "trapezoid" in self.main:
+            self.main["trapz"] = self.main["trapezoid"]
+        self.package = self.mapping["package"]
+        self.array_type = self.mapping.get("array_type") or "array"
+
+    def bare(self, name: str) -> str | None:
+        """The public name for a bare NumPy function name, the documented namespace first."""
+        first, second = (self.lin, self.main) if self.in_linalg else (self.main, self.lin)
+        return first.get(name) or second.get(name)
+
+    def dotted(self, linalg: bool, name: str) -> str | None:
+        return (self.lin if linalg else self.main).get(name)
+
+    def words(self, text: str) -> str:
+        """NumPy / numpy / ndarray words outside code."""
+        text = re.sub(r"\b(?:np|numpy)\.ndarray\b", self.array_type, text)
+        text = re.sub(r"\bndarrays\b", self.array_type + "s", text)
+        text = re.sub(r"\bndarray\b", self.array_type, text)
+        return re.sub(r"(?<![\w.])(?:NumPy|Numpy|numpy)(?![\w.])", self.package, text)
+
+
+class Dropped(Exception):
+    """Raised inside a sentence rewrite when the sentence has to go."""
+
+
+def _prefixed(namer: Namer, m: re.Match, constants: dict) -> str:
+    name, rest = m.group("name"), m.group("rest")
+    if m.group("lin"):
+        public = namer.dotted(True, name)
+    elif name == "ndarray" and not rest:
+        return namer.array_type
+    elif name in constants and not rest:
+        return constants[name]
+    else:
+        public = namer.dotted(False, name)
+    if public is None or rest:
+        raise Dropped(m.group(0))
+    return public
+
+
+def rewrite_span(namer: Namer, body: str) -> str:
+    """The content of a backtick span, NumPy names replaced; Dropped if a name has no counterpart."""
+    body = body.strip().lstrip("~")
+    if "<" in body and body.endswith(">"):
+        body = body[body.index("<") + 1 : -1].lstrip("~")
+    core = body[:-2] if body.endswith("()") else body
+    suffix = body[len(core):]
+    if re.fullmatch(r"[A-Za-z_]\w*", core):
+        if core in namer.params:
+            return body
+        if core == "ndarray":
+            return namer.array_type
+        if core in numpy_function_names():
+            public = namer.bare(core)
+            if public is None:
+                raise Dropped(core)
+            return public + suffix
+        return body
+    body = _NPREF.sub(lambda m: _prefixed(namer, m, PROSE_CONSTANTS), body)
+
+    def call(m: re.Match) -> str:
+        name = m.group(1)
+        if name in namer.params or name not in numpy_function_names() or name in __builtins_names():
+            return m.group(0)
+        public = namer.bare(name)
+        if public is None:
+            raise Dropped(name)
+        return public + m.group(2)
+
+    return re.sub(r"(?<![\w.])([A-Za-z_]\w*)(\s*\()", call, body)
+
+
+def __builtins_names() -> set:
+    import builtins
+
+    return set(dir(builtins))
+
+
+def rewrite_sentence(namer: Namer, text: str, checker: LeakChecker) -> str:
+    """One sentence (or line) with names replaced; Dropped when it must go."""
+    if _BANNED_WORDS.search(text):
+        raise Dropped("banned")
+    if _VERSION.search(text):
+        raise Dropped("version")
+    text = _CITE.sub("", text)
+
+    def role(m: re.Match) -> str:
+        kind = m.group("role").split(":")[-1]
+        if kind == "math":
+            return m.group(0)
+        if kind in ("term",):
+            return m.group("body").split("<")[0].strip()
+        if kind in ("func", "meth", "class", "obj", "data", "attr", "const", "exc"):
+            return "`" + m.group("body") + "`"
+        raise Dropped(kind)
+
+    text = _ROLE.sub(role, text)
+    spans: list[str] = []
+
+    def span(m: re.Match) -> str:
+        if text[max(0, m.start() - 6) : m.start()].endswith(":math:"):
+            spans.append(m.group(0))
+        else:
+            spans.append(m.group("tick") + rewrite_span(namer, m.group("body")) + m.group("tick"))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _SPAN.sub(span, text)
+    text = _NPREF.sub(lambda m: _prefixed(namer, m, PROSE_CONSTANTS), text)
+    text = namer.words(text)
+    text = re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+    if checker.prose(text, namer.params):
+        raise Dropped("audit")
+    return text
+
+
+def split_sentences(text: str) -> list[str]:
+    parts, start = [], 0
+    for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z`(\[*\"'])", text):
+        if _ABBREV.search(text[start : m.start()]):
+            continue
+        parts.append(text[start : m.start()])
+        start = m.end()
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+def _is_structured(lines: list[str]) -> bool:
+    """Tables, lists, literal blocks: rewritten line by line instead of sentence by sentence."""
+    return any(
+        re.match(r"\s*([-*+]\s|\d+\.\s|\||\+[-=]+\+|\.\. )", ln) or re.fullmatch(r"\s*=+(\s+=+)*\s*", ln)
+        or ln.rstrip().endswith("::")
+        for ln in lines
+    ) or len(lines) > 1 and all(len(ln.strip()) < 30 for ln in lines)
+
+
+def rewrite_paragraph(namer: Namer, lines: list[str], checker: LeakChecker) -> list[str]:
+    """A paragraph (same indentation, no blank lines): kept sentences, rewrapped if any was dropped."""
+    indent = re.match(r"\s*", lines[0]).group(0)
+    if _is_structured(lines):
+        out = []
+        for ln in lines:
+            try:
+                out.append(rewrite_sentence(namer, ln, checker))
+            except Dropped:
+                pass
+        return out
+    joined = " ".join(ln.strip() for ln in lines)
+    kept, dropped = [], False
+    for sentence in split_sentences(joined):
+        try:
+            kept.append(rewrite_sentence(namer, sentence, checker))
+        except Dropped:
+            dropped = True
+    if not kept:
+        return []
+    if kept[-1].rstrip().endswith(":") and dropped:
+        kept = kept[:-1]
+        if not kept:
+            return []
+    if not dropped and " ".join(kept) == joined:
+        return [ln.rstrip() for ln in lines]  # nothing changed: keep the original line breaks
+    return textwrap.wrap(" ".join(kept), width=max(40, 79 - len(indent)), initial_indent=indent,
+                         subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+
+
+def rewrite_block(namer: Namer, lines: list[str], checker: LeakChecker) -> list[str]:
+    """Free text of a section: paragraphs and directives; returns the kept lines (no blank at the ends)."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        indent = len(line) - len(line.lstrip())
+        m = re.match(r"\s*\.\.\s+([\w-]+)::(.*)$", line)
+        if m or re.match(r"\s*\.\.\s+\[", line):
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+                j += 1
+            if m and m.group(1) == "math":
+                out += [""] + [ln.rstrip() for ln in lines[i:j]]
+            elif m and m.group(1) in ("note", "warning", "hint", "important", "tip", "caution"):
+                body = [ln for ln in lines[i + 1 : j]]
+                kept = rewrite_block(namer, [m.group(2).strip()] + body if m.group(2).strip() else body, checker)
+                if kept:
+                    out += [""] + kept
+            i = j
+            continue
+        j = i
+        while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) == indent:
+            if j > i and re.match(r"\s*\.\.\s", lines[j]):
+                break
+            j += 1
+        kept = rewrite_paragraph(namer, lines[i:j], checker)
+        if kept:
+            if out and out[-1] != "" and (len(kept[0]) - len(kept[0].lstrip())) <= _indent_of(out[-1]):
+                out.append("")
+            elif out and out[-1] != "":
+                pass
+            out += kept
+        i = j
+    while out and not out[0].strip():
+        out.pop(0)
+    return _squeeze_blanks(out)
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _squeeze_blanks(lines: list[str]) -> list[str]:
+    out = []
+    for ln in lines:
+        if ln.strip() or (out and out[-1].strip()):
+            out.append(ln.rstrip())
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def split_sections(doc: str) -> tuple[list[str], dict[str, list[str]]]:
+    """(summary lines, {section title: body lines}) of a dedented numpydoc docstring."""
+    lines = doc.split("\n")
+    head: list[str] = []
+    sections: dict[str, list[str]] = {}
+    current = head
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if (
+            i + 1 < len(lines)
+            and line.strip() in SECTION_NAMES
+            and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        ):
+            current = sections.setdefault(line.strip(), [])
+            i += 2
+            continue
+        current.append(line)
+        i += 1
+    return head, sections
+
+
+def parse_entries(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """Parameters/Returns style entries: (header line, dedented body lines)."""
+    entries: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if line.strip() and not line[0].isspace():
+            entries.append((line.rstrip(), []))
+        elif entries:
+            entries[-1][1].append(line)
+    return [(h, textwrap.dedent("\n".join(b)).split("\n")) for h, b in entries]
