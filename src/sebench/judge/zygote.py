@@ -29,6 +29,7 @@ import struct
 import sys
 import time
 import traceback
+import types
 
 # Captured before any user code runs: user code may replace module attributes, never these locals.
 _type = type
@@ -340,7 +341,15 @@ class Child:
                 pass
 
     def execute(self, job, calls, write):
-        ns = {"__name__": "__main__", "__builtins__": builtins}
+        # The program gets its own __main__ and its own copy of the builtins module: patching them changes
+        # nothing for the harness, the package or the standard library, which keep the real ones.
+        own_builtins = types.ModuleType("builtins")
+        own_builtins.__dict__.update(builtins.__dict__)
+        sys.modules["builtins"] = own_builtins
+        main = types.ModuleType("__main__")
+        ns = main.__dict__
+        ns["__builtins__"] = own_builtins
+        sys.modules["__main__"] = main
         try:
             _exec(_compile(job["code"], "<solution>", "exec"), ns)
         except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported
@@ -375,7 +384,7 @@ class Child:
             printed = _str(value)[:MAX_PRINTED]
         except BaseException as exc:  # noqa: BLE001
             return {"i": i, "ok": False, "error": _describe(exc), "memory": _is_memory(exc)}
-        return {"i": i, "ok": True, "value_json": text, "printed": printed}
+        return {"i": i, "ok": True, "value": text, "printed": printed}
 
 
 def _describe(exc):
@@ -392,14 +401,23 @@ def _is_memory(exc):
 
 
 def _frame_writer(nonce):
-    dumps = json.dumps
+    """Writes one result line; serialises flat frames itself (no json module the program could patch)."""
+
+    def scalar(v):
+        t = _type(v)
+        if v is None:
+            return "null"
+        if t is bool:
+            return "true" if v else "false"
+        if t is int:
+            return _int_repr(v)
+        return _enc_str(_str(v))
 
     def write(obj):
-        value = obj.pop("value_json", None)
-        body = dumps(obj, ensure_ascii=True)
-        if value is not None:
-            body = body[:-1] + ',"value":' + value + "}"
-        data = nonce + b" " + body.encode("ascii") + b"\n"
+        parts = []
+        for key, value in dict.items(obj):
+            parts.append(_enc_str(key) + ":" + (value if key == "value" else scalar(value)))
+        data = nonce + b" {" + ",".join(parts).encode("ascii") + b"}\n"
         view = memoryview(data)
         while view:
             try:
