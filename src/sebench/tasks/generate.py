@@ -73,25 +73,38 @@ def generate(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, work
     ctx = _Context(package_dir, mapping, seed, workers)
     slots = plan(usable, seed, sizes, list(names))
     train = ctx.fill(slots["train"], avoid={})
+    train_multi = ctx.fill(slots["train_multi"], avoid={})
+    n_multi = min(len(train_multi), round(sizes.train * TRAIN_MULTI_SHARE))
+    train = train[:sizes.train - n_multi]
+    train += train_multi[:sizes.train - len(train)]
     seen_inputs = defaultdict(set)
     for task, draft in train:
         seen_inputs[draft.template.key].update(c["input"] for c in task.test_cases)
-    single = ctx.fill(slots["single_test"], avoid=seen_inputs)
-    multiple = ctx.fill(slots["multiple_test"], avoid=seen_inputs)
-    out = {"train": [t for t, _ in train], "single_test": [t for t, _ in single],
-           "multiple_test": [t for t, _ in multiple]}
-    out["single_test"] = _drop_similar(out["single_test"], out["train"])
-    out["multiple_test"] = _drop_similar(out["multiple_test"], out["train"])
+    out = {"train": [t for t, _ in train]}
+    for split, target in (("single_test", sizes.single), ("multiple_test", sizes.multiple)):
+        done = [t for t, _ in ctx.fill(slots[split], avoid=seen_inputs)]
+        kept = _drop_similar(done, out["train"])
+        if len(kept) < target:
+            log.warning("%s: %d tasks instead of %d (not enough verified templates)", split, len(kept), target)
+        out[split] = kept[:target]
     return {split: _numbered(split, items) for split, items in out.items()}
 
 
 def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list[str]) -> dict[str, list]:
-    """{split: [slot, ...]}; a slot is the list of drafts to try, in order, for one task."""
+    """{group: [slot, ...]}; a slot is the list of drafts to try, in order, for one task.
+
+    Groups: "train" (train-only templates, then single-function variants), "train_multi",
+    "single_test", "multiple_test". Each group plans a few spare slots beyond its target, used when
+    some drafts never verify; `generate` keeps the first ones that do, in plan order.
+    """
     rng = random.Random(f"plan:{seed}")
     by_fn: dict[str, list[tuple[Template, int]]] = defaultdict(list)
     pipelines: list[Template] = []
+    train_only: list[tuple[Template, int]] = []
     for t in templates:
-        if t.kind == "single":
+        if "train" in t.tags:
+            train_only.extend((t, k) for k in range(len(t.texts)))
+        elif t.kind == "single":
             by_fn[t.focus[0]].extend((t, k) for k in range(len(t.texts)))
         else:
             pipelines.append(t)
@@ -100,46 +113,46 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
     for f in fns:
         rng.shuffle(by_fn[f])
 
-    # Single-function test: one reserved variant per function (functions with 2+ variants first).
-    reserved: dict[str, list[tuple[Template, int]]] = defaultdict(list)
-    order = [f for f in fns if len(by_fn[f]) >= 2] + [f for f in fns if len(by_fn[f]) < 2]
-    single_slots = []
-    depth = 0
-    while len(single_slots) < sizes.single and depth < 4:
-        for f in order:
-            if len(single_slots) >= sizes.single:
-                break
+    # Single-function test: one reserved variant per function, always leaving one for train; a
+    # second round (other variants) only when more tasks than functions are asked for.
+    reserved: dict[str, list] = defaultdict(list)
+    single = []
+    for depth in range(3):
+        if len(single) >= _with_spares(sizes.single):
+            break
+        for f in fns:
             left = [v for v in by_fn[f] if v not in reserved[f]]
-            if len(left) >= 2 + depth:  # always keep one variant for train
+            if len(left) >= 2 and len(single) < _with_spares(sizes.single):
                 reserved[f].append(left[0])
-                single_slots.append(_slot(left[0], "single_test"))
-        depth += 1
+                single.append(_slot(left[0], "single_test"))
 
-    # Multi-function templates: a share goes to train, the rest to the multi-function test split.
+    # Multi-function templates: whole templates go to train or to the multi-function test split.
     rng.shuffle(pipelines)
     n_train_multi = min(round(sizes.train * TRAIN_MULTI_SHARE), len(pipelines) // 4)
     train_pipes, test_pipes = pipelines[:n_train_multi], pipelines[n_train_multi:]
-    multi_slots = _cycle_slots([(t, k) for t in test_pipes for k in range(len(t.texts))], sizes.multiple,
-                               "multiple_test", rng)
+    multiple = _cycle_slots([(t, k) for t in test_pipes for k in range(len(t.texts))],
+                            _with_spares(sizes.multiple), "multiple_test", rng)
+    train_multi = _cycle_slots([(t, k) for t in train_pipes for k in range(len(t.texts))],
+                               _with_spares(n_train_multi), "train", rng)
 
-    # Train: every function once, then each function's next unused variant; repeats (with fresh
-    # inputs) only when every variant has been used.
-    n_single_train = max(0, sizes.train - n_train_multi)
+    # Train: train-only variants, every function once, then each function's next unused variant;
+    # a variant repeats (with fresh inputs) only when all of its function's variants have been used.
+    train = [_slot(v, "train") for v in train_only]
+    target = _with_spares(max(0, sizes.train - n_train_multi))
     pools = {f: [v for v in by_fn[f] if v not in reserved[f]] for f in fns}
-    train_slots: list = []
     k = 0
-    while len(train_slots) < n_single_train:
+    while len(train) < target and any(pools.values()):
         fresh = [f for f in fns if k < len(pools[f])]
         for f in fresh or [f for f in fns if pools[f]]:
-            if len(train_slots) < n_single_train:
+            if len(train) < target:
                 pool = pools[f]
-                train_slots.append(_slot(pool[k % len(pool)], "train", ROUNDS * (k // len(pool))))
-        if not any(pools.values()):
-            break
+                train.append(_slot(pool[k % len(pool)], "train", ROUNDS * (k // len(pool))))
         k += 1
-    train_multi = _cycle_slots([(t, k) for t in train_pipes for k in range(len(t.texts))],
-                               sizes.train - len(train_slots), "train", rng)
-    return {"train": train_slots + train_multi, "single_test": single_slots, "multiple_test": multi_slots}
+    return {"train": train, "train_multi": train_multi, "single_test": single, "multiple_test": multiple}
+
+
+def _with_spares(n: int) -> int:
+    return n + (max(3, n // 20) if n else 0)
 
 
 def _slot(variant: tuple[Template, int], split: str, first_attempt: int = 0) -> list[Draft]:
@@ -162,6 +175,7 @@ class _Context:
         self.names = mapping["functions"]
         self.package = mapping["package"]
         self.constructor = mapping.get("constructor") or self.names[CONSTRUCTOR]
+        self.array_type = mapping.get("array_type", "array")
         self.seed = seed
         self.workers = workers
 
@@ -177,8 +191,8 @@ class _Context:
                     done[i] = (task, draft)
         missing = len(slots) - len(done)
         if missing:
-            log.warning("%d of %d %s slots could not be filled", missing, len(slots),
-                        slots[0][0].split if slots else "")
+            log.info("%d of %d %s slots (spares included) not filled", missing, len(slots),
+                     slots[0][0].split if slots else "")
         return [done[i] for i in sorted(done)]
 
     def _realize(self, drafts: list[Draft], avoid: dict) -> list[Task | None]:
@@ -214,6 +228,8 @@ class _Context:
         t = d.template
         cases, expected = [], []
         for (text, _), p, q in zip(inputs, pkg_cases, np_cases):
+            if p["ok"] and q["ok"] and "repr" in t.tags and isinstance(q["value"], str):
+                q = {"ok": True, "value": q["value"].replace("array(", f"{self.array_type}(")}
             if p["ok"] and q["ok"] and plain.same(p["value"], q["value"]):
                 cases.append({"input": text, "output": plain.printed(p["value"])})
                 expected.append(p["value"])

@@ -43,6 +43,8 @@ class Template:
     texts:  problem statements, each a complete variant (setting, parameters, input and output forms).
     gen:    gen(rng, i) -> {param: plain value} for the i-th test case (edge cases at chosen i).
     cases:  minimum number of agreeing test cases for the task to be kept.
+    tags:   "train": only ever used for training; "ctor": the constructor counts as a function of the
+            task; "repr": outputs are repr strings (NumPy's "array(" read as the package's type name).
     """
 
     key: str
@@ -68,7 +70,7 @@ class Template:
         """The functions the task is about: the constructor only counts when it is the only one."""
         fns = self.functions
         rest = tuple(f for f in fns if f != CONSTRUCTOR)
-        return rest or fns
+        return fns if "ctor" in self.tags else (rest or fns)
 
     @property
     def kind(self) -> str:

@@ -7,7 +7,7 @@ import importlib
 
 from sebench.tasks.spec import Template
 
-MODULES = ("elementwise",)
+MODULES = ("elementwise", "reductions", "creation", "shape", "sorting", "mathx", "linalg")
 
 
 @functools.lru_cache(maxsize=1)
