@@ -1,0 +1,154 @@
+"""Writes the generated package: DIR/package/<pkg>/{__init__.py, <linalg>.py, _core.py, _doc.bin}.
+
+`_core.py` is a verbatim copy of sebench/obfuscate/runtime.py. The two modules hold only a call to its
+`_setup` with an encoded configuration (see runtime.py), so no source file pairs a NumPy name with its
+new name. `_doc.bin` holds the docstrings (zlib-compressed JSON, public name -> doc), compressed so that no
+line of the file sets a NumPy word from a description beside a public name.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+import random
+import re
+import zlib
+from pathlib import Path
+
+import numpy
+
+from sebench.obfuscate.names import Names
+from sebench.obfuscate.surface import load_surface
+
+RUNTIME_FILE = Path(__file__).with_name("runtime.py")
+CORE_NAME = "_core.py"
+DOC_NAME = "_doc.bin"
+# Surface names whose NumPy target differs from the name ("~r:" = rendered with the package's names).
+TARGETS = {"numpy.trapz": "trapezoid", "numpy.array_repr": "~r:array_repr"}
+PUBLIC_ATTRS = ("shape", "ndim", "size", "dtype")
+# Substrings that must never appear in an encoded blob (an audit would rightly flag them).
+FORBIDDEN_IN_BLOB = re.compile(r"numpy|ndarray|np\.|ufunc", re.IGNORECASE)
+
+
+def target_of(key: str) -> str:
+    """The attribute path under numpy that a mapping key is computed with."""
+    if key in TARGETS:
+        return TARGETS[key]
+    return key[len("numpy."):]
+
+
+def numpy_function(key: str):
+    """The NumPy callable behind a mapping key (trapz -> trapezoid)."""
+    target = target_of(key).removeprefix("~r:")
+    obj = numpy
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def library_names() -> dict:
+    """The NumPy names the runtime needs, looked up by role (they travel only inside the blob)."""
+    return {
+        "mod": "numpy", "short": "np", "nd": "ndarray", "gen": "generic", "dt": "dtype", "asarr": "asarray",
+        "lin": "linalg", "linexc": "linalg.LinAlgError", "linexc_short": "LinAlgError",
+        "axexc": "exceptions.AxisError", "axexc_short": "AxisError", "uf": "ufunc", "disp": "_dispatcher",
+        "ctor": "array", "reprfn": "array_repr", "proto": "__array__", "attrs": list(PUBLIC_ATTRS),
+        "blocked": sorted(n for n in dir(numpy.ndarray) if not n.startswith("__")),
+    }
+
+
+def configs(names: Names) -> tuple[dict, dict]:
+    """The decoded configuration of the package's root module and of its linalg submodule."""
+    root_funcs, lin_funcs = [], []
+    message_names = {}
+    for fn in load_surface():
+        public = names.functions[fn.key]
+        entry = [public.rsplit(".", 1)[1], target_of(fn.key)]
+        (lin_funcs if fn.linalg else root_funcs).append(entry)
+        short = ("linalg." if fn.linalg else "") + fn.name
+        message_names[short] = public
+    root = {
+        "R": {
+            "M": library_names(), "T": names.array_type, "S": names.slot, "C": names.constructor,
+            "L": names.linalg, "XA": names.axis_error, "XL": names.linalg_error, "N": message_names,
+        },
+        "F": root_funcs,
+        "E": {names.axis_error: "ax"},
+    }
+    lin = {"F": lin_funcs, "E": {names.linalg_error: "lin"}}
+    return root, lin
+
+
+def encode(cfg: dict, key: int) -> str:
+    """zlib(JSON) XOR keystream(key), base64: the inverse of runtime._decode."""
+    data = zlib.compress(json.dumps(cfg, sort_keys=True, separators=(",", ":")).encode("utf-8"), 9)
+    x = key
+    out = bytearray(len(data))
+    for i, b in enumerate(data):
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+        out[i] = b ^ (x >> 56)
+    return base64.b64encode(bytes(out)).decode("ascii")
+
+
+def encode_clean(cfg: dict, key: int) -> tuple[str, int]:
+    """Encodes with `key`, stepping to the next key in the rare case the text spells a flagged word."""
+    rng = random.Random(key)
+    while True:
+        text = encode(cfg, key)
+        if not FORBIDDEN_IN_BLOB.search(text):
+            return text, key
+        key = rng.getrandbits(64) | 1
+
+
+def module_source(doc: str, key: int, blob: str, tail: str = "") -> str:
+    lines = [f'"""{doc}"""', "from ._core import _setup", "", f'_setup(__name__, globals(), "{key:016x}", (']
+    lines += [f'    "{blob[i:i + 76]}"' for i in range(0, len(blob), 76)]
+    lines += ["))", "del _setup"]
+    if tail:
+        lines.append(tail)
+    return "\n".join(lines) + "\n"
+
+
+def default_docs(names: Names) -> dict[str, str]:
+    """Minimal docstrings (signature + one line), used until the rewritten docs are written."""
+    docs = {}
+    for fn in load_surface():
+        public = names.functions[fn.key]
+        docs[public] = f"{public.rsplit('.', 1)[1]}{default_signature(fn.key)}\n\nA function of the " \
+                       f"{names.package} package."
+    return docs
+
+
+def default_signature(key: str) -> str:
+    try:
+        sig = str(inspect.signature(numpy_function(key)))
+    except (TypeError, ValueError):
+        return "(*args, **kwargs)"
+    return sig.replace("<no value>", "<unset>")
+
+
+def write_docs(pkg_dir: Path, docs: dict[str, str]) -> None:
+    """Writes the docstrings file that the package reads at import."""
+    text = json.dumps(docs, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    (pkg_dir / DOC_NAME).write_bytes(zlib.compress(text.encode("utf-8"), 9))
+
+
+def write_package(package_root: Path, names: Names, docs: dict[str, str] | None = None) -> Path:
+    """Writes the package under package_root (the folder to put on sys.path); returns its folder."""
+    pkg_dir = Path(package_root) / names.package
+    pkg_dir.mkdir(parents=True, exist_ok=True)
+    root_cfg, lin_cfg = configs(names)
+    root_blob, root_key = encode_clean(root_cfg, names.key)
+    lin_blob, lin_key = encode_clean(lin_cfg, names.key ^ 0x5DEECE66D)
+    ctor = names.constructor
+    root_doc = (f"{names.package}: n-dimensional arrays and the functions that compute on them.\n\n"
+                f"Create arrays with {ctor}(...); linear algebra lives in {names.package}.{names.linalg}.\n")
+    lin_doc = f"{names.package}.{names.linalg}: linear algebra on {names.package} arrays.\n"
+    (pkg_dir / "__init__.py").write_text(
+        module_source(root_doc, root_key, root_blob, f"from . import {names.linalg}  # noqa: E402"),
+        encoding="utf-8")
+    (pkg_dir / f"{names.linalg}.py").write_text(module_source(lin_doc, lin_key, lin_blob), encoding="utf-8")
+    (pkg_dir / CORE_NAME).write_text(RUNTIME_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    write_docs(pkg_dir, docs if docs is not None else default_docs(names))
+    return pkg_dir

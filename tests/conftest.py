@@ -1,0 +1,35 @@
+"""Session fixtures shared by every stage's tests.
+
+`built_instance`: a real instance built once per test session with seed 0 (rewritten docs when the
+docs stage is installed, small task splits when the task stage is), for tests that need the real thing.
+The leak audit is not run here (tests/obfuscate/test_build.py checks that it passes), so one finding
+does not take every stage's tests down with it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+
+import pytest
+
+SMALL_SIZES = {"train": 60, "single": 30, "multiple": 20}
+
+
+def small_task_sizes():
+    """TaskSizes(train=60, single=30, multiple=20), or None before the task stage exists."""
+    if importlib.util.find_spec("sebench.tasks.generate") is None:
+        return None
+    from sebench.tasks.generate import TaskSizes
+
+    return TaskSizes(**SMALL_SIZES)
+
+
+@pytest.fixture(scope="session")
+def built_instance(tmp_path_factory):
+    """Path of an instance built with seed 0 (see the module docstring)."""
+    from sebench.obfuscate.build import build_instance
+
+    logging.getLogger("sebench").setLevel(logging.WARNING)
+    out = tmp_path_factory.mktemp("instance") / "seed0"
+    return build_instance(out, 0, task_sizes=small_task_sizes(), audit=False)

@@ -1,0 +1,124 @@
+import hashlib
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.obfuscate.build import build_instance
+from sebench.records import ApiDoc, read_records
+
+OFFICIAL = Path(__file__).resolve().parents[3] / "shared/reference/official_api_doc.jsonl"
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _quick(out, seed, **kw):
+    return build_instance(out, seed, docs=False, audit=False, **kw)
+
+
+def test_same_seed_gives_byte_identical_instances(tmp_path):
+    a = _files(_quick(tmp_path / "a", 5))
+    b = _files(_quick(tmp_path / "b", 5))
+    assert a == b
+    c = _files(_quick(tmp_path / "c", 6))
+    assert a["manifest.json"] != c["manifest.json"]
+
+
+def test_instance_layout_mapping_and_manifest(tmp_path):
+    root = _quick(tmp_path / "inst", 1)
+    inst = Instance.open(root)
+    mapping = inst.mapping()
+    assert set(mapping) >= {"package", "linalg", "array_type", "constructor", "functions"}
+    assert len(mapping["functions"]) == 278
+    assert mapping["constructor"] == mapping["functions"]["numpy.array"]
+    assert all(v.startswith(mapping["package"] + "." + mapping["linalg"] + ".")
+               for k, v in mapping["functions"].items() if k.startswith("numpy.linalg."))
+    docs = read_records(inst.api_doc_path, ApiDoc)
+    assert [d.name for d in docs] == list(mapping["functions"].values())
+    manifest = inst.manifest()
+    assert manifest["package"] == mapping["package"] and manifest["seed"] == 1
+    assert manifest["counts"]["functions"] == 278
+    for rel, digest in manifest["hashes"].items():
+        assert hashlib.sha256((root / rel).read_bytes()).hexdigest() == digest
+    listed = set(manifest["hashes"])
+    assert listed == {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} - {"manifest.json"}
+    pkg_files = {p.name for p in (inst.package_dir / mapping["package"]).iterdir()}
+    assert not any("mapping" in f for f in pkg_files) and "__pycache__" not in pkg_files
+    assert not (root.parent / "inst.partial").exists()
+
+
+def test_docstrings_reach_the_package(tmp_path):
+    root = _quick(tmp_path / "inst", 2)
+    inst = Instance.open(root)
+    mapping = inst.mapping()
+    docs = {d.name: d.doc for d in inst.api_docs()}
+    code = ("import json, sys, importlib\n"
+            "m = json.loads(sys.argv[1])\n"
+            "out = {}\n"
+            "for pub in m:\n"
+            "    mod, name = pub.rsplit('.', 1)\n"
+            "    out[pub] = getattr(importlib.import_module(mod), name).__doc__\n"
+            "print(json.dumps(out))\n")
+    res = subprocess.run([sys.executable, "-c", code, json.dumps(list(docs))], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(inst.package_dir)}, check=True)
+    assert json.loads(res.stdout) == docs
+
+
+def test_rebuild_replaces_an_instance_but_not_other_folders(tmp_path):
+    root = _quick(tmp_path / "inst", 3)
+    (root / "stale.txt").write_text("x")
+    _quick(root, 3)
+    assert not (root / "stale.txt").exists()
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "a.txt").write_text("keep")
+    with pytest.raises(SebenchError, match="not an instance directory"):
+        _quick(other, 3)
+
+
+def test_package_name_option(tmp_path):
+    root = _quick(tmp_path / "inst", 0, package_name="tovelak")
+    assert Instance.open(root).mapping()["package"] == "tovelak"
+    assert (root / "package/tovelak/__init__.py").is_file()
+
+
+@pytest.mark.skipif(not OFFICIAL.is_file(), reason="shared/reference is not beside the repository")
+def test_mapping_from_official_builds_zwc(tmp_path):
+    root = _quick(tmp_path / "zwc", 0, mapping_from=OFFICIAL)
+    mapping = Instance.open(root).mapping()
+    assert mapping["package"] == "zwc" and mapping["linalg"] == "rfx" and mapping["constructor"] == "zwc.yitaf"
+    code = ("import zwc\n"
+            "a = zwc.yitaf([[2.0, 0.0], [0.0, 4.0]])\n"
+            "print(repr(zwc.rfx.quvohe(a)), zwc.falekef(-3))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(root / "package")}, check=True)
+    assert res.stdout.split("\n")[0] == "yitaf([[0.5 , 0.  ],"
+    assert res.stdout.strip().endswith("3")
+
+
+def test_cli_build_and_flags(tmp_path):
+    import argparse
+
+    from sebench.obfuscate import cli
+
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["build", "--out", str(tmp_path / "x"), "--seed", "4", "--no-tasks"])
+    assert cli.task_sizes(args) is None
+    args = parser.parse_args(["build", "--out", "x", "--no-tasks", "--n-train", "3"])
+    with pytest.raises(SebenchError, match="--no-tasks cannot be combined"):
+        cli.task_sizes(args)
+    args = parser.parse_args(["build", "--out", "x", "--n-train", "-1"])
+    with pytest.raises(SebenchError, match="--n-train: must be 0 or more"):
+        cli.task_sizes(args)
+    if importlib.util.find_spec("sebench.tasks.generate") is not None:
+        args = parser.parse_args(["build", "--out", "x", "--n-train", "7"])
+        sizes = cli.task_sizes(args)
+        assert sizes.train == 7 and sizes.single > 0
