@@ -200,6 +200,8 @@ def _check_access(tree: ast.AST, rules: Rules, scope: _Scope) -> None:
 
 def _check_string(node: ast.Constant) -> None:
     text = node.value
+    if text == "__main__":
+        return
     if ("__" in text.replace("__main__", "") or _FORMAT_FIELD_UNDERSCORE.search(text)
             or "._" in text or _UNDERSCORE_IDENT.fullmatch(text)):
         raise _Violation("forbidden_access", f"string {text[:40]!r} names an underscore attribute", node)

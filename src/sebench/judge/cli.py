@@ -1,0 +1,82 @@
+"""`sebench judge` (flags generated from JudgeConfig) and `sebench sandbox serve`."""
+
+from __future__ import annotations
+
+import argparse
+import typing
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    _register_judge(subparsers)
+    _register_sandbox(subparsers)
+
+
+def _register_judge(subparsers) -> None:
+    from sebench.judge.run import JudgeConfig, config_fields
+
+    parser = subparsers.add_parser(
+        "judge",
+        help="judge rollouts in the sandbox: verdicts, accuracy, pass@k",
+        description="Judge a rollouts file (ours, or the original's query/response/test_cases format) against "
+        "an instance: extract the code, apply the static rules, run the tests in the sandbox, compare; writes "
+        "one verdict per rollout and prints a summary table.",
+    )
+    hints = typing.get_type_hints(JudgeConfig)
+    for f in config_fields():
+        flag = "--" + f.name.replace("_", "-")
+        kind = hints[f.name]
+        shown = f.default not in (None, False) and not f.metadata.get("required")
+        options = {"help": f.metadata["help"] + (f" (default: {f.default})" if shown else ""), "dest": f.name}
+        if kind is bool:
+            parser.add_argument(flag, action="store_true", **options)
+            continue
+        if f.metadata.get("multiple"):
+            parser.add_argument(flag, action="append", metavar="URL", **options)
+            continue
+        base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
+        options["type"] = Path if base is Path else base
+        if f.metadata.get("required"):
+            options["required"] = True
+        else:
+            options["default"] = f.default
+        parser.add_argument(flag, **options)
+    parser.set_defaults(func=_judge)
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from sebench.judge.run import JudgeConfig, config_fields, run_with_summary
+    from sebench.judge.summary import format_table
+
+    cfg = JudgeConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
+    out, summary = run_with_summary(cfg)
+    print(format_table(summary))
+    print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))
+    return 0
+
+
+def _register_sandbox(subparsers) -> None:
+    parser = subparsers.add_parser("sandbox", help="the sandbox as an HTTP server (serve)",
+                                   description="Run the judge's sandbox as a service.")
+    sub = parser.add_subparsers(dest="sandbox_command", metavar="SUBCOMMAND")
+    serve = sub.add_parser(
+        "serve", help="serve POST /run (the original's API), POST /judge and GET /health",
+        description="Serve the sandbox over HTTP: POST /run {code} -> {stdout, stderr} as in the original "
+        "benchmark, POST /judge {records} -> {verdicts}, GET /health. Use it from other machines with "
+        "`sebench judge --sandbox-url URL`.",
+    )
+    serve.add_argument("--data", type=Path, required=True, help="the instance directory")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8111, help="port (default: 8111)")
+    serve.add_argument("--workers", type=int, default=None, help="programs at once (default: the number of CPUs)")
+    serve.add_argument("--timeout", type=float, default=3.0, help="default seconds per program (default: 3.0)")
+    serve.add_argument("--no-bwrap", action="store_true", help="do not use bubblewrap (fallback layers only)")
+    serve.set_defaults(func=_serve)
+    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from sebench.judge.server import serve
+
+    serve(args.data, args.host, args.port, args.workers, args.timeout, False if args.no_bwrap else None)
+    return 0

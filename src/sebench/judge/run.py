@@ -1,0 +1,162 @@
+"""`sebench judge`: rollouts file -> verdicts file (+ summary), locally or on sandbox servers.
+
+Rollouts are our Rollout records (task_id, sample_idx, mode, model, response, ...) or the original
+benchmark's format (query, response, test_cases, right_exe_result), matched to the instance's tasks by
+query (whitespace-normalised); the original records get sample_idx = their rank among the records of
+the same task. Every rollout gets exactly one verdict, in input order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.judge.summary import summarize
+from sebench.records import Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
+
+log = logging.getLogger(__name__)
+
+CHUNK = 256
+
+__all__ = ["JudgeConfig", "judge_records", "summarize", "run", "read_rollouts"]
+
+
+def _opt(default: Any, help: str, **extra: Any):
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass
+class JudgeConfig:
+    """The options of `sebench judge`; each field is one flag (underscores become dashes)."""
+
+    data: Path = _opt(None, "the instance directory (written by `sebench build`)", required=True)
+    rollouts: Path = _opt(None, "rollouts (JSONL): ours, or the original's query/response/test_cases format",
+                          required=True)
+    out: Path = _opt(None, "the verdicts file to write (JSONL)", required=True)
+    summary: Path | None = _opt(None, "also write the summary as JSON here")
+    workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)")
+    timeout: float = _opt(3.0, "wall-clock seconds per program (all its test cases)")
+    sandbox_url: list | None = _opt(None, "judge on this `sebench sandbox serve` server (repeat for several)",
+                                    multiple=True)
+    no_bwrap: bool = _opt(False, "do not use bubblewrap even if installed (fallback layers only)")
+    memory_mb: int = _opt(1024, "address-space limit per program, in MiB")
+    progress: bool = _opt(True, "show a progress bar", cli=False)
+
+
+def config_fields():
+    return [f for f in fields(JudgeConfig) if f.metadata.get("cli", True)]
+
+
+def _norm_query(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+def read_rollouts(path: Path) -> list[Rollout | dict]:
+    """Our Rollout records, or the original's records (kept as dicts with a "query")."""
+    rows: list[Rollout | dict] = []
+    for lineno, obj in iter_json_lines(path):
+        where = f"{path}:{lineno}"
+        if isinstance(obj, dict) and "task_id" in obj:
+            rows.append(from_dict(Rollout, obj, where))
+        elif isinstance(obj, dict) and "query" in obj and "response" in obj:
+            rows.append(obj)
+        else:
+            raise SebenchError(f"{where}: neither a rollout record (task_id, sample_idx, response, ...) nor the "
+                               "original format (query, response, test_cases, right_exe_result)")
+    return rows
+
+
+def judge_records(instance: Instance | Path, rollouts: list, workers: int | None = None, *,
+                  sandbox_urls: list[str] | None = None, timeout_s: float = 3.0, bwrap: bool | None = None,
+                  memory_mb: int = 1024, progress: bool = False) -> list[Verdict]:
+    """One verdict per rollout (Rollout records or original-format dicts), in input order."""
+    from sebench.judge.core import Judge, _verdict
+
+    instance = instance if isinstance(instance, Instance) else Instance.open(instance)
+    tasks = instance.all_tasks()
+    by_id = {t.task_id: t for t in tasks}
+    by_query = {}
+    for t in tasks:
+        by_query.setdefault(_norm_query(t.query), t)
+    items, slots, verdicts = [], [], [None] * len(rollouts)
+    seen: dict[str, int] = {}
+    for i, r in enumerate(rollouts):
+        if isinstance(r, Rollout):
+            task, idx, extra = by_id.get(r.task_id), r.sample_idx, {"mode": r.mode, "model": r.model}
+            missing = f"no task '{r.task_id}' in {instance.root}"
+            response = r.response if r.response else (f"```python\n{r.code}\n```" if r.code else "")
+        else:
+            task = by_query.get(_norm_query(r.get("query", "")))
+            idx = seen.get(task.task_id, 0) if task else 0
+            extra = {k: r[k] for k in ("mode", "model") if isinstance(r.get(k), str)}
+            missing = "no task with this query in the instance (build it with --mapping-from)"
+            response = str(r.get("response") or "")
+        if task is None:
+            stub = Task(str(getattr(r, "task_id", "") or f"unmatched-{i}"), "unknown", "unknown", "", "", "", "",
+                        [], "", [])
+            verdicts[i] = _with(_verdict(stub, idx, "judge_error", 0, message=missing), extra)
+            continue
+        if not isinstance(r, Rollout):
+            seen[task.task_id] = idx + 1
+        items.append((task, response, idx))
+        slots.append((i, extra))
+    with Judge(instance, workers=workers, sandbox_urls=sandbox_urls, timeout_s=timeout_s, bwrap=bwrap,
+               memory_mb=memory_mb) as judge, _bar(progress, len(rollouts)) as bar:
+        bar.update(len(rollouts) - len(items))
+        for start in range(0, len(items), CHUNK):
+            chunk = judge.judge_many(items[start:start + CHUNK])
+            for (i, extra), v in zip(slots[start:start + CHUNK], chunk):
+                verdicts[i] = _with(v, extra)
+            bar.update(len(chunk))
+    return verdicts
+
+
+def _with(v: Verdict, extra: dict) -> Verdict:
+    return Verdict(v.task_id, v.sample_idx, v.verdict, v.tests_passed, v.tests_total, {**v.detail, **extra})
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n):
+        pass
+
+
+def _bar(enabled: bool, total: int):
+    if not enabled or total < 50:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="judge", unit="sample")
+
+
+def run(cfg: JudgeConfig) -> Path:
+    """Judges cfg.rollouts, writes cfg.out (and cfg.summary); returns cfg.out."""
+    return run_with_summary(cfg)[0]
+
+
+def run_with_summary(cfg: JudgeConfig) -> tuple[Path, dict]:
+    instance = Instance.open(cfg.data)
+    rollouts = read_rollouts(Path(cfg.rollouts))
+    if not rollouts:
+        raise SebenchError(f"{cfg.rollouts}: no rollouts to judge")
+    verdicts = judge_records(instance, rollouts, cfg.workers, sandbox_urls=cfg.sandbox_url or None,
+                             timeout_s=cfg.timeout, bwrap=False if cfg.no_bwrap else None,
+                             memory_mb=cfg.memory_mb, progress=cfg.progress)
+    write_records(cfg.out, verdicts)
+    summary = summarize(verdicts)
+    if cfg.summary:
+        Path(cfg.summary).parent.mkdir(parents=True, exist_ok=True)
+        Path(cfg.summary).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    log.info("%s: %d verdicts, accuracy %.1f%%", cfg.out, len(verdicts), 100 * summary["overall"]["accuracy"])
+    return Path(cfg.out), summary
