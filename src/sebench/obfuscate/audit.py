@@ -56,7 +56,8 @@ _NP_PREFIX = re.compile(r"(?<![\w.])np\.[A-Za-z_]")
 _BACKTICK = re.compile(r"(?::(?P<role>[\w:+-]+):)?(?:``(?P<d>[^`]+?)``|(?<!`)`(?P<s>[^`\n]+?)`(?!`))")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _CHAIN = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:\s*\.\s*[A-Za-z_]\w*)+)")
-_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
+_AFTER_CALL = re.compile(r"(?<=[)\]])\s*\.\s*([A-Za-z_]\w*)")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
 _REPR_LEAK = re.compile(r"\b(array|dtype)\(")
 _QUOTED = re.compile(r"'([A-Za-z_]\w*)'")
 
@@ -195,8 +196,9 @@ class LeakChecker:
         return out
 
     def _chains(self, line: str, params: frozenset) -> list[tuple[str, str]]:
-        """Dotted names `x.sum`, `scipy.linalg.eig`: NumPy method/function names after a non-package root."""
-        out = []
+        """Dotted names `x.sum`, `scipy.linalg.eig`, `f(x).sum()`: NumPy method or function names after a
+        root that is not the package."""
+        out = [("numpy-identifier", m.group(0)) for m in _AFTER_CALL.finditer(line) if m.group(1) in self.attr_names]
         for m in _CHAIN.finditer(line):
             root = m.group(1)
             parts = [p.strip() for p in m.group(2).split(".")[1:]]

@@ -13,6 +13,7 @@ build_docs(package_dir, mapping) -> one ApiDoc per function of the mapping, in m
 from __future__ import annotations
 
 import inspect
+import textwrap
 import json
 import logging
 import re
@@ -39,9 +40,8 @@ class FunctionDoc:
     key: str  # "numpy.mean"
     public: str  # "zwc.kocito"
     signature: str
-    parts: list = field(default_factory=list)  # rendered sections before Examples
-    chunks: list = field(default_factory=list)  # Examples chunks
-    rewriter: CodeRewriter | None = None
+    parts: list = field(default_factory=list)  # rendered sections before Notes
+    sections: dict = field(default_factory=dict)  # "Notes"/"Examples" -> chunks (text and statements)
     synthesized: list = field(default_factory=list)  # list[Stmt] when the example was synthesised
 
 
@@ -102,14 +102,14 @@ def _signature(obj, short: str, doc: str) -> tuple[str, str]:
     return f"{short}{sig}", doc
 
 
-def _header(namer: Namer, header: str, rename_functions: bool) -> str | None:
+def _header(namer: Namer, header: str, rename: set, checker: LeakChecker) -> str | None:
     """A Parameters/Returns entry header `name : type` with NumPy types renamed."""
     name, sep, kind = header.partition(":")
     name = name.strip()
-    if name in ("like",) or name.startswith("like "):
+    if name == "like":
         return None
-    if rename_functions and name in numpy_function_names():
-        name = "result"
+    if name in rename:
+        name = "out"
     kind = kind.strip()
     try:
         kind = re.sub(r"(``?)([^`]+)\1", lambda m: m.group(1) + rewrite_span(namer, m.group(2)) + m.group(1), kind)
@@ -118,30 +118,37 @@ def _header(namer: Namer, header: str, rename_functions: bool) -> str | None:
     kind = re.sub(r"\b(?:numpy|np)\.dtype\b", "dtype", kind)
     kind = namer.words(re.sub(r"\b(?:numpy|np)\.", "", kind))
     kind = re.sub(r",?\s*see dtype parameter above", "", kind)
+    if checker.prose(kind, namer.params):
+        kind = ""
     return f"{name} : {kind}" if sep and kind else name
 
 
-def _entries(namer: Namer, checker: LeakChecker, lines: list[str], returns: bool = False) -> list[str]:
-    out = []
+def _entries(namer: Namer, checker: LeakChecker, lines: list[str], rename: set = frozenset()) -> list[str]:
+    out: list[str] = []
     for header, body in parse_entries(lines):
-        head = _header(namer, header, returns)
+        if not header:
+            kept = rewrite_block(namer, body, checker)
+            if kept:
+                out += ([""] if out else []) + kept + [""]
+            continue
+        head = _header(namer, header, rename, checker)
         if head is None:
             continue
         if head.startswith("**kwargs") and any("ufunc" in b for b in body):
             body = ["Other keyword-only arguments: ``where``, ``casting``, ``order``, ``dtype``, ``subok``."]
         kept = rewrite_block(namer, body, checker)
         out += [head] + ["    " + ln if ln else "" for ln in kept]
-    return out
+    return _trim(out)
 
 
-def _raises(lines: list[str]) -> list[str]:
+def _raises(namer: Namer, checker: LeakChecker, lines: list[str]) -> list[str]:
     import builtins
 
     out = []
     for header, body in parse_entries(lines):
-        if isinstance(getattr(builtins, header.strip(), None), type):
+        if header and isinstance(getattr(builtins, header.strip(), None), type):
             out.append(header.strip())
-            out += ["    " + ln if ln.strip() else "" for ln in body if True]
+            out += ["    " + ln if ln else "" for ln in rewrite_block(namer, body, checker)]
     return _trim(out)
 
 
@@ -157,13 +164,14 @@ def _see_also(namer: Namer, checker: LeakChecker, lines: list[str]) -> list[str]
                 continue
             target = namer.dotted(True, raw[7:]) if raw.startswith("linalg.") else (
                 namer.bare(raw) if re.fullmatch(r"[A-Za-z_]\w*", raw) else None)
-            if target and target not in public:
+            if target and target not in public and target != namer.own:
                 public.append(target)
         if not public:
             continue
-        text = rewrite_block(namer, [desc.strip()] + [b.strip() for b in body], checker) if desc else []
-        joined = " ".join(ln.strip() for ln in text)
-        out.append(", ".join(public) + (f" : {joined}" if joined else ""))
+        text = rewrite_block(namer, [" ".join([desc.strip()] + [b.strip() for b in body])], checker) if desc else []
+        line = ", ".join(public) + (f" : {' '.join(ln.strip() for ln in text)}" if text else "")
+        out += textwrap.wrap(line, width=79, subsequent_indent="    ", break_long_words=False,
+                             break_on_hyphens=False)
     return out
 
 
@@ -177,82 +185,151 @@ def _section(title: str, lines: list[str]) -> list[str]:
     return [title, "-" * len(title)] + lines if lines else []
 
 
+def _canonical(obj, raw: str) -> str:
+    """The name NumPy documents the function under (np.abs is documented as `absolute`)."""
+    m = re.match(r"([A-Za-z_]\w*)\(", raw.strip())
+    return m.group(1) if m else getattr(obj, "__name__", "")
+
+
 def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker) -> FunctionDoc:
     obj = numpy_object(key)
     short = public.rsplit(".", 1)[1]
     raw = inspect.cleandoc(getattr(obj, "__doc__", None) or "") if obj is not None else ""
+    canonical = _canonical(obj, raw)
     signature, raw = _signature(obj, short, raw)
     head, sections = split_sections(raw)
+    returns = parse_entries(sections.get("Returns", []))
+    named = [h.partition(":")[0].strip() for h, _ in returns if h]
+    rename = set(named) & numpy_function_names() if len(named) == 1 else set()
     params = doc_params(signature) | doc_params("\n".join(["x()", "Parameters", "----------"]
                                                          + sections.get("Parameters", [])))
-    returns = doc_params("\n".join(["x()", "Returns", "-------"] + sections.get("Returns", [])))
-    params |= returns - numpy_function_names()
-    namer = Namer(mapping, in_linalg=key.startswith("numpy.linalg."), params=params)
+    params |= set(named) - rename
+    in_linalg = key.startswith("numpy.linalg.")
+    namer = Namer(mapping, in_linalg=in_linalg, params=frozenset(params), own=public)
+    own_name = key.rsplit(".", 1)[1]
+    if canonical and canonical != own_name:
+        namer.alias(canonical, own_name)
     fd = FunctionDoc(key, public, signature)
     fd.parts.append([signature])
     fd.parts.append(rewrite_block(namer, head, checker))
     fd.parts.append(_section("Parameters", _entries(namer, checker, sections.get("Parameters", []))))
-    fd.parts.append(_section("Returns", _entries(namer, checker, sections.get("Returns", []), returns=True)))
-    fd.parts.append(_section("Raises", _raises(sections.get("Raises", []))))
+    fd.parts.append(_section("Returns", _entries(namer, checker, sections.get("Returns", []), rename)))
+    fd.parts.append(_section("Raises", _raises(namer, checker, sections.get("Raises", []))))
     fd.parts.append(_section("See Also", _see_also(namer, checker, sections.get("See Also", []))))
-    fd.parts.append(_section("Notes", rewrite_block(namer, sections.get("Notes", []), checker)))
-    fd.chunks = parse_examples(sections.get("Examples", []))
-    fd.rewriter = CodeRewriter(namer, checker)
-    prepare(fd.chunks, fd.rewriter)
-    # text between examples names things too
-    for chunk in fd.chunks:
-        if chunk.kind == "text":
-            chunk.lines = rewrite_block(namer, chunk.lines, checker)
+    rewriter = CodeRewriter(namer, checker)
+    for title in ("Notes", "Examples"):
+        chunks = parse_examples(sections.get(title, []))
+        rewriter.main_aliases, rewriter.lin_aliases, rewriter.bare = {"np", "numpy"}, set(), {}
+        prepare(chunks, rewriter)
+        for chunk in chunks:  # text between examples names things too
+            if chunk.kind == "text":
+                chunk.lines = rewrite_block(namer, chunk.lines, checker)
+        fd.sections[title] = chunks
     return fd
 
 
-def _stmts(fd: FunctionDoc) -> list[Stmt]:
-    return fd.synthesized or [s for c in fd.chunks if c.kind == "code" for s in c.stmts]
+SECTIONS_RUN = ("Notes", "Examples")
+
+
+def _jobs_of(fd: FunctionDoc) -> dict[str, list[Stmt]]:
+    """The statements of each section with code, keyed "numpy.mean|Examples"."""
+    out = {}
+    for title in SECTIONS_RUN:
+        stmts = [s for c in fd.sections.get(title, []) if c.kind == "code" for s in c.stmts]
+        if stmts:
+            out[f"{fd.key}|{title}"] = stmts
+    return out
+
+
+def _has_example(fd: FunctionDoc) -> bool:
+    return any(not s.drop for c in fd.sections.get("Examples", []) if c.kind == "code" for s in c.stmts)
+
+
+def drop_unused(stmts: list[Stmt]) -> bool:
+    """Drops kept assignments (and defs) whose names nothing later uses, last first; True if any."""
+    changed = False
+    for i in range(len(stmts) - 1, -1, -1):
+        st = stmts[i]
+        if st.drop or not st.binds or st.output or not _pure_binding(st.source):
+            continue
+        if not any(_used_later(name, stmts[i + 1 :]) for name in st.binds):
+            st.drop, changed = "unused", True
+    return changed
+
+
+def _used_later(name: str, later: list[Stmt]) -> bool:
+    """Whether a kept later statement reads `name` before one rebinds it."""
+    for st in later:
+        if st.drop:
+            continue
+        if name in st.loads:
+            return True
+        if name in st.binds:
+            return False
+    return False
+
+
+def _pure_binding(source: str) -> bool:
+    import ast
+
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and (
+        isinstance(body[0], (ast.FunctionDef, ast.Import, ast.ImportFrom))
+        or isinstance(body[0], ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple)) for t in body[0].targets)
+    )
 
 
 def execute(package_dir: Path, package: str, docs: list[FunctionDoc]) -> None:
-    """Runs the kept statements until every doc's statements all run, stably."""
-    todo = {fd.key: fd for fd in docs}
+    """Runs the kept statements until every section's statements all run, stably; drops the rest."""
+    todo: dict[str, list[Stmt]] = {}
+    for fd in docs:
+        for job_id, stmts in _jobs_of(fd).items():
+            drop_unused(stmts)
+            todo[job_id] = stmts
     for _ in range(MAX_ROUNDS):
-        jobs = {k: [(s.source, s.binds) for s in _stmts(fd) if not s.drop] for k, fd in todo.items()}
+        jobs = {k: [(s.source, s.binds) for s in stmts if not s.drop] for k, stmts in todo.items()}
         results = run_examples(package_dir, package, jobs)
         again = {}
-        for key, fd in todo.items():
-            active = [s for s in _stmts(fd) if not s.drop]
-            tainted: set[str] = set()
-            changed = False
-            for st, res in zip(active, results.get(key, [])):
-                reason = ""
-                if res.status != "ok":
-                    reason = res.status.split(":")[0]
-                elif len(res.output.split("\n")) > MAX_OUTPUT_LINES:
-                    reason = "output too long"
-                elif st.loads & tainted:
-                    reason = "depends on a dropped statement"
-                if reason:
-                    st.drop, changed = reason, True
-                    tainted.update(st.binds)
-                else:
-                    st.output = res.output
-                    tainted.difference_update(st.binds)
-            if changed:
-                again[key] = fd
+        for job_id, stmts in todo.items():
+            if _settle([s for s in stmts if not s.drop], results.get(job_id, [])) | drop_unused(stmts):
+                again[job_id] = stmts
         todo = again
         if not todo:
             break
-    for fd in todo.values():  # still unstable after MAX_ROUNDS: give up on these examples
-        for st in _stmts(fd):
+    for stmts in todo.values():  # still changing after MAX_ROUNDS: give up on these
+        for st in stmts:
             st.drop = st.drop or "unstable"
 
 
-def render_examples(fd: FunctionDoc, package: str) -> list[str]:
-    """The Examples section from the kept statements and their real outputs."""
-    chunks = fd.chunks if not fd.synthesized else [Chunk("code", stmts=fd.synthesized)]
-    kept_any = any(not s.drop for c in chunks if c.kind == "code" for s in c.stmts)
-    if not kept_any:
-        return []
-    uses_math = any("math." in s.source for c in chunks if c.kind == "code" for s in c.stmts if not s.drop)
-    out = [f">>> import {package}"] + ([">>> import math"] if uses_math else [])
+def _settle(active: list[Stmt], results: list) -> bool:
+    """Applies one run's results; True if a statement had to be dropped."""
+    tainted: set[str] = set()
+    changed = False
+    for st, res in zip(active, results):
+        reason = ""
+        if res.status != "ok":
+            reason = res.status.split(":")[0]
+        elif len(res.output.split("\n")) > MAX_OUTPUT_LINES:
+            reason = "output too long"
+        elif st.loads & tainted:
+            reason = "depends on a dropped statement"
+        if reason:
+            st.drop, changed = reason, True
+            tainted.update(st.binds)
+        else:
+            st.output = res.output
+            tainted.difference_update(st.binds)
+    return changed
+
+
+def render_chunks(chunks: list[Chunk], header: list[str]) -> list[str]:
+    """A section from its text and kept statements with their real outputs."""
+    if not any(not s.drop for c in chunks if c.kind == "code" for s in c.stmts):
+        return [ln for c in chunks if c.kind == "text" for ln in c.lines] if all(c.kind == "text" for c in chunks) else []
+    out = list(header)
     for i, chunk in enumerate(chunks):
         if chunk.kind == "text":
             nxt = next((c for c in chunks[i + 1 :] if c.kind == "code"), None)
@@ -267,59 +344,69 @@ def render_examples(fd: FunctionDoc, package: str) -> list[str]:
             lines = st.source.split("\n")
             out.append(">>> " + lines[0])
             out += ["... " + ln for ln in lines[1:]]
-            if len(lines) > 1:
+            if len(lines) > 1 and re.match(r"(for|while|if|with|def|class|try)\b", lines[0]):
                 out.append("...")
-            out += [ln if ln.strip() else "<BLANKLINE>" for ln in getattr(st, "output", "").split("\n") if getattr(st, "output", "")]
-    while out and not out[-1].strip():
-        out.pop()
-    # collapse blank runs
-    clean = []
+            if st.output:
+                out += [ln if ln.strip() else "<BLANKLINE>" for ln in st.output.split("\n")]
+    clean: list[str] = []
     for ln in out:
-        if ln or (clean and clean[-1]):
+        if ln.strip() or (clean and clean[-1].strip()):
             clean.append(ln)
+    while clean and not clean[-1].strip():
+        clean.pop()
     return clean
 
 
 def build_docs(package_dir: Path, mapping: dict) -> list[ApiDoc]:
     """One rewritten ApiDoc per function of mapping["functions"] (mapping order), examples run for real."""
     package_dir = Path(package_dir)
+    package = mapping["package"]
     surface = probe_surface(package_dir, mapping)
     checker = LeakChecker(surface)
     docs = [prepare_function(k, v, mapping, checker) for k, v in mapping["functions"].items()]
-    execute(package_dir, mapping["package"], docs)
-    missing = [fd for fd in docs if not any(not s.drop for s in _stmts(fd))]
+    execute(package_dir, package, docs)
+    missing = [fd for fd in docs if not _has_example(fd)]
     for fd in missing:
         fd.synthesized = docs_synth.candidates(fd, mapping, checker)
+        fd.sections["Examples"] = [Chunk("code", stmts=fd.synthesized)] if fd.synthesized else []
     if missing:
-        execute(package_dir, mapping["package"], [fd for fd in missing if fd.synthesized])
+        execute(package_dir, package, [fd for fd in missing if fd.synthesized])
         for fd in missing:
             docs_synth.keep_first_working(fd)
     out = []
     for fd in docs:
         parts = [p for p in fd.parts if p]
-        examples = render_examples(fd, mapping["package"])
-        if examples:
-            parts.append(_section("Examples", examples))
+        notes = render_chunks(fd.sections.get("Notes", []), [])
+        uses_math = any("math." in s.source for c in fd.sections.get("Examples", []) if c.kind == "code"
+                        for s in c.stmts if not s.drop)
+        header = [f">>> import {package}"] + ([">>> import math"] if uses_math else [])
+        examples = render_chunks(fd.sections.get("Examples", []), header)
+        parts += [p for p in (_section("Notes", notes), _section("Examples", examples)) if p]
         doc = "\n\n".join("\n".join(p) for p in parts) + "\n"
         out.append(ApiDoc(name=fd.public, signature=fd.signature, doc=doc))
     _log_stats(docs)
     return out
 
 
-def example_stats(docs: list[FunctionDoc]) -> dict:
-    with_examples = sum(1 for fd in docs if any(not s.drop for s in _stmts(fd)))
-    dropped = Counter(s.drop for fd in docs for c in fd.chunks if c.kind == "code" for s in c.stmts
-                      if s.drop and s.drop not in ("import", "comment"))
-    return {"with_examples": with_examples, "synthesized": sum(1 for fd in docs if fd.synthesized
-                                                               and any(not s.drop for s in fd.synthesized)),
-            "dropped": dict(sorted(dropped.items()))}
-
-
 LAST_STATS: dict = {}
+
+
+def example_stats(docs: list[FunctionDoc]) -> dict:
+    """How many docs show examples, how many were synthesised, and why statements were dropped."""
+    dropped = Counter(s.drop for fd in docs for c in fd.sections.get("Examples", []) if c.kind == "code"
+                      for s in c.stmts if s.drop and s.drop not in ("import", "comment", "spare candidate"))
+    return {
+        "docs": len(docs),
+        "with_examples": sum(1 for fd in docs if _has_example(fd)),
+        "synthesized": sum(1 for fd in docs if fd.synthesized and _has_example(fd)),
+        "kept_statements": sum(1 for fd in docs for c in fd.sections.get("Examples", []) if c.kind == "code"
+                               for s in c.stmts if not s.drop),
+        "dropped": dict(sorted(dropped.items())),
+    }
 
 
 def _log_stats(docs: list[FunctionDoc]) -> None:
     LAST_STATS.clear()
     LAST_STATS.update(example_stats(docs))
-    log.info("docs: %d/%d with examples (%d synthesised); dropped statements: %s", LAST_STATS["with_examples"],
-             len(docs), LAST_STATS["synthesized"], LAST_STATS["dropped"])
+    log.info("docs: %(with_examples)d/%(docs)d with examples (%(synthesized)d synthesised), "
+             "%(kept_statements)d statements kept; dropped: %(dropped)s", LAST_STATS)

@@ -18,6 +18,7 @@ SECTION_NAMES = (
     "Parameters", "Returns", "Yields", "Receives", "Other Parameters", "Raises", "Warns", "Warnings",
     "See Also", "Notes", "References", "Examples", "Attributes", "Methods",
 )
+_TITLES = {t.title(): t for t in SECTION_NAMES}
 # NumPy constants that have a plain-Python spelling, in prose and in code.
 PROSE_CONSTANTS = {"nan": "nan", "NaN": "nan", "inf": "inf", "Inf": "inf", "pi": "pi", "e": "e", "newaxis": "None"}
 CODE_CONSTANTS = {"nan": "math.nan", "NaN": "math.nan", "inf": "math.inf", "Inf": "math.inf", "pi": "math.pi",
@@ -28,7 +29,7 @@ _NPREF = re.compile(r"(?<![\w.])(?P<mod>np|numpy)\.(?:(?P<lin>linalg)\.)?(?P<nam
 _CITE = re.compile(r"\s*\[[\w\-. ]+\]_")
 _BANNED_WORDS = re.compile(
     r"(?i)(https?://|www\.|\bscipy\b|\bmatplotlib\b|\bpandas\b|\bufuncs?\b|\barray[ -]api\b|"
-    r"\bf2py\b|\bcython\b|\bnep\b|\bnumarray\b|\bnumeric\b(?= python)|__array_\w+__|\bmasked arrays?\b|\bnp\.ma\b)"
+    r"``matrix``|\bmatrix (?:object|class|subclass)|\bf2py\b|\bcython\b|\bnep\b|\bnumarray\b|\bnumeric\b(?= python)|__array_\w+__|\bmasked arrays?\b|\bnp\.ma\b)"
 )
 _VERSION = re.compile(
     r"(?i)(\b(numpy|version|versions|since|as of|prior to|deprecated|legacy|release)\b[^.;]{0,40}\b\d+\.\d+"
@@ -44,6 +45,7 @@ class Namer:
     mapping: dict
     in_linalg: bool = False
     params: frozenset = frozenset()
+    own: str = ""  # the public name of the documented function
     main: dict = field(default_factory=dict)  # numpy short name -> public dotted name
     lin: dict = field(default_factory=dict)
 
@@ -54,6 +56,12 @@ class Namer:
             self.main["trapz"] = self.main["trapezoid"]
         self.package = self.mapping["package"]
         self.array_type = self.mapping.get("array_type") or "array"
+
+    def alias(self, canonical: str, own_name: str) -> None:
+        """The doc is NumPy's doc of `canonical` (np.abs is documented as absolute): name it as our own."""
+        table = self.lin if self.in_linalg else self.main
+        if canonical in table and own_name in table:
+            table[canonical] = table[own_name]
 
     def bare(self, name: str) -> str | None:
         """The public name for a bare NumPy function name, the documented namespace first."""
@@ -66,6 +74,9 @@ class Namer:
     def words(self, text: str) -> str:
         """NumPy / numpy / ndarray words outside code."""
         text = re.sub(r"\b(?:np|numpy)\.ndarray\b", self.array_type, text)
+        article = "an" if self.array_type[:1].lower() in "aeiou" else "a"
+        text = re.sub(r"\b([Aa])n (ndarray|`ndarray`)\b", lambda m: (article.capitalize() if m.group(1) == "A"
+                      else article) + " " + m.group(2), text)
         text = re.sub(r"\bndarrays\b", self.array_type + "s", text)
         text = re.sub(r"\bndarray\b", self.array_type, text)
         return re.sub(r"(?<![\w.])(?:NumPy|Numpy|numpy)(?![\w.])", self.package, text)
@@ -83,11 +94,21 @@ def _prefixed(namer: Namer, m: re.Match, constants: dict) -> str:
         return namer.array_type
     elif name in constants and not rest:
         return constants[name]
+    elif _scalar_type(name) and not rest:
+        return name
     else:
         public = namer.dotted(False, name)
     if public is None or rest:
         raise Dropped(m.group(0))
     return public
+
+
+def _scalar_type(name: str) -> bool:
+    """numpy.float64, numpy.int8, ...: in prose these become the plain dtype names."""
+    import numpy
+
+    obj = getattr(numpy, name, None)
+    return isinstance(obj, type) and issubclass(obj, numpy.generic)
 
 
 def rewrite_span(namer: Namer, body: str) -> str:
@@ -160,6 +181,8 @@ def rewrite_sentence(namer: Namer, text: str, checker: LeakChecker) -> str:
     text = _NPREF.sub(lambda m: _prefixed(namer, m, PROSE_CONSTANTS), text)
     text = namer.words(text)
     text = re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+    if namer.own and namer.own in text and re.search(r"(?i)shorthand|\balias", text):
+        raise Dropped("self alias")
     if checker.prose(text, namer.params):
         raise Dropped("audit")
     return text
@@ -216,44 +239,77 @@ def rewrite_paragraph(namer: Namer, lines: list[str], checker: LeakChecker) -> l
 
 
 def rewrite_block(namer: Namer, lines: list[str], checker: LeakChecker) -> list[str]:
-    """Free text of a section: paragraphs and directives; returns the kept lines (no blank at the ends)."""
+    """Free text of a section: paragraphs, literal blocks and directives; returns the kept lines."""
     out: list[str] = []
-    i = 0
+    i, blank_before = 0, False
+
+    def emit(kept: list[str]) -> None:
+        if out and blank_before:
+            out.append("")
+        out.extend(kept)
+
     while i < len(lines):
         line = lines[i]
         if not line.strip():
+            blank_before = True
             i += 1
             continue
-        indent = len(line) - len(line.lstrip())
+        indent = _indent_of(line)
         m = re.match(r"\s*\.\.\s+([\w-]+)::(.*)$", line)
         if m or re.match(r"\s*\.\.\s+\[", line):
-            j = i + 1
-            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
-                j += 1
+            j = _block_end(lines, i + 1, indent)
             if m and m.group(1) == "math":
-                out += [""] + [ln.rstrip() for ln in lines[i:j]]
+                blank_before = True
+                emit(_squeeze_blanks([ln.rstrip() for ln in lines[i:j]]))
             elif m and m.group(1) in ("note", "warning", "hint", "important", "tip", "caution"):
-                body = [ln for ln in lines[i + 1 : j]]
-                kept = rewrite_block(namer, [m.group(2).strip()] + body if m.group(2).strip() else body, checker)
+                body = ([" " * (indent + 4) + m.group(2).strip()] if m.group(2).strip() else []) + lines[i + 1 : j]
+                kept = rewrite_block(namer, textwrap.dedent("\n".join(body)).split("\n"), checker)
                 if kept:
-                    out += [""] + kept
-            i = j
+                    emit([" " * indent + ln if ln else "" for ln in kept])
+            i, blank_before = j, False
             continue
         j = i
-        while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) == indent:
+        while j < len(lines) and lines[j].strip() and _indent_of(lines[j]) == indent:
             if j > i and re.match(r"\s*\.\.\s", lines[j]):
                 break
             j += 1
         kept = rewrite_paragraph(namer, lines[i:j], checker)
+        if lines[j - 1].rstrip().endswith("::"):
+            k = _block_end(lines, j, indent)
+            literal = _literal(namer, lines[j:k], checker)
+            if kept and literal:
+                emit(kept)
+                blank_before = True
+                emit(literal)
+            i, blank_before = k, False
+            continue
         if kept:
-            if out and out[-1] != "" and (len(kept[0]) - len(kept[0].lstrip())) <= _indent_of(out[-1]):
-                out.append("")
-            elif out and out[-1] != "":
-                pass
-            out += kept
-        i = j
-    while out and not out[0].strip():
-        out.pop(0)
+            emit(kept)
+        i, blank_before = j, False
+    return _squeeze_blanks(out)
+
+
+def _block_end(lines: list[str], j: int, indent: int) -> int:
+    """End of an indented block starting at j (blank lines inside it belong to it)."""
+    k = j
+    while k < len(lines) and (not lines[k].strip() or _indent_of(lines[k]) > indent):
+        k += 1
+    while k > j and not lines[k - 1].strip():
+        k -= 1
+    return k
+
+
+def _literal(namer: Namer, block: list[str], checker: LeakChecker) -> list[str]:
+    """A literal block, kept verbatim with names replaced; [] if a line would have to go."""
+    out = []
+    for ln in block:
+        if not ln.strip():
+            out.append("")
+            continue
+        try:
+            out.append(ln[: _indent_of(ln)] + rewrite_sentence(namer, ln.strip(), checker))
+        except Dropped:
+            return []
     return _squeeze_blanks(out)
 
 
@@ -282,10 +338,10 @@ def split_sections(doc: str) -> tuple[list[str], dict[str, list[str]]]:
         line = lines[i]
         if (
             i + 1 < len(lines)
-            and line.strip() in SECTION_NAMES
+            and line.strip().title() in _TITLES
             and re.fullmatch(r"-{3,}", lines[i + 1].strip())
         ):
-            current = sections.setdefault(line.strip(), [])
+            current = sections.setdefault(_TITLES[line.strip().title()], [])
             i += 2
             continue
         current.append(line)
@@ -293,12 +349,21 @@ def split_sections(doc: str) -> tuple[list[str], dict[str, list[str]]]:
     return head, sections
 
 
+_ENTRY = re.compile(r"^\*{0,2}[A-Za-z_][\w.]*(\s*,\s*\*{0,2}[A-Za-z_][\w.]*)*\s*(:.*)?$|^[\w.:`~]+\s*:\s.*$")
+
+
 def parse_entries(lines: list[str]) -> list[tuple[str, list[str]]]:
-    """Parameters/Returns style entries: (header line, dedented body lines)."""
+    """Parameters/Returns style entries: (header line, dedented body lines); free text at the left margin
+    (e.g. "A namedtuple with the following attributes:") comes as ("", its lines)."""
     entries: list[tuple[str, list[str]]] = []
     for line in lines:
         if line.strip() and not line[0].isspace():
-            entries.append((line.rstrip(), []))
+            if _ENTRY.match(line.rstrip()):
+                entries.append((line.rstrip(), []))
+            elif entries and entries[-1][0] == "" and entries[-1][1] and entries[-1][1][-1].strip():
+                entries[-1][1].append(line)
+            else:
+                entries.append(("", [line]))
         elif entries:
             entries[-1][1].append(line)
     return [(h, textwrap.dedent("\n".join(b)).split("\n")) for h, b in entries]
