@@ -395,20 +395,18 @@ class Sandbox:
         for fd in (job_r, out_w, res_w):
             os.close(fd)
         deadline = time.monotonic() + timeout_s + 10.0
+        owned = {job_w, out_r, res_r}  # closed exactly once: a second close could hit another run's fd
         try:
-            stdout, results, overflow = self._pump(job_w, job, out_r, res_r, deadline)
+            stdout, results, overflow = self._pump(job_w, job, out_r, res_r, deadline, owned)
         finally:
-            for fd in (job_w, out_r, res_r):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+            for fd in owned:
+                os.close(fd)
         if not waiter[0].wait(max(0.1, deadline - time.monotonic())) or waiter[1] is None:
             raise _ZygoteLost("no exit report from the zygote")
         return _interpret(waiter[1], stdout, results, overflow, nonce, len(inputs), self.layers,
                           self.max_stdout)
 
-    def _pump(self, job_w: int, job: bytes, out_r: int, res_r: int, deadline: float):
+    def _pump(self, job_w: int, job: bytes, out_r: int, res_r: int, deadline: float, owned: set):
         os.set_blocking(job_w, False)
         poller = select.poll()
         poller.register(job_w, select.POLLOUT)
@@ -434,7 +432,8 @@ class Sandbox:
                         view = view[:0]
                     if not view:
                         poller.unregister(job_w)
-                        os.close(job_w)
+                        owned.discard(job_w)
+                        os.close(job_w)  # EOF: the child starts
                         writing = False
                     continue
                 data = os.read(fd, 1 << 16)
