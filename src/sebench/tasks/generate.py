@@ -126,10 +126,19 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
                 reserved[f].append(left[0])
                 single.append(_slot(left[0], "single_test"))
 
-    # Multi-function templates: whole templates go to train or to the multi-function test split.
-    rng.shuffle(pipelines)
+    # Multi-function templates: whole families (templates that share a statement pattern, e.g. all
+    # "normalise -> threshold -> count" combinations) go to train or to the multi-function test split,
+    # so that no test statement is a near copy of a train one.
+    families: dict[str, list[Template]] = defaultdict(list)
+    for t in pipelines:
+        families[".".join(t.key.split(".")[:2])].append(t)
+    names_ = sorted(families)
+    rng.shuffle(names_)
     n_train_multi = min(round(sizes.train * TRAIN_MULTI_SHARE), len(pipelines) // 4)
-    train_pipes, test_pipes = pipelines[:n_train_multi], pipelines[n_train_multi:]
+    train_pipes, test_pipes = [], []
+    for name in names_:
+        (train_pipes if len(train_pipes) < n_train_multi else test_pipes).extend(families[name])
+    n_train_multi = min(n_train_multi, len(train_pipes))
     multiple = _cycle_slots([(t, k) for t in test_pipes for k in range(len(t.texts))],
                             _with_spares(sizes.multiple), "multiple_test", rng)
     train_multi = _cycle_slots([(t, k) for t in train_pipes for k in range(len(t.texts))],
@@ -163,8 +172,14 @@ def _slot(variant: tuple[Template, int], split: str, first_attempt: int = 0) -> 
 def _cycle_slots(variants: list, n: int, split: str, rng: random.Random) -> list:
     if not variants or n <= 0:
         return []
-    variants = list(variants)
-    rng.shuffle(variants)
+    # first text of every template (shuffled), then second texts, ...: distinct templates come first
+    layers = defaultdict(list)
+    for t, k in variants:
+        layers[k].append((t, k))
+    variants = []
+    for k in sorted(layers):
+        rng.shuffle(layers[k])
+        variants += layers[k]
     return [_slot(variants[i % len(variants)], split, ROUNDS * (i // len(variants))) for i in range(n)]
 
 
@@ -175,7 +190,7 @@ class _Context:
         self.names = mapping["functions"]
         self.package = mapping["package"]
         self.constructor = mapping.get("constructor") or self.names[CONSTRUCTOR]
-        self.array_type = mapping.get("array_type", "array")
+        self.repr_name = self.constructor.rsplit(".", 1)[-1]  # the package's arrays print as ctor(...)
         self.seed = seed
         self.workers = workers
 
@@ -229,7 +244,7 @@ class _Context:
         cases, expected = [], []
         for (text, _), p, q in zip(inputs, pkg_cases, np_cases):
             if p["ok"] and q["ok"] and "repr" in t.tags and isinstance(q["value"], str):
-                q = {"ok": True, "value": q["value"].replace("array(", f"{self.array_type}(")}
+                q = {"ok": True, "value": q["value"].replace("array(", f"{self.repr_name}(")}
             if p["ok"] and q["ok"] and plain.same(p["value"], q["value"]):
                 cases.append({"input": text, "output": plain.printed(p["value"])})
                 expected.append(p["value"])

@@ -44,7 +44,7 @@ class Template:
     gen:    gen(rng, i) -> {param: plain value} for the i-th test case (edge cases at chosen i).
     cases:  minimum number of agreeing test cases for the task to be kept.
     tags:   "train": only ever used for training; "ctor": the constructor counts as a function of the
-            task; "repr": outputs are repr strings (NumPy's "array(" read as the package's type name).
+            task; "repr": outputs are repr strings (NumPy's "array(" read as the constructor's name).
     """
 
     key: str
@@ -54,7 +54,7 @@ class Template:
     texts: tuple[str, ...]
     gen: Gen
     cases: int = 8
-    tries: int = 12
+    tries: int = 16
     tags: tuple[str, ...] = field(default=())
 
     @property

@@ -7,7 +7,7 @@ import importlib
 
 from sebench.tasks.spec import Template
 
-MODULES = ("elementwise", "reductions", "creation", "shape", "sorting", "mathx", "linalg")
+MODULES = ("elementwise", "reductions", "creation", "shape", "sorting", "mathx", "linalg", "pipelines")
 
 
 @functools.lru_cache(maxsize=1)

@@ -31,7 +31,7 @@ def _geo_gen(r, i):
 
 
 def _shape_gen(r, i):
-    return {"rows": r.randint(0 if i == 7 else 1, 4), "cols": r.randint(1, 5)}
+    return {"rows": r.randint(0 if i == 7 else 1, 5), "cols": r.randint(1, 6)}
 
 
 def _like_gen(lo=-9, hi=9, dec=1):
@@ -95,7 +95,7 @@ def templates():
           _shape_gen),
         T("zeros.counter", "fresh_counters", "n", "return {zeros}(n, dtype=int)",
           ("A click tracker needs `n` counters, all starting at 0. Return them as a list of `n` integer zeros.",),
-          _ints(n=(0, 9))),
+          _ints(n=(0, 12)), tries=40),
         T("ones.weights", "uniform_weights", "rows cols", "return {ones}((rows, cols))",
           ("A neural network layer initialises a `rows` by `cols` weight table with every weight equal to 1.0. Return it as a list of rows of floats.",
            "A survey gives every respondent (rows) and every question (columns) an initial weight of 1.0. For `rows` respondents and `cols` questions return that table of floats."),

@@ -69,7 +69,7 @@ def _equal_gen(r, i):
 def _equiv_gen(r, i):
     row = g.vec(r, r.randint(1, 4), 0, 3, 0)
     table = [list(row) for _ in range(r.randint(1, 3))]
-    if r.random() < 0.4:
+    if i % 2:
         table[r.randrange(len(table))][r.randrange(len(row))] += 1
     return {"row": row, "table": table}
 
