@@ -55,7 +55,7 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
     pkg_dir = write_package(inst.package_dir, names)
     mapping = names.mapping()
     api_docs = _docs(inst, names, mapping) if docs else _default_api_docs(names)
-    write_docs(pkg_dir, {d.name: d.doc for d in api_docs})
+    write_docs(pkg_dir, {d.name: d.doc for d in api_docs}, names)
     write_records(inst.api_doc_path, api_docs)
     _write_json(inst.mapping_path, mapping)
 

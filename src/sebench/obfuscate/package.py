@@ -27,8 +27,10 @@ DOC_NAME = "_doc.bin"
 # Surface names whose NumPy target differs from the name ("~r:" = rendered with the package's names).
 TARGETS = {"numpy.trapz": "trapezoid", "numpy.array_repr": "~r:array_repr"}
 PUBLIC_ATTRS = ("shape", "ndim", "size", "dtype")
-# Substrings that must never appear in an encoded blob (an audit would rightly flag them).
-FORBIDDEN_IN_BLOB = re.compile(r"numpy|ndarray|np\.|ufunc", re.IGNORECASE)
+# Substrings that no package file may contain (an audit would rightly flag them); encoded parts that
+# happen to spell one are re-encoded with another key or nonce.
+FORBIDDEN = re.compile(r"numpy|ndarray|np\.|ufunc|linalg|dispatcher", re.IGNORECASE)
+WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def target_of(key: str) -> str:
@@ -50,7 +52,7 @@ def numpy_function(key: str):
 def library_names() -> dict:
     """The NumPy names the runtime needs, looked up by role (they travel only inside the blob)."""
     return {
-        "mod": "numpy", "short": "np", "nd": "ndarray", "gen": "generic", "dt": "dtype", "asarr": "asarray",
+        "lb": "numpy", "short": "np", "nd": "ndarray", "gen": "generic", "dt": "dtype", "asarr": "asarray",
         "lin": "linalg", "linexc": "linalg.LinAlgError", "linexc_short": "LinAlgError",
         "axexc": "exceptions.AxisError", "axexc_short": "AxisError", "uf": "ufunc", "disp": "_dispatcher",
         "ctor": "array", "reprfn": "array_repr", "proto": "__array__", "attrs": list(PUBLIC_ATTRS),
@@ -91,14 +93,39 @@ def encode(cfg: dict, key: int) -> str:
     return base64.b64encode(bytes(out)).decode("ascii")
 
 
-def encode_clean(cfg: dict, key: int) -> tuple[str, int]:
-    """Encodes with `key`, stepping to the next key in the rare case the text spells a flagged word."""
+def numpy_names() -> frozenset[str]:
+    return frozenset(f.name for f in load_surface())
+
+
+def clean_source(text: str, names: Names) -> bool:
+    """No flagged substring, and no token that is a NumPy function name or a public function name."""
+    banned = numpy_names() | {v.rsplit(".", 1)[1] for v in names.functions.values()}
+    return not FORBIDDEN.search(text) and not any(set(WORD.findall(line)) & banned for line in text.split("\n"))
+
+
+def clean_binary(data: bytes, names: Names) -> bool:
+    """No flagged substring, and no public name with its NumPy original on its line or the next."""
+    text = data.decode("latin-1")
+    if FORBIDDEN.search(text):
+        return False
+    pairs = {v.rsplit(".", 1)[1]: k.rsplit(".", 1)[1] for k, v in names.functions.items()}
+    words = [set(WORD.findall(line)) for line in text.split("\n")]
+    for i, ws in enumerate(words):
+        near = set().union(*words[max(0, i - 1): i + 2])
+        if any(pairs[w] in near for w in ws & pairs.keys()):
+            return False
+    return True
+
+
+def encoded_module(doc: str, cfg: dict, key: int, names: Names, tail: str = "") -> str:
+    """The module's source, re-keyed in the rare case the encoded text spells a flagged word."""
     rng = random.Random(key)
-    while True:
-        text = encode(cfg, key)
-        if not FORBIDDEN_IN_BLOB.search(text):
-            return text, key
+    for _ in range(1000):
+        text = module_source(doc, key, encode(cfg, key), tail)
+        if clean_source(text, names):
+            return text
         key = rng.getrandbits(64) | 1
+    raise RuntimeError("could not encode the configuration cleanly")
 
 
 def module_source(doc: str, key: int, blob: str, tail: str = "") -> str:
@@ -128,10 +155,15 @@ def default_signature(key: str) -> str:
     return sig.replace("<no value>", "<unset>")
 
 
-def write_docs(pkg_dir: Path, docs: dict[str, str]) -> None:
-    """Writes the docstrings file that the package reads at import."""
-    text = json.dumps(docs, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    (pkg_dir / DOC_NAME).write_bytes(zlib.compress(text.encode("utf-8"), 9))
+def write_docs(pkg_dir: Path, docs: dict[str, str], names: Names) -> None:
+    """Writes the docstrings file that the package reads at import (zlib-compressed JSON)."""
+    for nonce in range(1000):
+        text = json.dumps({"d": docs, "n": nonce}, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        data = zlib.compress(text.encode("utf-8"), 9)
+        if clean_binary(data, names):
+            (pkg_dir / DOC_NAME).write_bytes(data)
+            return
+    raise RuntimeError("could not write the docstrings file cleanly")
 
 
 def write_package(package_root: Path, names: Names, docs: dict[str, str] | None = None) -> Path:
@@ -139,16 +171,13 @@ def write_package(package_root: Path, names: Names, docs: dict[str, str] | None 
     pkg_dir = Path(package_root) / names.package
     pkg_dir.mkdir(parents=True, exist_ok=True)
     root_cfg, lin_cfg = configs(names)
-    root_blob, root_key = encode_clean(root_cfg, names.key)
-    lin_blob, lin_key = encode_clean(lin_cfg, names.key ^ 0x5DEECE66D)
-    ctor = names.constructor
     root_doc = (f"{names.package}: n-dimensional arrays and the functions that compute on them.\n\n"
-                f"Create arrays with {ctor}(...); linear algebra lives in {names.package}.{names.linalg}.\n")
-    lin_doc = f"{names.package}.{names.linalg}: linear algebra on {names.package} arrays.\n"
-    (pkg_dir / "__init__.py").write_text(
-        module_source(root_doc, root_key, root_blob, f"from . import {names.linalg}  # noqa: E402"),
-        encoding="utf-8")
-    (pkg_dir / f"{names.linalg}.py").write_text(module_source(lin_doc, lin_key, lin_blob), encoding="utf-8")
+                f"The submodule {names.package}.{names.linalg} holds the matrix functions.\n")
+    lin_doc = f"{names.package}.{names.linalg}: matrix functions on {names.package} arrays.\n"
+    tail = f"from . import {names.linalg}  # noqa: E402"
+    (pkg_dir / "__init__.py").write_text(encoded_module(root_doc, root_cfg, names.key, names, tail), encoding="utf-8")
+    (pkg_dir / f"{names.linalg}.py").write_text(
+        encoded_module(lin_doc, lin_cfg, names.key ^ 0x5DEECE66D, names), encoding="utf-8")
     (pkg_dir / CORE_NAME).write_text(RUNTIME_FILE.read_text(encoding="utf-8"), encoding="utf-8")
-    write_docs(pkg_dir, docs if docs is not None else default_docs(names))
+    write_docs(pkg_dir, docs if docs is not None else default_docs(names), names)
     return pkg_dir

@@ -61,7 +61,7 @@ def _docs():
         path = _os.path.join(_os.path.dirname(__file__), "_doc.bin")
         try:
             with open(path, "rb") as fh:
-                _S["docs"] = _json.loads(_zlib.decompress(fh.read()).decode("utf-8"))
+                _S["docs"] = _json.loads(_zlib.decompress(fh.read()).decode("utf-8"))["d"]
         except OSError:
             _S["docs"] = {}
     return _S["docs"]
@@ -81,7 +81,7 @@ def _setup_root(modname, cfg):
     _S["cfg"] = cfg
     _S["pkg"] = modname
     _S["tname"] = cfg["T"]
-    lib = _importlib.import_module(cfg["M"]["mod"])
+    lib = _importlib.import_module(cfg["M"]["lb"])
     _S["lib"] = lib
     _S["nd"] = getattr(lib, cfg["M"]["nd"])
     _S["gen"] = getattr(lib, cfg["M"]["gen"])
@@ -98,7 +98,7 @@ def _setup_root(modname, cfg):
     }
     _S["cls"] = _make_type(modname, cfg)
     _build_cleaner(cfg)
-    _warnings.filterwarnings("ignore", module="^(" + _re.escape(cfg["M"]["mod"]) + "|" + _re.escape(modname) + r")(\.|$)")
+    _warnings.filterwarnings("ignore", module="^(" + _re.escape(cfg["M"]["lb"]) + "|" + _re.escape(modname) + r")(\.|$)")
 
 
 # ---------------------------------------------------------------- conversion across the surface
@@ -238,9 +238,9 @@ def _plain(v):
 def _translate(e, pub=None):
     """The exception to raise instead of `e`: library classes become the package's or builtins."""
     t = type(e)
-    mod = getattr(t, "__module__", "") or ""
-    libname = _S["cfg"]["M"]["mod"]
-    if mod == libname or mod.startswith(libname + "."):
+    home = getattr(t, "__module__", "") or ""
+    libname = _S["cfg"]["M"]["lb"]
+    if home == libname or home.startswith(libname + "."):
         if isinstance(e, _S["lin_exc"]):
             cls = _S["exc"]["lin"]
         elif isinstance(e, _S["ax_exc"]):
@@ -248,7 +248,7 @@ def _translate(e, pub=None):
         else:
             cls = next((c for c in t.__mro__ if c.__module__ == "builtins"), Exception)
         return cls(_clean(str(e), pub))
-    if mod == "builtins":
+    if home == "builtins":
         if not e.args:
             return e
         if len(e.args) == 1 and isinstance(e.args[0], str):
@@ -267,7 +267,7 @@ def _translate(e, pub=None):
 
 def _build_cleaner(cfg):
     m = cfg["M"]
-    lib = _re.escape(m["mod"])
+    lib = _re.escape(m["lb"])
     short = _re.escape(m["short"])
     pkg, tname = _S["pkg"], cfg["T"]
     names = cfg["N"]
@@ -276,10 +276,17 @@ def _build_cleaner(cfg):
              m["axexc_short"]: pkg + "." + cfg["XA"], m["lin"]: pkg + "." + cfg["L"]}
     disp = m["disp"]
 
+    reverse = {}
+    for libname, pubname in names.items():
+        reverse.setdefault(pubname, libname.rsplit(".", 1)[-1])
+
     def lookup(name):
         base = name.lstrip("_")
         if base.endswith(disp):
             base = base[: -len(disp)]
+        current = _S.get("current")
+        if current and reverse.get(current) == base:
+            return current
         return names.get(base)
 
     def dotted(mt):
@@ -313,7 +320,8 @@ def _build_cleaner(cfg):
         (_re.compile(r"\b(?:" + lib + "|" + short + r")\.((?:\w+\.)*\w+)"), dotted),
         (_re.compile(r"\b" + _re.escape(m["nd"]) + r"\b"), tname),
         (_re.compile(r"\b" + _re.escape(m["uf"]) + r" '(\w+)'"), quoted),
-        (_re.compile(r"\b" + _re.escape(m["uf"]) + r"(s?)\b"), r"function\1"),
+        (_re.compile(r"\bg?" + _re.escape(m["uf"]) + r"(s?)\b"), r"function\1"),
+        (_re.compile(r"^(\w+)(?=: )"), lambda mt: (lookup(mt.group(1)) or mt.group(1)).rsplit(".", 1)[-1]),
         (_re.compile(r"\b([A-Za-z_]\w*)\.(\w+)\(\)"), method),
         (_re.compile(r"\b(\w+)\(\)"), call),
         (_re.compile(r"\b" + _re.escape(m["ctor"]) + r"\("), ctor.rsplit(".", 1)[1] + "("),
@@ -569,9 +577,6 @@ def _make_type(modname, cfg):
     def _contains(self, value):
         return _unwrap(value) in _S["get"](self)
 
-    def _round(self, *args):
-        return _wrapval(type(_S["get"](self)).__round__(_S["get"](self), *args))
-
     def _reduce(self):
         return (type(self), (_S["get"](self),))
 
@@ -610,7 +615,6 @@ def _make_type(modname, cfg):
         "__int__": _guard(lambda self: int(_S["get"](self))),
         "__complex__": _guard(lambda self: complex(_S["get"](self))),
         "__index__": _guard(lambda self: type(_S["get"](self)).__index__(_S["get"](self))),
-        "__round__": _guard(_round),
         "__reduce__": _reduce,
         "__copy__": _copy,
         "__deepcopy__": _deepcopy,
