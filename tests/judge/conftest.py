@@ -74,7 +74,8 @@ def quvohe(a):
 MAPPING = {
     "package": "zwc", "linalg": "rfx", "array_type": "Qoravet", "constructor": "zwc.yitaf",
     "functions": {"numpy.array": "zwc.yitaf", "numpy.mean": "zwc.kocito", "numpy.sum": "zwc.sumo",
-                  "numpy.add": "zwc.dabel", "numpy.linalg.inv": "zwc.rfx.quvohe"},
+                  "numpy.add": "zwc.dabel", "numpy.linalg.inv": "zwc.rfx.quvohe",
+                  "numpy.put": "zwc.rexa"},
 }
 
 

@@ -32,6 +32,8 @@ def verdict(code, selected=("zwc.kocito",)):
     "import zwc\ndef solve(input):\n    return zwc.kocito(input)",
     "from zwc import *\ndef solve(a):\n    return kocito(a)",
     "import zwc\ndef solve(a):\n    if (m := zwc.kocito(a)) > 1:\n        return m\n    return 0",
+    "import zwc\ndef solve(a):\n    out = zwc.yitaf(a)\n    zwc.rexa(out, [0], [9])\n    return out",
+    "import zwc\ndef solve(a):\n    out = [0.0]\n    zwc.dabel(a, a, out=out)\n    return out",
 ])
 def test_allowed(code):
     assert check_code(code, "solve", RULES, ("zwc.kocito",)).verdict is None, check_code(code, "solve", RULES)

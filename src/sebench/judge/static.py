@@ -34,6 +34,7 @@ BANNED_NAMES = frozenset({
     "breakpoint", "input", "help", "__import__", "attrgetter", "methodcaller", "get_type_hints",
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
+IN_PLACE = ("numpy.copyto", "numpy.place", "numpy.put", "numpy.putmask")
 _FORMAT_FIELD_UNDERSCORE = re.compile(r"\{[^{}:!]*\._")
 _UNDERSCORE_IDENT = re.compile(r"_+[A-Za-z0-9_]+")
 
@@ -47,6 +48,7 @@ class Rules:
     modules: frozenset  # dotted names of public modules: the package and its linalg submodule
     constructor: str | None = None  # e.g. "zwc.yitaf"
     array_type: str | None = None  # e.g. "zwc.Qoravet"
+    in_place: frozenset = frozenset()  # functions that change their first argument (copyto, put, ...)
 
     @classmethod
     def from_mapping(cls, mapping: dict) -> "Rules":
@@ -59,10 +61,13 @@ class Rules:
         if array_type:
             array_type = array_type if "." in array_type else f"{pkg}.{array_type}"
             public.add(array_type)
+        public |= set((mapping.get("exceptions") or {}).values())
         constructor = mapping.get("constructor")
         if constructor:
             public.add(constructor)
-        return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type)
+        functions = mapping.get("functions", {})
+        in_place = frozenset(functions[n] for n in IN_PLACE if n in functions)
+        return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type, in_place)
 
 
 @dataclass(frozen=True)
@@ -344,7 +349,15 @@ class _Flow:
                     names.add(node.target.id)
 
     def mutation(self, expr: ast.AST, names: set, ctx: bool) -> None:
-        """`out.append(x)`, `out.update(x)`...: a container fed with a derived value becomes derived."""
+        """`out.append(x)`, `out.update(x)`...: a container fed with a derived value becomes derived;
+        `pkg.put(out, ...)`: a package call may change the arrays it is given (in-place functions)."""
+        if isinstance(expr, ast.Call) and self.package_call(expr):
+            changed = [k.value for k in expr.keywords if k.arg == "out"]
+            if _resolve(_chain(expr.func) or [""], self.scope) in self.rules.in_place:
+                changed += expr.args[:1] + [k.value for k in expr.keywords if k.arg in ("a", "arr", "dst")]
+            for arg in changed:
+                names.update(_target_names(arg))
+            return
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
             receiver = expr.func.value
             while isinstance(receiver, (ast.Attribute, ast.Subscript)):

@@ -52,7 +52,10 @@ PRELOAD = (
     "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
     "heapq", "bisect", "string", "re", "copy", "dataclasses", "enum", "numbers", "random", "time",
     "datetime", "textwrap", "abc", "__future__", "warnings", "contextlib", "pprint", "keyword",
-    "decimal", "fractions", "statistics", "array", "unicodedata", "traceback", "linecache",
+    "decimal", "fractions", "statistics", "array", "unicodedata", "traceback", "linecache", "json",
+    # Submodules that NumPy loads lazily: children may be unable to read files later (uid drop, landlock).
+    "numpy.ma", "numpy.polynomial", "numpy.fft", "numpy.random", "numpy.lib.stride_tricks",
+    "numpy.lib.recfunctions", "numpy.char", "numpy.rec", "numpy.strings", "numpy.emath",
 )
 
 MAX_DEPTH = 64
@@ -448,7 +451,7 @@ _BLOCKED_EVENTS = frozenset({
     "os.chmod", "os.chown", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link",
     "os.truncate", "shutil.rmtree", "signal.pthread_kill", "sys.setprofile", "sys.settrace",
     "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-    "function.__new__", "code.__new__", "marshal.loads",
+    "function.__new__", "code.__new__",
 })
 _WRITE_MODES = frozenset("wax+")
 
