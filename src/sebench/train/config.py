@@ -1,0 +1,152 @@
+"""TrainConfig: one field per `sebench train` flag, each with its help text (the CLI is built from it).
+
+Light on purpose (no torch/TRL import), so that `sebench --help` and `sebench run` stay fast.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sebench.errors import SebenchError
+
+REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
+TRAIN_SOURCES = ("rollouts", "reference")
+REWARDS = ("binary", "graded")
+
+# The prompt mode that each regime trains on; the model is always evaluated closed-book afterwards.
+REGIME_MODE = {
+    "open-sft": "open",
+    "closed-sft": "closed",
+    "grpo-open": "open",
+    "grpo-closed": "closed",
+    "sft-grpo": "closed",
+    "self-play": "closed",
+}
+
+
+@dataclass
+class TrainConfig:
+    """Settings of one training run (`sebench train`); the run writes them to OUT/train_config.json."""
+
+    data: Path = field(metadata={"help": "instance directory (from `sebench build`)"})
+    regime: str = field(metadata={"help": "training regime: " + " | ".join(REGIMES)})
+    out: Path = field(metadata={"help": "checkpoint directory to write (HF format, loadable by the hf backend)"})
+    model: str = field(
+        default="smollm2-135m",
+        metadata={"help": "model to start from: smollm2-135m (embedded), a local HF folder, or hf:<path>"},
+    )
+    train_source: str | None = field(
+        default=None,
+        metadata={
+            "help": "SFT answers: rollouts (judged-correct answers from --rollouts, the paper's way) or "
+            "reference (the tasks' reference solutions); default: rollouts if --rollouts is given, else reference"
+        },
+    )
+    rollouts: Path | None = field(default=None, metadata={"help": "rollouts.jsonl whose correct answers are SFT data"})
+    verdicts: Path | None = field(
+        default=None, metadata={"help": "verdicts.jsonl of --rollouts (default: verdicts.jsonl beside it)"}
+    )
+    functions: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "train only on tasks whose functions are all in this comma-separated list of public names "
+            "(default: all); self-play writes tasks for these functions"
+        },
+    )
+    max_examples: int | None = field(default=None, metadata={"help": "use at most this many training examples"})
+    epochs: float = field(default=3.0, metadata={"help": "passes over the training data"})
+    max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides --epochs)"})
+    lr: float = field(
+        default=2e-4,
+        metadata={"help": "learning rate (2e-4 taught SmolLM2-135M 20 renamed functions in 3-5 epochs; 5e-5 did not)"},
+    )
+    batch_size: int = field(default=4, metadata={"help": "examples per device per step (GRPO: completions per device per step)"})
+    grad_accum: int = field(default=1, metadata={"help": "gradient accumulation steps"})
+    max_length: int = field(default=2048, metadata={"help": "SFT: longest tokenized prompt+answer; longer ones are cut"})
+    lora: bool = field(default=False, metadata={"help": "train LoRA adapters (merged into the weights before saving)"})
+    lora_r: int = field(default=16, metadata={"help": "LoRA rank"})
+    lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha"})
+    gradient_checkpointing: bool = field(default=False, metadata={"help": "trade compute for memory (large models)"})
+    seed: int = field(default=0, metadata={"help": "random seed (data order, LoRA init, sampling)"})
+    # GRPO
+    reward: str = field(
+        default="binary",
+        metadata={"help": "GRPO reward from the judge: binary (1 if correct, as in the paper) or graded (share of "
+                  "tests passed, when the code uses the package)"},
+    )
+    num_generations: int = field(default=4, metadata={"help": "GRPO: completions sampled per prompt (group size)"})
+    max_completion_length: int = field(default=384, metadata={"help": "GRPO / self-play: longest generated answer, tokens"})
+    temperature: float = field(default=1.0, metadata={"help": "GRPO / self-play: sampling temperature"})
+    epsilon: float = field(default=0.2, metadata={"help": "GRPO: lower clipping range of the importance ratio"})
+    epsilon_high: float | None = field(
+        default=None, metadata={"help": "GRPO: upper clipping range (default: --epsilon; DAPO uses 0.28)"}
+    )
+    beta: float = field(default=0.0, metadata={"help": "GRPO: KL coefficient against the starting model (0: no reference model)"})
+    sft_checkpoint: Path | None = field(
+        default=None,
+        metadata={"help": "sft-grpo: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},
+    )
+    judge_workers: int | None = field(default=None, metadata={"help": "judge sandbox workers for rewards and filtering"})
+    # Self-play
+    rounds: int = field(default=2, metadata={"help": "self-play: rounds of write tasks -> solve open-book -> train closed-book"})
+    selfplay_tasks: int = field(default=32, metadata={"help": "self-play: tasks the model is asked to write per round"})
+    selfplay_samples: int = field(default=2, metadata={"help": "self-play: solutions per written task for the agreement check"})
+    selfplay_solves: int = field(default=2, metadata={"help": "self-play: open-book answers sampled per kept task"})
+    selfplay_backend: str | None = field(
+        default=None,
+        metadata={"help": "self-play: backend spec that writes and solves the tasks (default: the model being "
+                  "trained, in-process; e.g. fake:... in tests)"},
+    )
+    overwrite: bool = field(default=False, metadata={"help": "replace an existing checkpoint in OUT"})
+
+    def __post_init__(self) -> None:
+        self.data = Path(self.data)
+        self.out = Path(self.out)
+        for name in ("rollouts", "verdicts", "sft_checkpoint"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, Path(value))
+        if isinstance(self.functions, str):
+            self.functions = [f.strip() for f in self.functions.split(",") if f.strip()]
+
+    def resolved(self) -> "TrainConfig":
+        """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
+        check_choice("regime", self.regime, REGIMES)
+        check_choice("reward", self.reward, REWARDS)
+        source = self.train_source or ("rollouts" if self.rollouts else "reference")
+        check_choice("train-source", source, TRAIN_SOURCES)
+        if source == "rollouts" and self.rollouts is None and self.regime in ("open-sft", "closed-sft", "sft-grpo"):
+            raise SebenchError("--train-source rollouts needs --rollouts FILE (a rollouts.jsonl judged by `sebench judge`)")
+        verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
+        for name, value in (("epochs", self.epochs), ("lr", self.lr)):
+            if value <= 0:
+                raise SebenchError(f"--{name} must be positive, got {value}")
+        for name in ("batch_size", "grad_accum", "num_generations", "rounds", "max_length", "max_completion_length"):
+            if getattr(self, name) < 1:
+                raise SebenchError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if self.regime.startswith("grpo") or self.regime == "sft-grpo":
+            if self.num_generations < 2:
+                raise SebenchError("--num-generations must be at least 2: GRPO compares completions within a group")
+            if (self.batch_size * self.grad_accum) % self.num_generations:
+                raise SebenchError(
+                    f"--batch-size x --grad-accum ({self.batch_size} x {self.grad_accum}) must be a multiple of "
+                    f"--num-generations ({self.num_generations}): each step trains on whole groups"
+                )
+        return dataclasses.replace(
+            self, train_source=source, verdicts=verdicts,
+            epsilon_high=self.epsilon if self.epsilon_high is None else self.epsilon_high,
+        )
+
+    def to_json(self) -> dict:
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}
+
+
+def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        import difflib
+
+        close = difflib.get_close_matches(value, choices, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise SebenchError(f"unknown --{name} '{value}'{hint} (choose one of: {', '.join(choices)})")

@@ -1,0 +1,109 @@
+"""Self-Play + SFT: the model writes its own tasks from the docs, solves them open-book, keeps what the
+judge accepts, and is trained closed-book on them; rounds repeat with the trained model.
+
+One round, k = 1..rounds:
+  1. write: the task generator of sebench.tasks.modelgen, with the current model as its backend,
+     writes tasks for the studied functions (it runs its own agreement check between samples);
+  2. solve: the current model answers each task open-book (--selfplay-solves samples);
+  3. keep: the judge checks every answer against the task's tests; correct answers are kept;
+  4. train: Closed-SFT on the kept (closed prompt, answer) pairs.
+OUT/rounds/round-K/ keeps each round's tasks.jsonl, rollouts.jsonl and verdicts.jsonl. Each round writes
+and solves with the very model object being trained (the hf backend over it): no intermediate checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.records import Rollout, Task, write_records
+from sebench.train import data
+from sebench.train.artifacts import LossLog
+from sebench.train.config import TrainConfig
+
+log = logging.getLogger(__name__)
+
+
+def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainConfig, workdir: Path,
+                    losses: LossLog) -> tuple[Any, list[dict], list[dict]]:
+    """Runs cfg.rounds rounds; returns the trained model, all training examples and a summary per round."""
+    from sebench.judge import Judge
+    from sebench.train.sft import train_sft
+
+    functions = cfg.functions or [doc.name for doc in instance.api_docs()]
+    if cfg.functions:
+        data.check_functions(instance, functions)
+    all_examples, summary = [], []
+    with Judge(instance, workers=cfg.judge_workers) as judge:
+        for k in range(1, cfg.rounds + 1):
+            folder = cfg.out / "rounds" / f"round-{k}"
+            started = time.time()
+            backend = round_backend(cfg, model, tokenizer)
+            pairs, counts = play_round(instance, judge, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
+            examples = data.sft_examples(instance, pairs, "closed")
+            if examples:
+                model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
+            else:
+                log.warning("self-play round %d: no task was both written and solved correctly; the model is unchanged", k)
+            all_examples += examples
+            summary.append({"round": k, **counts, "examples": len(examples), "seconds": round(time.time() - started, 1)})
+            log.info("self-play round %d: %s", k, summary[-1])
+    if not all_examples:
+        raise SebenchError(
+            "self-play kept no training example in any round: the model wrote no task that it also solved "
+            "correctly; try more --selfplay-tasks, more --selfplay-solves, or a stronger --model"
+        )
+    return model, all_examples, summary
+
+
+def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
+    """The backend that writes and solves a round's tasks: the model trained so far, in-process (the hf
+    backend over the very model object being trained), unless --selfplay-backend names another."""
+    from sebench.rollout.backends import get_backend
+
+    if cfg.selfplay_backend:
+        return get_backend(cfg.selfplay_backend)
+    model.eval()
+    return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer)
+
+
+def play_round(instance: Instance, judge: Any, backend: Any, functions: list[str], cfg: TrainConfig, seed: int,
+               folder: Path) -> tuple[list[tuple[Task, str]], dict]:
+    """Writes, solves and judges one round's tasks; returns the (task, correct code) pairs and counts."""
+    from sebench.judge.extract import extract_code
+    from sebench.rollout.backends import GenerationRequest
+    from sebench.rollout.prompts import PromptBuilder
+    from sebench.tasks.modelgen import generate_tasks
+
+    tasks = generate_tasks(instance, backend, functions, cfg.selfplay_tasks, seed=seed, samples=cfg.selfplay_samples)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_records(folder / "tasks.jsonl", tasks)
+    builder = PromptBuilder(instance, "open")
+    requests = [
+        GenerationRequest(messages=builder.messages(t), n=cfg.selfplay_solves, temperature=cfg.temperature,
+                          max_tokens=cfg.max_completion_length, seed=seed)
+        for t in tasks
+    ]
+    answers = backend.generate(requests) if requests else []
+    items = [(t, c.text, i) for t, completions in zip(tasks, answers) for i, c in enumerate(completions)]
+    verdicts = judge.judge_many(items)
+    rollouts = [
+        Rollout(task_id=t.task_id, sample_idx=i, mode="open", model=backend.name, prompt=builder.messages(t),
+                response=c.text, code=extract_code(c.text), finish_reason=c.finish_reason,
+                usage={"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens})
+        for t, completions in zip(tasks, answers) for i, c in enumerate(completions)
+    ]
+    write_records(folder / "rollouts.jsonl", rollouts)
+    write_records(folder / "verdicts.jsonl", verdicts)
+    pairs, seen = [], set()
+    for (task, _, _), rollout, verdict in zip(items, rollouts, verdicts):
+        if verdict.verdict == "correct" and rollout.code and (task.task_id, rollout.code) not in seen:
+            seen.add((task.task_id, rollout.code))
+            pairs.append((task, rollout.code))
+    counts = {"tasks_written": len(tasks), "answers": len(items),
+              "correct": sum(v.verdict == "correct" for v in verdicts)}
+    return pairs, counts
