@@ -1,5 +1,6 @@
 import hashlib
 import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -122,3 +123,54 @@ def test_cli_build_and_flags(tmp_path):
         args = parser.parse_args(["build", "--out", "x", "--n-train", "7"])
         sizes = cli.task_sizes(args)
         assert sizes.train == 7 and sizes.single > 0
+
+
+def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
+    pytest.importorskip("sebench.obfuscate.audit")
+    from sebench.obfuscate import build as build_mod
+
+    build_instance(tmp_path / "clean", 8, docs=False)  # minimal docs: the audit finds nothing
+    assert (tmp_path / "clean/manifest.json").is_file()
+    real = build_mod._default_api_docs
+
+    def leaky(names):
+        docs = real(names)
+        return [docs[0].__class__(docs[0].name, docs[0].signature, docs[0].doc + "\nSame as numpy.mean.")] + docs[1:]
+
+    monkeypatch.setattr(build_mod, "_default_api_docs", leaky)
+    with pytest.raises(SebenchError, match=r"(?s)leak audit found .*numpy-word"):
+        build_instance(tmp_path / "leaky", 8, docs=False)
+    assert not (tmp_path / "leaky").exists() and (tmp_path / "leaky.partial").is_dir()
+
+
+def test_cli_audit_prints_findings_and_exit_code(tmp_path, capsys):
+    pytest.importorskip("sebench.obfuscate.audit")
+    import argparse
+
+    from sebench.obfuscate import cli
+
+    root = build_instance(tmp_path / "inst", 9, docs=False)
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["audit", str(root)])
+    assert args.func(args) == 0
+    assert "0 finding(s)" in capsys.readouterr().out
+    with (root / "datasets/train/api_doc.jsonl").open("a") as fh:
+        fh.write(json.dumps({"name": "x", "signature": "x()", "doc": "Like np.mean."}) + "\n")
+    assert args.func(args) == 1
+    out = capsys.readouterr().out
+    assert "datasets/train/api_doc.jsonl:279:" in out and "1 finding(s)" not in out.split("\n")[0]
+
+
+def test_full_build_is_byte_identical(built_instance, tmp_path):
+    """The session's real instance (docs, tasks when available) rebuilt with the same arguments."""
+    again = build_instance(tmp_path / "again", 0, task_sizes=_small_sizes(), audit=False)
+    assert _files(again) == _files(built_instance)
+
+
+def _small_sizes():
+    if importlib.util.find_spec("sebench.tasks.generate") is None:
+        return None
+    from sebench.tasks.generate import TaskSizes
+
+    return TaskSizes(train=60, single=30, multiple=20)
