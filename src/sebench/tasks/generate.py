@@ -17,7 +17,7 @@ import logging
 import random
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sebench.errors import SebenchError
@@ -72,18 +72,24 @@ def generate(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, work
               if all(f in names for f in t.functions)]
     ctx = _Context(package_dir, mapping, seed, workers)
     slots = plan(usable, seed, sizes, list(names))
-    train = ctx.fill(slots["train"], avoid={})
-    train_multi = ctx.fill(slots["train_multi"], avoid={})
-    n_multi = min(len(train_multi), round(sizes.train * TRAIN_MULTI_SHARE))
-    train = train[:sizes.train - n_multi]
-    train += train_multi[:sizes.train - len(train)]
-    seen_inputs = defaultdict(set)
-    for task, draft in train:
-        seen_inputs[draft.template.key].update(c["input"] for c in task.test_cases)
+    done = ctx.fill_all(slots)  # one batch of reference runs per round, for all groups at once
+    n_multi = min(len(done["train_multi"]), round(sizes.train * TRAIN_MULTI_SHARE))
+    train = done["train"][:sizes.train - n_multi]
+    train += done["train_multi"][:sizes.train - len(train)]
     out = {"train": [t for t, _ in train]}
+    covered = {f for t in out["train"] for f in t.selected_functions}
+    train_inputs = defaultdict(set)
+    for task, draft in train:
+        train_inputs[draft.template.key].update(c["input"] for c in task.test_cases)
     for split, target in (("single_test", sizes.single), ("multiple_test", sizes.multiple)):
-        done = [t for t, _ in ctx.fill(slots[split], avoid=seen_inputs)]
-        kept = _drop_similar(done, out["train"])
+        kept = []
+        for task, draft in done[split]:
+            if not covered.issuperset(task.selected_functions):  # must be learnable from train
+                continue
+            task = _without_inputs(task, train_inputs[draft.template.key], draft.template.cases)
+            if task is not None:
+                kept.append(task)
+        kept = _drop_similar(kept, out["train"])
         if len(kept) < target:
             log.warning("%s: %d tasks instead of %d (not enough verified templates)", split, len(kept), target)
         out[split] = kept[:target]
@@ -113,6 +119,34 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
     for f in fns:
         rng.shuffle(by_fn[f])
 
+    # Multi-function templates: whole families (templates that share a statement pattern, e.g. all
+    # "normalise -> threshold -> count" combinations) go to train or to the multi-function test split,
+    # so that no test statement is a near copy of a train one.
+    families: dict[str, list[Template]] = defaultdict(list)
+    for t in pipelines:
+        families[".".join(t.key.split(".")[:2])].append(t)
+    family_names = sorted(families)
+    rng.shuffle(family_names)
+    n_train_multi = min(round(sizes.train * TRAIN_MULTI_SHARE), len(pipelines) // 4)
+    train_pipes, test_pipes = [], []
+    for name in family_names:
+        (train_pipes if len(train_pipes) < n_train_multi else test_pipes).extend(families[name])
+    n_train_multi = min(n_train_multi, len(train_pipes))
+    train_multi = _cycle_slots(_layered([(t, k) for t in train_pipes for k in range(len(t.texts))], rng),
+                               _with_spares(n_train_multi), "train")
+    test_variants = _layered([(t, k) for t in test_pipes for k in range(len(t.texts))], rng)
+
+    # Small sizes: train cannot cover every function, so the test splits keep to the functions that
+    # train covers (its first pass runs over `fns` in order): pipelines are picked greedily to add few
+    # new functions, and those functions move to the front of `fns`.
+    budget = max(0, sizes.train - n_train_multi - len(train_only))
+    if budget < len(fns):
+        chosen, needed = _pick_within(test_variants, _with_spares(sizes.multiple), budget)
+        multiple = [_slot(v, "multiple_test") for v in chosen]
+        fns = [f for f in fns if f in needed] + [f for f in fns if f not in needed]
+    else:
+        multiple = _cycle_slots(test_variants, _with_spares(sizes.multiple), "multiple_test")
+
     # Single-function test: one reserved variant per function, always leaving one for train; a
     # second round (other variants) only when more tasks than functions are asked for.
     reserved: dict[str, list] = defaultdict(list)
@@ -120,29 +154,11 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
     for depth in range(3):
         if len(single) >= _with_spares(sizes.single):
             break
-        for f in fns:
+        for f in fns[:budget]:
             left = [v for v in by_fn[f] if v not in reserved[f]]
             if len(left) >= 2 and len(single) < _with_spares(sizes.single):
                 reserved[f].append(left[0])
                 single.append(_slot(left[0], "single_test"))
-
-    # Multi-function templates: whole families (templates that share a statement pattern, e.g. all
-    # "normalise -> threshold -> count" combinations) go to train or to the multi-function test split,
-    # so that no test statement is a near copy of a train one.
-    families: dict[str, list[Template]] = defaultdict(list)
-    for t in pipelines:
-        families[".".join(t.key.split(".")[:2])].append(t)
-    names_ = sorted(families)
-    rng.shuffle(names_)
-    n_train_multi = min(round(sizes.train * TRAIN_MULTI_SHARE), len(pipelines) // 4)
-    train_pipes, test_pipes = [], []
-    for name in names_:
-        (train_pipes if len(train_pipes) < n_train_multi else test_pipes).extend(families[name])
-    n_train_multi = min(n_train_multi, len(train_pipes))
-    multiple = _cycle_slots([(t, k) for t in test_pipes for k in range(len(t.texts))],
-                            _with_spares(sizes.multiple), "multiple_test", rng)
-    train_multi = _cycle_slots([(t, k) for t in train_pipes for k in range(len(t.texts))],
-                               _with_spares(n_train_multi), "train", rng)
 
     # Train: train-only variants, every function once, then each function's next unused variant;
     # a variant repeats (with fresh inputs) only when all of its function's variants have been used.
@@ -169,18 +185,38 @@ def _slot(variant: tuple[Template, int], split: str, first_attempt: int = 0) -> 
     return [Draft(t, k, split, first_attempt + a) for a in range(ROUNDS)]
 
 
-def _cycle_slots(variants: list, n: int, split: str, rng: random.Random) -> list:
-    if not variants or n <= 0:
-        return []
-    # first text of every template (shuffled), then second texts, ...: distinct templates come first
+def _layered(variants: list, rng: random.Random) -> list:
+    """First texts of all templates (shuffled), then second texts, ...: distinct templates first."""
     layers = defaultdict(list)
     for t, k in variants:
         layers[k].append((t, k))
-    variants = []
+    out = []
     for k in sorted(layers):
         rng.shuffle(layers[k])
-        variants += layers[k]
+        out += layers[k]
+    return out
+
+
+def _cycle_slots(variants: list, n: int, split: str) -> list:
+    """n slots cycling over variants; a repeated variant gets fresh inputs (later attempts)."""
+    if not variants or n <= 0:
+        return []
     return [_slot(variants[i % len(variants)], split, ROUNDS * (i // len(variants))) for i in range(n)]
+
+
+def _pick_within(variants: list, n: int, budget: int) -> tuple[list, set]:
+    """Up to n variants whose functions together stay within `budget` functions, greedily adding the
+    variant that brings the fewest new functions (earlier variants first on ties)."""
+    chosen, needed = [], set()
+    left = list(variants)
+    while left and len(chosen) < n:
+        best = min(range(len(left)), key=lambda i: (len(set(left[i][0].focus) - needed), i))
+        fns = set(left[best][0].focus)
+        if len(needed | fns) > budget:
+            break
+        chosen.append(left.pop(best))
+        needed |= fns
+    return chosen, needed
 
 
 class _Context:
@@ -193,27 +229,34 @@ class _Context:
         self.repr_name = self.constructor.rsplit(".", 1)[-1]  # the package's arrays print as ctor(...)
         self.seed = seed
         self.workers = workers
+        self.train_inputs: dict[str, set] = defaultdict(set)
 
-    def fill(self, slots: list[list[Draft]], avoid: dict) -> list[tuple[Task, Draft]]:
-        """Realizes each slot with its first draft that verifies; slots that never do are dropped."""
-        done: dict[int, tuple[Task, Draft]] = {}
+    def fill_all(self, groups: dict[str, list[list[Draft]]]) -> dict[str, list[tuple[Task, Draft]]]:
+        """Realizes each slot with its first draft that verifies; slots that never do are dropped.
+        Round r runs the r-th draft of every unfilled slot of every group in one batch; train drafts are
+        prepared first, so that test drafts avoid the inputs they drew."""
+        done: dict[tuple[str, int], tuple[Task, Draft]] = {}
+        order = sorted(groups, key=lambda g: not g.startswith("train"))
         for round_ in range(ROUNDS):
-            todo = [(i, slot[round_]) for i, slot in enumerate(slots) if i not in done and round_ < len(slot)]
+            todo = [((name, i), slot[round_]) for name in order for i, slot in enumerate(groups[name])
+                    if (name, i) not in done and round_ < len(slot)]
             if not todo:
                 break
-            for (i, draft), task in zip(todo, self._realize([d for _, d in todo], avoid)):
+            for (where, draft), task in zip(todo, self._realize([d for _, d in todo])):
                 if task is not None:
-                    done[i] = (task, draft)
-        missing = len(slots) - len(done)
-        if missing:
-            log.info("%d of %d %s slots (spares included) not filled", missing, len(slots),
-                     slots[0][0].split if slots else "")
-        return [done[i] for i in sorted(done)]
+                    done[where] = (task, draft)
+        out = {}
+        for name, slots in groups.items():
+            out[name] = [done[(name, i)] for i in range(len(slots)) if (name, i) in done]
+            if len(out[name]) < len(slots):
+                log.info("%d of %d %s slots (spares included) not filled", len(slots) - len(out[name]),
+                         len(slots), name)
+        return out
 
-    def _realize(self, drafts: list[Draft], avoid: dict) -> list[Task | None]:
+    def _realize(self, drafts: list[Draft]) -> list[Task | None]:
         jobs, prepared = [], []
         for n, d in enumerate(drafts):
-            inputs = self._inputs(d, avoid.get(d.template.key, ()))
+            inputs = self._inputs(d)
             t = d.template
             pkg_code = render_code(t, self.names, self.package)
             np_code = render_code(t, numpy_names(t.functions), "numpy", "np")
@@ -225,9 +268,12 @@ class _Context:
         return [self._task(d, inputs, code, results[f"{n}p"], results[f"{n}n"])
                 for n, (d, inputs, code) in enumerate(prepared)]
 
-    def _inputs(self, d: Draft, avoid) -> list[tuple[str, str]]:
-        """[(input with public constructor, input with NumPy's)] for the draft, deduplicated."""
+    def _inputs(self, d: Draft) -> list[tuple[str, str]]:
+        """[(input with public constructor, input with NumPy's)] for the draft, deduplicated; train
+        drafts record their inputs, test drafts avoid the inputs train drafts of the template drew."""
         t = d.template
+        drawn = self.train_inputs[t.key]
+        avoid = () if d.split == "train" else drawn
         rng = random.Random(f"{self.seed}|{d.split}|{t.key}|{d.text}|{d.attempt}")
         seen, out = set(), []
         for i in range(t.tries):
@@ -236,6 +282,8 @@ class _Context:
             if text in seen or text in avoid:
                 continue
             seen.add(text)
+            if d.split == "train":
+                drawn.add(text)
             out.append((text, input_string(kwargs, t.params, "np.array")))
         return out
 
@@ -264,9 +312,21 @@ class _Context:
         )
 
 
-def _numbered(split: str, tasks: list[Task]) -> list[Task]:
-    from dataclasses import replace
+def _without_inputs(task: Task, inputs: set, minimum: int) -> Task | None:
+    """The task without the test cases whose input a train task of its template also has (None when
+    fewer than `minimum` cases remain)."""
+    keep = [i for i, c in enumerate(task.test_cases) if c["input"] not in inputs]
+    if len(keep) == len(task.test_cases):
+        return task
+    if len(keep) < minimum:
+        return None
+    cases = [task.test_cases[i] for i in keep]
+    return replace(task, test_cases=cases, expected=[task.expected[i] for i in keep],
+                   right_exe_result="#".join(c["output"] for c in cases),
+                   example=f">>> {task.entry_point}({cases[0]['input']})\n{cases[0]['output']}")
 
+
+def _numbered(split: str, tasks: list[Task]) -> list[Task]:
     return [replace(t, task_id=f"{split}-{i:04d}") for i, t in enumerate(tasks)]
 
 

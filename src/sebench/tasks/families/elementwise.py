@@ -211,7 +211,7 @@ PAIRS = {
     ],
     "int": [
         ("a", "b", "A number-theory homework gives two lists of whole numbers `a` and `b`."),
-        ("minutes", "block", "A timetable tool has durations in whole minutes `minutes` and block lengths `block`."),
+        ("minutes", "slot", "A timetable tool has durations in whole minutes `minutes` and slot lengths `slot`."),
         ("stock", "pack", "A warehouse has item counts `stock` and pack sizes `pack` (whole numbers)."),
     ],
     "nat": [

@@ -5,6 +5,7 @@ is its own template (its own functions), described step by step in the statement
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from sebench.tasks.families.common import T, g
@@ -12,6 +13,7 @@ from sebench.tasks.spec import Template
 
 
 MAX_FUNCTIONS = 4
+_SENTENCE = re.compile(r"((?:^|[.!?])\s*)([a-z])")  # capitalise sentence starts after filling slots
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ def grid(key: str, entry: str, params: str, body: str, texts: tuple[str, ...], s
         for s, o in zip(names, combo):
             b = b.replace(f"<<{s}>>", o.code)
             chosen = [t.replace(f"<<{s}>>", o.text) for t in chosen]
+        chosen = [_SENTENCE.sub(lambda m: m.group(1) + m.group(2).upper(), t) for t in chosen]
         tpl = T(f"{key}." + ".".join(o.tag for o in combo), entry, params, b, tuple(chosen), gen, **kw)
         if 2 <= len(tpl.focus) <= MAX_FUNCTIONS:
             out.append(tpl)
