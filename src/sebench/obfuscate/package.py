@@ -174,7 +174,7 @@ def write_package(package_root: Path, names: Names, docs: dict[str, str] | None 
     root_doc = (f"{names.package}: n-dimensional arrays and the functions that compute on them.\n\n"
                 f"The submodule {names.package}.{names.linalg} holds the matrix functions.\n")
     lin_doc = f"{names.package}.{names.linalg}: matrix functions on {names.package} arrays.\n"
-    tail = f"from . import {names.linalg}  # noqa: E402"
+    tail = f"from . import {names.linalg}  # noqa: E402\n\ndel _core  # noqa: F821 - the runtime stays private"
     (pkg_dir / "__init__.py").write_text(encoded_module(root_doc, root_cfg, names.key, names, tail), encoding="utf-8")
     (pkg_dir / f"{names.linalg}.py").write_text(
         encoded_module(lin_doc, lin_cfg, names.key ^ 0x5DEECE66D, names), encoding="utf-8")
