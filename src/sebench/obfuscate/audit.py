@@ -267,13 +267,18 @@ class LeakChecker:
         params = doc_params(text) if params is None else params
         lines = text.split("\n")
         code_lines, code_at, out = [], [], []
+        in_output = False
         for i, line in enumerate(lines, start=1):
             stripped = line.strip()
-            if stripped.startswith(">>>") or (stripped.startswith("...") and code_lines):
+            if stripped.startswith(">>>") or (stripped.startswith("...") and code_lines and in_output is None):
                 code_lines.append(stripped[4:] if len(stripped) > 3 else "")
                 code_at.append(i)
+                in_output = None  # right after code: what follows is the shown output
             else:
+                in_output = bool(stripped) and in_output is not False
                 out += [(i, k, s) for _, k, s in self.prose(line, params)]
+                if in_output:
+                    out += [(i, "numpy-repr", m.group(0)) for m in _REPR_LEAK.finditer(line)]
         if code_lines:
             for j, kind, snippet in self.code("\n".join(code_lines)):
                 out.append((code_at[min(j, len(code_at)) - 1], kind, snippet))

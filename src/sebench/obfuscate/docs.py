@@ -32,6 +32,7 @@ from sebench.records import ApiDoc
 
 log = logging.getLogger(__name__)
 
+_OUTPUT_LEAK = re.compile(r"(?i)\bnumpy\b|\bndarrays?\b|(?<![\w.])np\.|\barray\(|\bdtype\(")
 _ALIASES = {"trapz": "trapezoid"}  # surface names that this NumPy no longer has
 
 
@@ -219,7 +220,7 @@ def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker)
     rewriter = CodeRewriter(namer, checker)
     for title in ("Notes", "Examples"):
         chunks = parse_examples(sections.get(title, []))
-        rewriter.main_aliases, rewriter.lin_aliases, rewriter.bare = {"np", "numpy"}, set(), {}
+        rewriter.reset()
         prepare(chunks, rewriter)
         for chunk in chunks:  # text between examples names things too
             if chunk.kind == "text":
@@ -314,6 +315,8 @@ def _settle(active: list[Stmt], results: list) -> bool:
             reason = res.status.split(":")[0]
         elif len(res.output.split("\n")) > MAX_OUTPUT_LINES:
             reason = "output too long"
+        elif _OUTPUT_LEAK.search(res.output):
+            reason = "output names NumPy"
         elif st.loads & tainted:
             reason = "depends on a dropped statement"
         if reason:
@@ -359,7 +362,7 @@ def render_chunks(chunks: list[Chunk], header: list[str]) -> list[str]:
 
 def build_docs(package_dir: Path, mapping: dict) -> list[ApiDoc]:
     """One rewritten ApiDoc per function of mapping["functions"] (mapping order), examples run for real."""
-    package_dir = Path(package_dir)
+    package_dir = Path(package_dir).resolve()
     package = mapping["package"]
     surface = probe_surface(package_dir, mapping)
     checker = LeakChecker(surface)

@@ -14,6 +14,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from sebench.obfuscate.audit import LeakChecker
+from sebench.obfuscate.docs_code import RNG_CREATE, replace_methods, replace_random, replace_scalar_calls
 from sebench.obfuscate.docs_text import CODE_CONSTANTS, Namer
 
 _BANNED_CODE = re.compile(r"(?i)\b(matplotlib|plt|scipy|pandas|random|ufunc|np\.ma|testing|ctypes|datetime64)\b")
@@ -115,10 +116,19 @@ class CodeRewriter:
     main_aliases: set = field(default_factory=lambda: {"np", "numpy"})
     lin_aliases: set = field(default_factory=set)
     bare: dict = field(default_factory=dict)  # from numpy import X -> replacement
+    rngs: set = field(default_factory=set)  # names bound to np.random.default_rng()
+
+    def reset(self) -> None:
+        """A new section: its own imports and generators."""
+        self.main_aliases, self.lin_aliases, self.bare, self.rngs = {"np", "numpy"}, set(), {}, set()
     uses_math: bool = False
 
     def imports(self, source: str) -> str | None:
         """Handles a NumPy import: records aliases and returns "" (statement vanishes); None otherwise."""
+        m = RNG_CREATE.match(source)
+        if m:
+            self.rngs.add(m.group(1))
+            return ""
         try:
             tree = ast.parse(source)
         except SyntaxError:
@@ -174,12 +184,17 @@ class CodeRewriter:
     def rewrite(self, source: str) -> str:
         """The statement in package names; ValueError when a NumPy name has no counterpart."""
         source = strip_comments(source)
+        functions = self.namer.mapping["functions"]
+        source = replace_random(source, self.rngs, functions)
+        source = replace_scalar_calls(source, self.main_aliases, self.namer.mapping.get("constructor", ""))
         aliases = sorted(self.main_aliases | self.lin_aliases, key=len, reverse=True)
         if aliases:
             pattern = rf"(?<![\w.])({'|'.join(map(re.escape, aliases))})\.(linalg\.)?([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)*)"
             source = re.sub(pattern, self._ref, source)
         for name, public in sorted(self.bare.items()):
             source = re.sub(rf"(?<![\w.'\"]){re.escape(name)}\b", public, source)
+        skip = {self.namer.package, "math", "cmath", "itertools", "functools", "operator"}
+        source = replace_methods(source, functions, self.checker.s.array_attrs, skip)
         if "math." in source:
             self.uses_math = True
         return source
@@ -196,6 +211,21 @@ def _dtype_string(name: str) -> str | None:
         except TypeError:
             return None
     return None
+
+
+UNINITIALISED = ("numpy.empty", "numpy.empty_like")
+
+
+def _uninitialised(source: str, namer: Namer) -> bool:
+    """Calls empty/empty_like for anything but its shape: the values are whatever memory held (the two
+    runs may well agree on them, so this is not left to the stability check)."""
+    names = [namer.mapping["functions"][k] for k in UNINITIALISED if k in namer.mapping["functions"]]
+    shape = namer.mapping["functions"].get("numpy.shape", "\0")
+    for name in names:
+        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\(", source):
+            if not source[: m.start()].rstrip().endswith(shape + "("):
+                return True
+    return False
 
 
 def prepare(chunks: list[Chunk], rewriter: CodeRewriter) -> None:
@@ -223,6 +253,8 @@ def prepare(chunks: list[Chunk], rewriter: CodeRewriter) -> None:
                     st.drop = "outside the package"
                 elif st.loads & tainted:
                     st.drop = "depends on a dropped statement"
+                elif _uninitialised(src, rewriter.namer):
+                    st.drop = "uninitialised values"
             if st.drop:
                 tainted.update(st.binds)
             else:

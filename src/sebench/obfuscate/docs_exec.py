@@ -25,7 +25,7 @@ MAX_OUTPUT_LINES = 30
 MAX_ROUNDS = 4
 
 _RUNNER = r'''
-import io, json, signal, sys, warnings
+import io, json, re, signal, sys, warnings
 package_dir, poison, prelude = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, package_dir)
 warnings.simplefilter("ignore")
@@ -36,6 +36,11 @@ class _Timeout(BaseException):
 def _alarm(*_):
     raise _Timeout()
 signal.signal(signal.SIGALRM, _alarm)
+try:
+    exec(prelude, {})
+except BaseException as e:
+    sys.stderr.write("cannot import the package: %s: %s\n" % (type(e).__name__, e))
+    sys.exit(3)
 def _poison():
     for size in (1, 2, 3, 4, 5, 6, 8, 9, 10, 12, 16, 24, 32, 64, 100, 128, 256, 512, 1024):
         for dt in ("float64", "int64", "complex128"):
@@ -67,8 +72,8 @@ for line in sys.stdin:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             sys.stdout = real_stdout
-        bound = [_repr(ns.get(b)) for b in binds]
-        results.append([status, buf.getvalue() + "\n".join(shown), bound])
+        bound = [re.sub(r" at 0x[0-9a-fA-F]+", "", _repr(ns.get(b))) for b in binds]
+        results.append([status, (buf.getvalue() + "\n".join(shown)).rstrip("\n"), bound])
     real_stdout.write(json.dumps({"id": job["id"], "results": results}) + "\n")
     real_stdout.flush()
 '''
@@ -92,6 +97,8 @@ def _run_once(package_dir: Path, jobs: list[dict], poison: float, prelude: str) 
                 input="".join(json.dumps(j) + "\n" for j in pending),
                 capture_output=True, text=True, cwd=cwd, timeout=600,
             )
+            if proc.returncode == 3:
+                raise RuntimeError(f"example runner: {proc.stderr.strip()[-400:]} (package folder {package_dir})")
             done = set()
             for line in proc.stdout.splitlines():
                 row = json.loads(line)
@@ -114,6 +121,7 @@ def run_examples(
 ) -> dict[str, list[StmtResult]]:
     """Runs every job (after `import <package>` and `import math`) twice (different memory poison); returns the first run's results, with a statement's
     status set to "unstable" where the two runs disagree."""
+    package_dir = Path(package_dir).resolve()
     payload = [{"id": k, "stmts": [[s, b] for s, b in v]} for k, v in sorted(jobs.items()) if v]
     if not payload:
         return {k: [] for k in jobs}

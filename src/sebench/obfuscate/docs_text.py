@@ -69,7 +69,11 @@ class Namer:
         return first.get(name) or second.get(name)
 
     def dotted(self, linalg: bool, name: str) -> str | None:
-        return (self.lin if linalg else self.main).get(name)
+        """The public name of numpy[.linalg].name; the other namespace's when NumPy has one object in both."""
+        found = (self.lin if linalg else self.main).get(name)
+        if found is None and name in (self.main if linalg else self.lin) and _same_in_both(name):
+            found = (self.main if linalg else self.lin)[name]
+        return found
 
     def words(self, text: str) -> str:
         """NumPy / numpy / ndarray words outside code."""
@@ -101,6 +105,18 @@ def _prefixed(namer: Namer, m: re.Match, constants: dict) -> str:
     if public is None or rest:
         raise Dropped(m.group(0))
     return public
+
+
+def _same_in_both(name: str) -> bool:
+    import numpy
+
+    if name in _SAME_MEANING:
+        return True
+    return getattr(numpy, name, None) is not None and getattr(numpy, name, None) is getattr(numpy.linalg, name, 0)
+
+
+# numpy.X and numpy.linalg.X that compute the same thing (others, like outer or cross, differ)
+_SAME_MEANING = {"matrix_transpose", "matmul", "vecdot", "tensordot"}
 
 
 def _scalar_type(name: str) -> bool:
