@@ -11,20 +11,21 @@ from sebench.instance import Instance
 from sebench.records import read_records, Task
 from sebench.tasks.generate import TaskSizes, hygiene_problems, write_task_files
 
-SIZES = TaskSizes(train=70, single=30, multiple=20)
+SIZES = TaskSizes(train=60, single=30, multiple=20)  # the session instance's sizes (tests/conftest.py)
 SEEDS = (0, 1, 2)
 
 
 @pytest.fixture(scope="module")
-def instances(tmp_path_factory):
+def instances(built_instance, tmp_path_factory):
+    """Seed 0 is the session's instance (built with these sizes); seeds 1 and 2 are built here."""
     from sebench.obfuscate.build import build_instance
 
-    out = {}
-    for seed in SEEDS:
-        root = build_instance(tmp_path_factory.mktemp(f"seed{seed}") / "inst", seed)
+    inst = Instance(built_instance)
+    out = {0: (inst, {s: len(inst.tasks(s)) for s in ("train", "single_test", "multiple_test")})}
+    for seed in SEEDS[1:]:
+        root = build_instance(tmp_path_factory.mktemp(f"seed{seed}") / "inst", seed, audit=False)
         inst = Instance(root)
-        counts = write_task_files(inst, seed, SIZES)
-        out[seed] = (inst, counts)
+        out[seed] = (inst, write_task_files(inst, seed, SIZES))
     return out
 
 
