@@ -1,0 +1,220 @@
+"""Tasks written by a model (the paper's method, and the engine of self-play).
+
+For a set of the package's functions, the model is shown their docs and asked for a task as JSON: a
+problem statement, a signature, 8 test inputs and a reference solution. The task is then checked:
+  1. its text must not leak (the leak audit's rules: no NumPy names, no package function in backticks);
+  2. `samples` fresh solutions are asked for, from the statement and the docs alone (independently of
+     the proposal and of each other);
+  3. the reference and the fresh solutions pass the judge's static rules and run in the judge's sandbox
+     on the test inputs; a program's outputs are its results on every input (an error counts as a
+     different output);
+  4. the task is kept when at least `samples` programs agree on every output; the expected outputs
+     are theirs, and the stored reference is the proposal's own solution when it is among them.
+Inputs on which every program fails are dropped first; a task needs `min_cases` inputs left.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.records import Task, write_records
+from sebench.tasks import plain
+
+log = logging.getLogger(__name__)
+
+MIN_CASES = 5
+_JSON_BLOCK = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
+_DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(.*\)\s*:\s*$")
+
+PROPOSE = """You write programming exercises for the Python library `{pkg}`. Its documentation for the functions \
+below is all you know about it.
+
+{docs}
+
+Write one new exercise that is solved by calling {which} of these functions: {names}.
+Rules:
+- "query": a clear problem statement in a realistic setting (sensor data, finance, images, grades, ...), naming \
+its parameters in backticks and saying what to return. Do not name any library function and do not mention \
+`{pkg}` or any other library.
+- "function_name": the signature line, e.g. "def weekly_totals(readings):".
+- "test_inputs": 8 different keyword-argument strings for calling the function, using plain Python literals \
+(lists, numbers, strings), e.g. "readings=[[1.5, 2.0], [3.0, 4.5]]". Include edge cases.
+- "solution": a complete Python program that imports `{pkg}` and defines the function (no other numeric library).
+Answer with one JSON object with exactly these four keys, inside a ```json code block."""
+
+SOLVE = """Solve the task below in Python with the library `{pkg}` (no other numeric library is available). \
+Its documentation:
+
+{docs}
+
+### Task
+{query}
+
+### Function to complete
+{signature}
+
+Answer with the complete program (import `{pkg}` and define the function) in one ```python code block."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    query: str
+    function_name: str
+    entry_point: str
+    inputs: list
+    solution: str
+
+
+def parse_proposal(text: str) -> Proposal | None:
+    """The model's JSON answer -> Proposal, or None when it is not usable."""
+    blocks = _JSON_BLOCK.findall(text or "")
+    candidates = blocks + [text[text.find("{"): text.rfind("}") + 1]] if text and "{" in text else blocks
+    for raw in candidates:
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, TypeError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        query, sig, inputs, code = (data.get(k) for k in ("query", "function_name", "test_inputs", "solution"))
+        if not (isinstance(query, str) and query.strip() and isinstance(sig, str) and isinstance(code, str)):
+            continue
+        if not isinstance(inputs, list) or not all(isinstance(i, str) and i.strip() for i in inputs):
+            continue
+        match = _DEF.match(sig.strip().splitlines()[0] if sig.strip() else "")
+        if not match:
+            continue
+        code = _strip_fence(code)
+        return Proposal(query.strip(), sig.strip(), match.group(1), list(dict.fromkeys(inputs)), code)
+    return None
+
+
+def _strip_fence(code: str) -> str:
+    m = re.search(r"```(?:python)?\s*\n(.*?)```", code, re.S)
+    return m.group(1) if m else code
+
+
+def generate_tasks(instance: Instance, backend, functions: list[str], n: int, seed: int = 0,
+                   samples: int = 2, min_cases: int = MIN_CASES) -> list[Task]:
+    """Up to n verified tasks over `functions` (public names); see the module docstring."""
+    from sebench.judge.extract import extract_code
+    from sebench.judge.sandbox import Sandbox
+    from sebench.judge.static import Rules, check_code
+    from sebench.rollout.backends import GenerationRequest
+
+    mapping = instance.mapping()
+    known = set(mapping["functions"].values())
+    unknown = [f for f in functions if f not in known]
+    if unknown:
+        raise SebenchError(f"unknown function(s) {', '.join(unknown[:5])}: give public names of the package "
+                           f"(e.g. {next(iter(sorted(known)))})")
+    if samples < 1 or n < 1:
+        raise SebenchError("--n and --samples must be at least 1")
+    docs = _docs_text(instance, functions)
+    pkg = mapping["package"]
+    which = "one" if len(functions) == 1 else "all"
+    ask = PROPOSE.format(pkg=pkg, docs=docs, which=which, names=", ".join(functions))
+    requests = [GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=0.8, max_tokens=1500,
+                                  seed=seed + i) for i in range(n)]
+    proposals = [parse_proposal(c[0].text if c else "") for c in backend.generate(requests)]
+    leaks = _leak_checker(mapping)
+    proposals = [p for p in proposals if p is not None and not leaks(p)]
+    log.info("modelgen: %d of %d proposals parsed without leaks", len(proposals), n)
+    if not proposals:
+        return []
+    solve = [GenerationRequest([{"role": "user", "content": SOLVE.format(pkg=pkg, docs=docs, query=p.query,
+                                                                         signature=p.function_name)}],
+                               n=samples, temperature=0.8, max_tokens=1200, seed=seed + 1000 + i)
+             for i, p in enumerate(proposals)]
+    answers = backend.generate(solve)
+    rules = Rules.from_mapping(mapping)
+    tasks = []
+    with Sandbox(instance.package_dir, pkg, workers=2) as sandbox:
+        for p, completions in zip(proposals, answers):
+            programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
+            programs = [c if check_code(c, p.entry_point, rules).verdict is None else "" for c in programs]
+            task = _vote(p, programs, sandbox, samples, min_cases, known)
+            if task is not None:
+                tasks.append(task)
+    log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(tasks), len(proposals), samples)
+    return [_numbered(t, i, seed) for i, t in enumerate(tasks)]
+
+
+def _docs_text(instance: Instance, functions: list[str]) -> str:
+    by_name = {d.name: d for d in instance.api_docs()}
+    return "\n\n".join(f"### {name}\n{by_name[name].doc.strip()}" for name in functions if name in by_name)
+
+
+def _leak_checker(mapping: dict):
+    from sebench.obfuscate.audit import LeakChecker, Surface
+
+    checker = LeakChecker(Surface.from_mapping(mapping))
+
+    def leaks(p: Proposal) -> bool:
+        return bool(checker.prose(p.query) or checker.code(p.function_name))
+    return leaks
+
+
+def _vote(p: Proposal, programs: list[str], sandbox, samples: int, min_cases: int, known: set) -> Task | None:
+    runs = [sandbox.run(code, p.entry_point, p.inputs) if code else None for code in programs]
+    outputs = []  # per program: list of encoded values (None for a failed case), or None
+    for run in runs:
+        if run is None or run.status != "ok":
+            outputs.append(None)
+            continue
+        outputs.append([plain.encode(c.value) if c.ok else None for c in run.cases])
+    usable = [i for i in range(len(p.inputs)) if any(o is not None and o[i] is not None for o in outputs)]
+    if len(usable) < min_cases:
+        return None
+    groups: list[list[int]] = []  # programs with the same outputs on every usable input
+    for k, out in enumerate(outputs):
+        if out is None or any(out[i] is None for i in usable):
+            continue
+        for group in groups:
+            ref = outputs[group[0]]
+            if all(plain.same(out[i], ref[i], rel=1e-6, abs_=1e-9) for i in usable):
+                group.append(k)
+                break
+        else:
+            groups.append([k])
+    groups.sort(key=lambda grp: (-len(grp), grp[0]))  # biggest first; ties: the proposal's own first
+    if not groups or len(groups[0]) < samples:
+        return None
+    winner = groups[0]
+    values = [outputs[winner[0]][i] for i in usable]
+    if len({json.dumps(v) for v in values}) < 2:
+        return None  # the same output for every input tests nothing
+    code = programs[winner[0]]
+    cases = [{"input": p.inputs[i], "output": plain.printed(v)} for i, v in zip(usable, values)]
+    used = [name for name in sorted(known) if re.search(rf"(?<![\w.]){re.escape(name)}\b", code)]
+    return Task(
+        task_id="", split="train", kind="single" if len(used) <= 1 else "multiple", query=p.query,
+        function_name=p.function_name, entry_point=p.entry_point,
+        example=f">>> {p.entry_point}({cases[0]['input']})\n{cases[0]['output']}", test_cases=cases,
+        right_exe_result="#".join(c["output"] for c in cases), selected_functions=used, is_valid=True,
+        reference_solution=code, expected=values,
+    )
+
+
+def _numbered(task: Task, i: int, seed: int) -> Task:
+    from dataclasses import replace
+
+    return replace(task, task_id=f"gen-{seed}-{i:04d}")
+
+
+def run_generate(data: Path, model: str, functions: list[str], n: int, out: Path, seed: int = 0,
+                 samples: int = 2) -> int:
+    """`sebench tasks generate`: writes the kept tasks to `out` (jsonl); returns how many."""
+    from sebench.rollout.backends import get_backend
+
+    instance = Instance.open(data)
+    with get_backend(model) as backend:
+        tasks = generate_tasks(instance, backend, functions, n, seed=seed, samples=samples)
+    write_records(out, tasks)
+    return len(tasks)
