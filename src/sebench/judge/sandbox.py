@@ -525,7 +525,8 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
     missing = error or "not run"
     ordered = [cases.get(i) or CaseResult(False, None, missing) for i in range(n_cases)]
     return RunResult(status, ordered, text, layers, stderr=stderr, error=error,
-                     extra={"exit": exit_code, "signal": sig, "maxrss_kb": report.get("maxrss_kb")})
+                     extra={"exit": exit_code, "signal": sig, "maxrss_kb": report.get("maxrss_kb"),
+                            "cpu_s": report.get("cpu_s")})
 
 
 def _signame(sig: int) -> str:

@@ -18,6 +18,7 @@ dict that happens to use one of the tag names as its only key, {"__dict__": ...}
 import builtins
 import ctypes
 import errno
+import gc
 import io
 import json
 import os
@@ -160,19 +161,37 @@ def seccomp_program(own_pid):
     return prog
 
 
+class PreparedSeccomp:
+    """The filter assembled once in the zygote; a child only patches in its pid and installs it."""
+
+    SENTINEL = 0x7FFFFF01
+
+    def __init__(self):
+        prog = seccomp_program(self.SENTINEL)
+        raw = b"".join(struct.pack("<HBBI", *ins) for ins in prog)
+        self.buf = ctypes.create_string_buffer(raw, len(raw))
+        neg = (-self.SENTINEL) & 0xFFFFFFFF
+        self.own = [i for i, ins in enumerate(prog) if ins[3] == self.SENTINEL]
+        self.negs = [i for i, ins in enumerate(prog) if ins[3] == neg]
+
+        class SockFprog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+        self.fprog = SockFprog(len(prog), ctypes.addressof(self.buf))
+
+    def install(self, own_pid):
+        for i in self.own:
+            struct.pack_into("<I", self.buf, 8 * i + 4, own_pid)
+        for i in self.negs:
+            struct.pack_into("<I", self.buf, 8 * i + 4, (-own_pid) & 0xFFFFFFFF)
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(self.fprog), 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
+
+
 def install_seccomp(own_pid):
-    prog = seccomp_program(own_pid)
-    raw = b"".join(struct.pack("<HBBI", *ins) for ins in prog)
-    buf = ctypes.create_string_buffer(raw, len(raw))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(prog), ctypes.addressof(buf))
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
+    PreparedSeccomp().install(own_pid)
 
 
 def seccomp_supported():
@@ -290,6 +309,7 @@ class Child:
         self.cfg = cfg
         self.pkg = pkg
         self.encoder = encoder
+        self.seccomp = PreparedSeccomp() if cfg.get("seccomp") else None
 
     def lock_down(self, fds, limits):
         os.setsid()
@@ -304,8 +324,8 @@ class Child:
                            (resource.RLIMIT_FSIZE, (0, 0)), (resource.RLIMIT_NOFILE, (32, 32)),
                            (resource.RLIMIT_CORE, (0, 0))):
             resource.setrlimit(res, value)
-        if self.cfg.get("seccomp"):
-            install_seccomp(os.getpid())
+        if self.seccomp is not None:
+            self.seccomp.install(os.getpid())
         elif os.getuid() != 0:
             resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
         sys.addaudithook(_audit_hook)
@@ -507,6 +527,10 @@ class Zygote:
         if self.cfg.get("seccomp"):
             layers.append("seccomp")
         layers += ["rlimits", "audit-hook"]
+        # Objects alive now are never collected: the children's garbage collector then leaves them alone
+        # instead of touching (and copying) every page of the inherited heap.
+        gc.collect()
+        gc.freeze()
         return layers
 
     def serve(self):
