@@ -545,7 +545,7 @@ def _probe(package_dir: Path, mapping: dict) -> tuple[dict, list[Finding]]:
     """Runs the probe script against the package; a failure becomes a probe-failed finding."""
     try:
         proc = subprocess.run(
-            [sys.executable, "-I", "-c", _PROBE, str(package_dir)],
+            [sys.executable, "-I", "-B", "-c", _PROBE, str(package_dir)],
             input=json.dumps(mapping), capture_output=True, text=True, timeout=120, cwd=str(package_dir),
         )
     except subprocess.TimeoutExpired:

@@ -66,7 +66,7 @@ def probe_surface(package_dir: Path, mapping: dict) -> Surface:
         "pub=lambda z:[n for n in dir(z) if not n.startswith('_')]\n"
         "print(json.dumps([pub(p),pub(l) if l is not None else [],pub(type(x))]))"
     )
-    proc = subprocess.run([sys.executable, "-I", "-c", script, str(package_dir), json.dumps(mapping)],
+    proc = subprocess.run([sys.executable, "-I", "-B", "-c", script, str(package_dir), json.dumps(mapping)],
                           capture_output=True, text=True, timeout=120)
     base = Surface.from_mapping(mapping)
     if proc.returncode != 0:
@@ -336,8 +336,8 @@ def render_chunks(chunks: list[Chunk], header: list[str]) -> list[str]:
     for i, chunk in enumerate(chunks):
         if chunk.kind == "text":
             nxt = next((c for c in chunks[i + 1 :] if c.kind == "code"), None)
-            if nxt is not None and all(s.drop for s in nxt.stmts):
-                continue
+            if nxt is None or all(s.drop for s in nxt.stmts):
+                continue  # it introduces code that was dropped (or a plot directive), or nothing
             if chunk.lines:
                 out += [""] + chunk.lines + [""]
             continue

@@ -13,7 +13,8 @@ import ast
 import math
 import re
 
-RNG_CREATE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:np|numpy)\.random\.default_rng\(.*\)\s*$")
+RNG_CREATE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:np|numpy)\.random\.(?:default_rng|RandomState)\(.*\)\s*$")
+RNG_SEED = re.compile(r"^\s*(?:np|numpy)\.random\.seed\(.*\)\s*$")
 _RANDOM_FLOAT = {"normal", "standard_normal", "random", "random_sample", "rand", "randn", "uniform", "integers",
                  "randint"}
 # method -> NumPy function it stands for; how the receiver and the arguments are passed is below

@@ -14,7 +14,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from sebench.obfuscate.audit import LeakChecker
-from sebench.obfuscate.docs_code import RNG_CREATE, replace_methods, replace_random, replace_scalar_calls
+from sebench.obfuscate.docs_code import RNG_CREATE, RNG_SEED, replace_methods, replace_random, replace_scalar_calls
 from sebench.obfuscate.docs_text import CODE_CONSTANTS, Namer
 
 _BANNED_CODE = re.compile(r"(?i)\b(matplotlib|plt|scipy|pandas|random|ufunc|np\.ma|testing|ctypes|datetime64)\b")
@@ -78,9 +78,7 @@ def strip_comments(source: str) -> str:
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
             lines[row - 1] = lines[row - 1][:col].rstrip()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(lines)
+    return "\n".join(ln for ln in lines if ln.strip())
 
 
 def names_of(source: str) -> tuple[list[str], set[str]]:
@@ -125,6 +123,8 @@ class CodeRewriter:
 
     def imports(self, source: str) -> str | None:
         """Handles a NumPy import: records aliases and returns "" (statement vanishes); None otherwise."""
+        if RNG_SEED.match(source):
+            return ""
         m = RNG_CREATE.match(source)
         if m:
             self.rngs.add(m.group(1))

@@ -93,7 +93,7 @@ def _run_once(package_dir: Path, jobs: list[dict], poison: float, prelude: str) 
     with tempfile.TemporaryDirectory() as cwd:
         while pending:
             proc = subprocess.run(
-                [sys.executable, "-I", "-c", _RUNNER, str(package_dir), repr(poison), prelude],
+                [sys.executable, "-I", "-B", "-c", _RUNNER, str(package_dir), repr(poison), prelude],
                 input="".join(json.dumps(j) + "\n" for j in pending),
                 capture_output=True, text=True, cwd=cwd, timeout=600,
             )

@@ -11,8 +11,8 @@ import re
 
 from sebench.obfuscate.docs_examples import Stmt, names_of
 
-_VECTORS = ("[1.0, 2.0, 3.0]", "[[1.0, 2.0], [3.0, 4.0]]", "[3, 1, 2]", "[True, False, True]")
-_SECOND = {"[1.0, 2.0, 3.0]": "[4.0, 5.0, 6.0]", "[[1.0, 2.0], [3.0, 4.0]]": "[[2.0, 0.0], [1.0, 3.0]]",
+_VECTORS = ("[0.5, 1.25, 2.0]", "[1.0, 2.0, 3.0]", "[[1.0, 2.0], [3.0, 4.0]]", "[3, 1, 2]", "[True, False, True]")
+_SECOND = {"[0.5, 1.25, 2.0]": "[4.0, 5.0, 6.0]", "[1.0, 2.0, 3.0]": "[4.0, 5.0, 6.0]", "[[1.0, 2.0], [3.0, 4.0]]": "[[2.0, 0.0], [1.0, 3.0]]",
            "[3, 1, 2]": "[2, 2, 1]", "[True, False, True]": "[True, True, False]"}
 _SCALARS = {"shape": "(2, 3)", "newshape": "(3,)", "n": "3", "N": "3", "M": "3", "num": "4", "start": "0",
             "stop": "5", "step": "1", "fill_value": "7", "indices": "[0, 2]", "ind": "[0, 2]", "axis": "0",
@@ -41,6 +41,9 @@ def candidates(fd, mapping: dict, checker) -> list[Stmt]:
     shape_fn = mapping["functions"].get("numpy.shape")
     out: list[str] = []
     names = _required(numpy_object(fd.key))
+    if names[:1] == ["arrays"]:  # a sequence of arrays (multi_dot, stack, ...)
+        mats = "[[1.0, 2.0], [3.0, 4.0]]", "[[2.0, 0.0], [1.0, 3.0]]", "[[0.0, 1.0], [1.0, 1.0]]"
+        out.append(f"{public}([{', '.join(f'{cons}({m})' for m in mats)}])")
     for vec in _VECTORS:
         args, first = [], True
         for name in names:

@@ -33,7 +33,8 @@ _BANNED_WORDS = re.compile(
 )
 _VERSION = re.compile(
     r"(?i)(\b(numpy|version|versions|since|as of|prior to|deprecated|legacy|release)\b[^.;]{0,40}\b\d+\.\d+"
-    r"|\b\d+\.\d+(\.\d+)?\b[^.;]{0,20}\b(and (later|earlier)|or (later|earlier)|onwards|release)\b)"
+    r"|\b\d+\.\d+(\.\d+)?\b[^.;]{0,20}\b(and (later|earlier)|or (later|earlier)|onwards|release|legacy)\b"
+    r"|['\"]\d+\.\d+['\"])"
 )
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|resp|approx|Eq|Ref)\.|\b[A-Z]\.)$")
 
