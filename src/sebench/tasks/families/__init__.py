@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from dataclasses import replace
 
 from sebench.tasks.spec import Template
 
@@ -12,9 +13,15 @@ MODULES = ("elementwise", "reductions", "creation", "shape", "sorting", "mathx",
 
 @functools.lru_cache(maxsize=1)
 def _load() -> tuple[Template, ...]:
+    from sebench.tasks.families.extra_texts import EXTRA
+
     out: list[Template] = []
     for name in MODULES:
         out.extend(importlib.import_module(f"sebench.tasks.families.{name}").templates())
+    out = [replace(t, texts=t.texts + (" ".join(EXTRA[t.key].split()),)) if t.key in EXTRA else t for t in out]
+    missing = set(EXTRA) - {t.key for t in out}
+    if missing:
+        raise ValueError(f"extra texts for unknown templates: {sorted(missing)[:5]}")
     keys = [t.key for t in out]
     dupes = {k for k in keys if keys.count(k) > 1}
     if dupes:

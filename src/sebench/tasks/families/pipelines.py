@@ -36,7 +36,8 @@ def grid(key: str, entry: str, params: str, body: str, texts: tuple[str, ...], s
             b = b.replace(f"<<{s}>>", o.code)
             chosen = [t.replace(f"<<{s}>>", o.text) for t in chosen]
         chosen = [_SENTENCE.sub(lambda m: m.group(1) + m.group(2).upper(), t) for t in chosen]
-        tpl = T(f"{key}." + ".".join(o.tag for o in combo), entry, params, b, tuple(chosen), gen, **kw)
+        used = [p for p in params.split() if re.search(rf"\b{p}\b", b)]  # a step may not need every input
+        tpl = T(f"{key}." + ".".join(o.tag for o in combo), entry, used, b, tuple(chosen), gen, **kw)
         if 2 <= len(tpl.focus) <= MAX_FUNCTIONS:
             out.append(tpl)
     return out
@@ -124,8 +125,8 @@ def clean_aggregate_round():
         Opt("ceil", "return {ceil}(v)", "round the results up to whole numbers (as floats)"),
     ]
     texts = (
-        "A weather network reports `data`, a table with one row per station and one column per day; failed readings are NaN. First <<clean>>, then <<agg>>, and finally <<fin>>. Return the list of results. (`fill` is the value to use for missing data where needed.)",
-        "A hospital exports vital-sign measurements `data` (rows: patients, columns: hours) with NaN for missing entries. <<clean>>; <<agg>>; <<fin>>. Return the resulting list (`fill` is the substitute for missing values when required).",
+        "A weather network reports `data`, a table with one row per station and one column per day; failed readings are NaN. First <<clean>>, then <<agg>>, and finally <<fin>>. Return the list of results.",
+        "A hospital exports vital-sign measurements `data` (rows: patients, columns: hours) with NaN for missing entries. <<clean>>; <<agg>>; <<fin>>. Return the resulting list.",
     )
     gen = _with(_table("data", 0, 40, 1, nan=True), fill=(-5, 5, 0))
     return grid("pipe.cleanagg", "summarise_clean", "data fill",
@@ -608,14 +609,14 @@ def matrix_chain():
         Opt("multi", "m = {linalg.multi_dot}([step] * k) if k > 1 else {array}(step)", "multiply `k` copies of `step` together in one chained product (k >= 1)"),
     ]
     fin = [
-        Opt("start", "return {round}({dot}(start, m), 4)", "Return the distribution after `k` steps, `start` times the result, rounded to 4 decimals."),
+        Opt("start", "return {round}({dot}(start, m), 4)", "Return the distribution after `k` steps when starting from the distribution `start` (start times the result), rounded to 4 decimals."),
         Opt("diag", "return {round}({diagonal}(m), 4)", "Return the diagonal of the result (the probabilities of being back where one started), rounded to 4 decimals."),
         Opt("trace", "return {round}({trace}(m), 4)", "Return the trace of the result, rounded to 4 decimals."),
         Opt("best", "return {argmax}({dot}(start, m))", "Return the index of the most likely state after `k` steps when starting from `start`."),
     ]
     texts = (
-        "A board game moves a token between squares with the row-stochastic transition matrix `step` (square). The starting distribution is `start`, and `k` >= 1 turns are played. First <<build>>. <<fin>>",
-        "A customer-loyalty model uses the square transition matrix `step` between brands, the initial market shares `start` and a horizon of `k` >= 1 months. <<build>>. <<fin>>",
+        "A board game moves a token between squares with the row-stochastic transition matrix `step` (square), and `k` >= 1 turns are played. First <<build>>. <<fin>>",
+        "A customer-loyalty model uses the square transition matrix `step` between brands and a horizon of `k` >= 1 months. <<build>>. <<fin>>",
     )
 
     def gen(r, i):
