@@ -95,14 +95,19 @@ def planted(built_instance, tmp_path_factory):
     extra = root / "package" / pkg / "_extra.py"
     extra.write_text(f'"""Helpers."""\n\n_table = {{"mean": "{public_mean}"}}\n')
     where["readable-pair"] = (f"package/{pkg}/_extra.py", 3)
+
+    init = root / "package" / pkg / "__init__.py"
+    init.write_text(init.read_text() + f'\nglobals()["{public_mean}"].__doc__ = "Wraps the NumPy function."\n')
+    where["docstring"] = (f"<docstring>/{mapping['functions']['numpy.mean']}", 1)
     return audit_instance(root), where
 
 
 @pytest.mark.parametrize("kind", ["np-prefix", "numpy-backtick", "ndarray", "missing-name", "numpy-identifier",
-                                  "private-name", "numpy-word", "readable-pair"])
+                                  "private-name", "numpy-word", "readable-pair", "docstring"])
 def test_planted_leak_is_found_at_its_file_and_line(planted, kind):
     findings, where = planted
     path, line = where[kind]
+    kind = "numpy-word" if kind == "docstring" else kind  # a package docstring naming NumPy, found at run time
     assert any(f.path == path and f.line == line and f.kind == kind for f in findings), (
         f"no {kind} at {path}:{line}; found:\n" + "\n".join(map(str, findings)))
 
