@@ -162,6 +162,15 @@ def test_fake_separators_and_results(sb):
     assert r.status == "runtime_error" and "tampered" in (r.error or ""), r
 
 
+def test_output_and_result_floods(sb):
+    r = run(sb, "def solve(a):\n    while True:\n        print('x' * 1000)\n")
+    assert r.status == "timeout" and len(r.stdout) < sb.max_stdout + 200, (r.status, len(r.stdout))
+    r = run(sb, "def solve(a):\n    return 'x' * 20_000_000\n")
+    assert r.status == "runtime_error" and "too large" in r.error, r.error
+    r = run(sb, "def solve(a):\n    x = []\n    x.append(x)\n    return x\n")
+    assert r.status == "ok" and not r.cases[0].ok and "deeply" in r.cases[0].error, r
+
+
 def test_monkeypatching_builtins_and_comparison(sb):
     r = run(sb, """
         import builtins, zwc

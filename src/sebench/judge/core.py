@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
+import reprlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from sebench.instance import Instance
-from sebench.judge.compare import PRINTED_KEY, matches
+from sebench.judge.compare import PRINTED_KEY, is_printed, matches
 from sebench.judge.extract import extract_code
 from sebench.judge.static import Rules, check_code
 from sebench.records import Task, Verdict
@@ -126,7 +127,8 @@ class Judge:
             where = f" (line {static.line})" if static.line else ""
             return _verdict(task, sample_idx, static.verdict, 0, message=static.message + where)
         inputs = [str(tc.get("input", "")) if isinstance(tc, dict) else str(tc) for tc in task.test_cases]
-        run = self.sandbox.run(code, task.entry_point, inputs, self.timeout_s)
+        printed = any(is_printed(expected_for(task, i)) for i in range(len(inputs)))
+        run = self.sandbox.run(code, task.entry_point, inputs, self.timeout_s, printed=printed)
         return verdict_from_run(task, sample_idx, run)
 
 
@@ -150,7 +152,7 @@ def verdict_from_run(task: Task, sample_idx: int, run) -> Verdict:
         errored = errored or not case.ok
         entry = {"passed": ok}
         if case.ok:
-            entry["got"] = (case.printed if case.printed is not None else repr(case.value))[:MAX_GOT_CHARS]
+            entry["got"] = (case.printed if case.printed is not None else _short_repr(case.value))
         else:
             entry["error"] = (case.error or "")[:MAX_GOT_CHARS]
         tests.append(entry)
@@ -165,6 +167,14 @@ def verdict_from_run(task: Task, sample_idx: int, run) -> Verdict:
     message = run.error or next((t["error"] for t in tests if "error" in t), "")
     return _verdict(task, sample_idx, verdict, passed, message=message, tests=tests, layers=run.layers,
                     seconds=round(run.seconds, 4))
+
+
+def _short_repr(value: Any) -> str:
+    text = reprlib.Repr()
+    text.maxlist = text.maxtuple = text.maxdict = 12
+    text.maxlevel = 4
+    text.maxstring = text.maxother = MAX_GOT_CHARS
+    return text.repr(value)[:MAX_GOT_CHARS]
 
 
 def _verdict(task: Task, sample_idx: int, verdict: str, passed: int, **detail: Any) -> Verdict:

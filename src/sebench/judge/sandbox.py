@@ -206,6 +206,9 @@ class Sandbox:
     def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,
                  memory_mb: int = 1024, max_stdout: int = 64 * 1024, max_result: int = 16 * 1024 * 1024,
                  start_timeout_s: float = 60.0):
+        if sys.platform != "linux":
+            raise SebenchError(f"the sandbox needs Linux (namespaces, seccomp, pidfd); this is {sys.platform}: "
+                               "run `sebench sandbox serve` on a Linux machine and judge with --sandbox-url")
         self.package_dir = Path(package_dir).resolve()
         self.package_name = package_name
         if not (self.package_dir / package_name).exists():
@@ -349,10 +352,12 @@ class Sandbox:
         return argv + ["--"]
 
     # ----------------------------------------------------------------------------------------- runs
-    def run(self, code: str, entry_point: str, inputs: list[str], timeout_s: float = 3.0) -> RunResult:
+    def run(self, code: str, entry_point: str, inputs: list[str], timeout_s: float = 3.0, *,
+            printed: bool = True) -> RunResult:
         """Runs `code`, then calls `entry_point(<input>)` for each input string (keyword arguments).
 
         An empty entry_point only runs the program (its output is in stdout, a traceback in stderr).
+        printed=False skips str() of each result (CaseResult.printed is then None).
         """
         start = time.monotonic()
         with self._slots:
@@ -363,7 +368,7 @@ class Sandbox:
                     except SebenchError as exc:
                         return self._error(f"sandbox unavailable: {exc}", start)
                 try:
-                    result = self._run_once(z, code, entry_point, list(inputs), float(timeout_s))
+                    result = self._run_once(z, code, entry_point, list(inputs), float(timeout_s), printed)
                     result.seconds = time.monotonic() - start
                     return result
                 except _ZygoteLost as exc:
@@ -377,9 +382,11 @@ class Sandbox:
     def _error(self, message: str, start: float) -> RunResult:
         return RunResult("sandbox_error", [], "", self.layers, error=message, seconds=time.monotonic() - start)
 
-    def _run_once(self, z: _Zygote, code: str, entry: str, inputs: list[str], timeout_s: float) -> RunResult:
+    def _run_once(self, z: _Zygote, code: str, entry: str, inputs: list[str], timeout_s: float,
+                  printed: bool) -> RunResult:
         nonce = secrets.token_hex(16)
-        job = json.dumps({"nonce": nonce, "code": code, "entry": entry, "inputs": inputs}).encode()
+        job = json.dumps({"nonce": nonce, "code": code, "entry": entry, "inputs": inputs,
+                          "printed": printed}).encode()
         job_id = next(self._ids)
         job_r, job_w = os.pipe2(os.O_CLOEXEC)
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
@@ -484,8 +491,7 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
     module_error, stderr, done, memory, tampered = None, "", False, False, False
     prefix = nonce.encode() + b" "
     lines = results.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
+    lines.pop()  # empty, or a line cut short by a kill: never a frame
     for line in lines:
         if not line.startswith(prefix):
             tampered = True
@@ -506,10 +512,10 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
                                            frame.get("printed"), bool(frame.get("memory")))
     exit_code, sig = report.get("exit"), report.get("signal")
     ended = f"exit code {exit_code}" if sig is None else f"signal {_signame(sig)}"
-    if tampered:
-        status, error = "runtime_error", "the result channel was tampered with"
-    elif overflow["result"]:
+    if overflow["result"]:
         status, error = "runtime_error", "results too large"
+    elif tampered:
+        status, error = "runtime_error", "the result channel was tampered with"
     elif report.get("timed_out") or sig == signal.SIGXCPU:
         status, error = "timeout", "time limit exceeded"
     elif memory:

@@ -248,6 +248,10 @@ class EncodeError(Exception):
 
 
 TAGS = ("__complex__", "__float__", "__tuple__", "__dict__")
+_NUMBERS = frozenset({int, float, bool})
+_set = set
+_map = map
+_fast_dumps = json.JSONEncoder(allow_nan=True, separators=(",", ":"), check_circular=False).encode
 
 
 def make_encoder(pkg_name, plain):
@@ -259,6 +263,13 @@ def make_encoder(pkg_name, plain):
         if v in (float("inf"), float("-inf")):
             return '{"__float__":"%s"}' % ("inf" if v > 0 else "-inf")
         return _float_repr(v)
+
+    def enc_items(v, depth, head, tail):
+        # Rows of exact ints, floats and bools go through the C encoder in one call (NaN and infinities
+        # then appear as the tokens NaN, Infinity, -Infinity, which Python's json reads back).
+        if _set(_map(_type, v)) <= _NUMBERS:
+            return head + _fast_dumps(v)[1:-1] + tail
+        return head + ",".join([enc(x, depth + 1) for x in v]) + tail
 
     def is_package_type(t):
         mod = getattr(t, "__module__", None)
@@ -281,9 +292,9 @@ def make_encoder(pkg_name, plain):
         if t is str:
             return _enc_str(v)
         if t is list:
-            return "[" + ",".join([enc(x, depth + 1) for x in v]) + "]"
+            return enc_items(v, depth, "[", "]")
         if t is tuple:
-            return '{"__tuple__":[' + ",".join([enc(x, depth + 1) for x in v]) + "]}"
+            return enc_items(v, depth, '{"__tuple__":[', "]}")
         if t is dict:
             items = list(dict.items(v))
             if all(_type(k) is _str for k, _ in items) and not (_len(items) == 1 and items[0][0] in TAGS):
@@ -379,6 +390,7 @@ class Child:
             write({"module_error": _describe(exc), "traceback": _tb(exc), "memory": _is_memory(exc)})
             return
         entry = job.get("entry") or ""
+        self.want_printed = bool(job.get("printed", True))
         if entry:
             fn = ns.get(entry)
             if not callable(fn):
@@ -404,7 +416,7 @@ class Child:
         try:
             value = fn(*args, **kwargs)
             text = self.encoder(value, 0)
-            printed = _str(value)[:MAX_PRINTED]
+            printed = _str(value)[:MAX_PRINTED] if self.want_printed else None
         except BaseException as exc:  # noqa: BLE001
             return {"i": i, "ok": False, "error": _describe(exc), "memory": _is_memory(exc)}
         return {"i": i, "ok": True, "value": text, "printed": printed}
