@@ -72,3 +72,8 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     from sebench.models import create_tiny_model
 
     return create_tiny_model(tmp_path_factory.mktemp("models") / "tiny", seed=0)
+
+
+@pytest.fixture
+def many_tasks_instance(tmp_path) -> Path:
+    return write_instance(tmp_path / "instance40", n_tasks=40)

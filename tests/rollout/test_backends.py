@@ -10,7 +10,8 @@ from sebench.errors import SebenchError
 from sebench.rollout.backends import GenerationRequest, get_backend
 from sebench.rollout.backends.openai import parse_argument
 from sebench.rollout.fake_server import FakeOpenAIServer
-from sebench.rollout.text import cut_at_stop, extract_code
+from sebench.judge.extract import extract_code
+from sebench.rollout.text import cut_at_stop
 
 QUICK = {"backoff_s": 0.01, "max_backoff_s": 0.05}
 

@@ -9,7 +9,6 @@ finish reason.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections import Counter
 from dataclasses import dataclass, field, fields
@@ -18,6 +17,7 @@ from typing import Iterator
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.judge.extract import extract_code  # the judge's own, so that records and verdicts agree
 from sebench.models import EMBEDDED_DEFAULT
 from sebench.records import MODES, SPLITS, RecordAppender, Rollout, Task, from_dict, iter_json_lines, repair_tail
 from sebench.rollout.backends import Backend, Completion, GenerationRequest, get_backend, resolve_spec
@@ -201,20 +201,6 @@ def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[
         usage=usage,
         seconds=round(completion.seconds, 4),
     )
-
-
-def extract_code(response: str) -> str | None:
-    """The code of a response, as the judge extracts it, so that records and verdicts agree."""
-    return _extractor()(response)
-
-
-@functools.lru_cache(maxsize=1)
-def _extractor():
-    try:
-        from sebench.judge.extract import extract_code as judge_extract
-    except ImportError:
-        from sebench.rollout.text import extract_code as judge_extract
-    return judge_extract
 
 
 def _counts(counter: Counter) -> str:

@@ -1,4 +1,7 @@
-"""Text helpers shared by the backends and the run: the thinking part, stops, and code extraction."""
+"""Text helpers shared by the backends and retrieval: the answer part after thinking, and stops.
+
+Code extraction is the judge's (sebench.judge.extract), so that records and verdicts agree.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,6 @@ import re
 
 # An opening fence line, a body, and a closing fence at the start of a line (the first such block).
 CODE_BLOCK_END = re.compile(r"```[^\n`]*\n(?:.*?\n)?[ \t]*```", re.DOTALL)
-FENCED = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
 
 
 def answer_part(text: str) -> str:
@@ -31,16 +33,3 @@ def cut_at_stop(text: str, stops: list[str] | None, code_block: bool = True) -> 
         if at >= 0 and (best is None or at < best):
             best = at
     return (text, False) if best is None else (text[:best], True)
-
-
-def extract_code(response: str) -> str | None:
-    """The last fenced python block after the thinking (an untagged block if none is tagged; an
-    unclosed last block counts, for truncated answers); None when there is none.
-
-    Used only until the judge's extraction (sebench.judge.extract) is available.
-    """
-    blocks = [(lang.lower(), body) for lang, body in FENCED.findall(answer_part(response))]
-    python = [body for lang, body in blocks if lang in ("python", "py", "python3")]
-    plain = [body for lang, body in blocks if lang == ""]
-    chosen = python[-1] if python else plain[-1] if plain else None
-    return chosen.strip("\n") + "\n" if chosen and chosen.strip() else None
