@@ -347,7 +347,7 @@ def render_chunks(chunks: list[Chunk], header: list[str]) -> list[str]:
             lines = st.source.split("\n")
             out.append(">>> " + lines[0])
             out += ["... " + ln for ln in lines[1:]]
-            if len(lines) > 1 and re.match(r"(for|while|if|with|def|class|try)\b", lines[0]):
+            if len(lines) > 1 and re.match(r"(for|while|if|with|def|class|try|async)\b|@", lines[0]):
                 out.append("...")
             if st.output:
                 out += [ln if ln.strip() else "<BLANKLINE>" for ln in st.output.split("\n")]

@@ -29,7 +29,7 @@ _NPREF = re.compile(r"(?<![\w.])(?P<mod>np|numpy)\.(?:(?P<lin>linalg)\.)?(?P<nam
 _CITE = re.compile(r"\s*\[[\w\-. ]+\]_")
 _BANNED_WORDS = re.compile(
     r"(?i)(https?://|www\.|\bscipy\b|\bmatplotlib\b|\bpandas\b|\bufuncs?\b|\barray[ -]api\b|"
-    r"``matrix``|\bmatrix (?:object|class|subclass)|\bf2py\b|\bcython\b|\bnep\b|\bnumarray\b|\bnumeric\b(?= python)|__array_\w+__|\bmasked arrays?\b|\bnp\.ma\b)"
+    r"``matrix``|\bmatrix (?:object|class|subclass)|\bf2py\b|\bcython\b|\bnep\b|\bnumarray\b|\bnumeric\b(?= python)|__array(?:_\w+)?__|\bNPY_\w+|\bPy_\w+|\bC[- ]API\b|\bmasked arrays?\b|\bnp\.ma\b)"
 )
 _VERSION = re.compile(
     r"(?i)(\b(numpy|version|versions|since|as of|prior to|deprecated|legacy|release)\b[^.;]{0,40}\b\d+\.\d+"
