@@ -201,3 +201,18 @@ def test_cut_at_stop():
     assert cut_at_stop("a\n```python\nx\n```\nmore", None) == ("a\n```python\nx\n```", True)
     assert cut_at_stop("text STOP more", ["STOP"]) == ("text ", True)
     assert cut_at_stop("```python\nx\n", None) == ("```python\nx\n", False)
+
+
+def test_missing_local_stack_names_the_extra(monkeypatch):
+    import importlib
+
+    real = importlib.import_module
+
+    def fake_import(name, *args):
+        if name == "sebench.rollout.backends.hf":
+            raise ImportError("No module named 'transformers'", name="transformers")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", fake_import)
+    with pytest.raises(SebenchError, match=r"needs transformers.*sebench\[local\]"):
+        get_backend("smollm2-135m")

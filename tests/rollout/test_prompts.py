@@ -55,7 +55,7 @@ def test_full_doc_shows_every_entry_when_it_fits(instance):
 
 def test_full_doc_is_cut_to_the_context_with_a_warning(instance, caplog):
     task = instance.tasks("single_test")[0]
-    context, answer = 720, 256
+    context, answer = 800, 256
     with caplog.at_level(logging.WARNING):
         builder = PromptBuilder(instance, "full-doc", context_tokens=context, answer_tokens=answer)
         messages = builder.messages(task)
@@ -66,14 +66,18 @@ def test_full_doc_is_cut_to_the_context_with_a_warning(instance, caplog):
 
 
 def test_fit_docs_shortens_before_dropping(instance):
+    from sebench.rollout.prompts import format_doc_short
+
     docs = instance.api_docs()
     full_text, report = fit_docs(docs, None, approx_tokens)
     assert report == ""
-    short_text, report = fit_docs(docs, 150, approx_tokens)
-    assert "shortened" in report and approx_tokens(short_text) <= 150
+    shortened = sum(approx_tokens(format_doc_short(d)) + 1 for d in docs)
+    short_text, report = fit_docs(docs, shortened + 10, approx_tokens)
+    assert "shortened" in report and approx_tokens(short_text) <= shortened + 10
     assert all(d.name in short_text for d in docs)
-    tiny_text, report = fit_docs(docs, 30, approx_tokens)
-    assert "dropped" in report and approx_tokens(tiny_text) <= 30
+    tiny_text, report = fit_docs(docs, shortened // 2, approx_tokens)
+    assert "dropped" in report and approx_tokens(tiny_text) <= shortened // 2
+    assert docs[0].name in tiny_text and docs[-1].name not in tiny_text  # cut at the end
 
 
 def test_retrieval_prompt_explains_the_search_block(instance):

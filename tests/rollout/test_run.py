@@ -179,12 +179,12 @@ def test_sigkill_mid_run_then_resume_gives_exactly_one_record_each(many_tasks_in
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # ~1 minute on a free CPU; far more on a shared one
 def test_embedded_default_answers_a_real_prompt(instance_dir, tmp_path):
     pytest.importorskip("transformers")
-    out = run(config(instance_dir, tmp_path / "r.jsonl", model="smollm2-135m", mode="open", limit=2, max_tokens=160))
-    records = read_records(out, Rollout)
-    assert len(records) == 2
-    for record in records:
-        assert record.model == "smollm2-135m" and record.response.strip()
-        assert record.finish_reason in ("stop", "length") and record.usage["completion_tokens"] > 0
-    assert any(record.code for record in records), [r.response for r in records]
+    out = run(config(instance_dir, tmp_path / "r.jsonl", model="smollm2-135m", mode="open", limit=1, max_tokens=128))
+    [record] = read_records(out, Rollout)
+    assert record.model == "smollm2-135m" and record.response.strip()
+    assert record.finish_reason in ("stop", "length") and 0 < record.usage["completion_tokens"] <= 128
+    assert record.prompt[1]["content"].startswith("Documentation of the `zwc` functions")
+    assert record.code, record.response  # SmolLM2-135M-Instruct does write a python block

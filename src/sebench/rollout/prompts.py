@@ -93,8 +93,9 @@ def _qualified_signature(doc: ApiDoc) -> str:
 
 
 def approx_tokens(text: str) -> int:
-    """A tokenizer-free estimate (about 3.5 characters a token for English and code), rounded up."""
-    return (len(text) * 2 + 6) // 7
+    """A tokenizer-free estimate on the safe side: 3 characters a token (English prose takes about 4,
+    docs with code and numbers nearer 3), rounded up."""
+    return (len(text) + 2) // 3
 
 
 class PromptBuilder:
@@ -115,7 +116,7 @@ class PromptBuilder:
         self.mode = mode
         self.package = instance.manifest()["package"]
         self.context_tokens = context_tokens
-        self.count_tokens = count_tokens or approx_tokens
+        self.count_tokens = _memoized(count_tokens or approx_tokens)
         self.answer_tokens = answer_tokens
         self.max_searches = max_searches
         self.docs: list[ApiDoc] = instance.api_docs() if mode != "closed" else []
@@ -177,6 +178,18 @@ class PromptBuilder:
             log.debug("full-doc prompt: %s", report)
         self._full_docs_cache[budget] = text
         return text
+
+
+def _memoized(count: Callable[[str], int]) -> Callable[[str], int]:
+    """Doc entries are counted again for every budget; a real tokenizer makes that worth caching."""
+    cache: dict[str, int] = {}
+
+    def counted(text: str) -> int:
+        if text not in cache:
+            cache[text] = count(text)
+        return cache[text]
+
+    return counted
 
 
 def fit_docs(docs: list[ApiDoc], budget: int | None, count: Callable[[str], int]) -> tuple[str, str]:

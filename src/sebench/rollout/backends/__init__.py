@@ -103,7 +103,14 @@ def get_backend(spec: str, **options) -> Backend:
     backend does not use are ignored, so callers can pass one set for any spec."""
     prefix, argument = resolve_spec(spec)
     module_name, class_name = BACKENDS[prefix].split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SebenchError(
+            f"the '{prefix}' backend needs {exc.name or 'a missing package'}; for local models install them "
+            "with: pip install 'sebench[local]'"
+        ) from None
+    cls = getattr(module, class_name)
     backend = cls(argument, **options)
     backend.name = spec
     return backend

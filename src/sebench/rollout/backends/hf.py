@@ -50,6 +50,15 @@ class HFBackend(Backend):
         self.eos_ids = _eos_ids(self.model, self.tokenizer)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos_ids[0]
 
+    def close(self) -> None:
+        """Drops the model so that its memory can be freed (GPU memory included)."""
+        on_gpu = self.model is not None and self.model.device.type == "cuda"
+        self.model = None
+        if on_gpu:
+            import torch
+
+            torch.cuda.empty_cache()
+
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
