@@ -49,14 +49,15 @@ class Draft:
     split: str
     attempt: int
 
-    @property
-    def variant(self) -> tuple[str, int]:
-        return (self.template.key, self.text)
-
 
 def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: int = 2) -> dict[str, int]:
     """Writes the three split files of `instance`; returns {split: number of tasks}."""
-    tasks = generate(instance.package_dir, instance.mapping(), seed, sizes, workers=workers)
+    mapping = instance.mapping()
+    tasks = generate(instance.package_dir, mapping, seed, sizes, workers=workers)
+    functions = list(mapping["functions"].values())
+    problems = hygiene_problems(tasks, functions if sizes.train >= 2 * len(functions) else None)
+    if problems:  # the planner prevents these; a failure here is a bug, not bad input
+        raise SebenchError(f"task generation broke the split rules: {'; '.join(problems[:5])}")
     for split, items in tasks.items():
         write_records(instance.split_path(split), items)
     return {split: len(items) for split, items in tasks.items()}
@@ -66,6 +67,10 @@ def generate(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, work
              templates: list[Template] | None = None) -> dict[str, list[Task]]:
     """{split: tasks} for the instance whose package lives in package_dir and whose names are mapping."""
     from sebench.tasks.families import all_templates
+
+    for name in ("train", "single", "multiple"):
+        if getattr(sizes, name) < 0:
+            raise SebenchError(f"task sizes: {name} must be >= 0, got {getattr(sizes, name)}")
 
     names = mapping["functions"]
     usable = [t for t in (templates if templates is not None else all_templates())
@@ -342,17 +347,32 @@ def similarity(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+class _TrainTexts:
+    """The train statements by function, for near-duplicate checks of test statements."""
+
+    def __init__(self, train: list[Task]):
+        self.by_fn = defaultdict(list)
+        for t in train:
+            grams = trigrams(t.query)
+            for f in t.selected_functions:
+                self.by_fn[f].append((grams, t))
+
+    def closest(self, task: Task) -> Task | None:
+        """A train task sharing a function whose statement is near-identical to task's, if any."""
+        grams = trigrams(task.query)
+        for f in task.selected_functions:
+            for other, t in self.by_fn[f]:
+                if similarity(grams, other) > SIMILAR_TEXT:
+                    return t
+        return None
+
+
 def _drop_similar(tests: list[Task], train: list[Task]) -> list[Task]:
     """Drops test tasks whose statement is near-identical to a train statement of a shared function."""
-    by_fn = defaultdict(list)
-    for t in train:
-        grams = trigrams(t.query)
-        for f in t.selected_functions:
-            by_fn[f].append(grams)
+    texts = _TrainTexts(train)
     kept = []
     for t in tests:
-        grams = trigrams(t.query)
-        if any(similarity(grams, g) > SIMILAR_TEXT for f in t.selected_functions for g in by_fn[f]):
+        if texts.closest(t) is not None:
             log.warning("dropped test task on %s: statement too close to a train task", t.selected_functions)
             continue
         kept.append(t)
@@ -360,7 +380,9 @@ def _drop_similar(tests: list[Task], train: list[Task]) -> list[Task]:
 
 
 def hygiene_problems(tasks: dict[str, list[Task]], functions: list[str] | None = None) -> list[str]:
-    """What breaks the split rules (empty when all hold); used by the tests and `sebench build`."""
+    """What breaks the split rules (empty when all hold): with `functions`, each needs a train task;
+    every function of a test task has a train task; no test task shares its reference and an input
+    with a train task; no test statement is near-identical to a train statement of a shared function."""
     problems = []
     train = tasks.get("train", [])
     train_fns = {f for t in train for f in t.selected_functions}
@@ -368,26 +390,14 @@ def hygiene_problems(tasks: dict[str, list[Task]], functions: list[str] | None =
         problems += [f"no train task for {f}" for f in functions if f not in train_fns]
     train_inputs = defaultdict(set)
     for t in train:
-        train_inputs[(tuple(t.selected_functions), t.reference_solution)].update(
-            c["input"] for c in t.test_cases)
+        train_inputs[t.reference_solution].update(c["input"] for c in t.test_cases)
+    texts = _TrainTexts(train)
     for split in ("single_test", "multiple_test"):
         for t in tasks.get(split, []):
-            for f in t.selected_functions:
-                if f not in train_fns:
-                    problems.append(f"{t.task_id}: {f} has no train task")
-            shared = train_inputs.get((tuple(t.selected_functions), t.reference_solution), set())
-            if shared & {c["input"] for c in t.test_cases}:
+            problems += [f"{t.task_id}: {f} has no train task" for f in t.selected_functions if f not in train_fns]
+            if train_inputs[t.reference_solution] & {c["input"] for c in t.test_cases}:
                 problems.append(f"{t.task_id}: shares template and inputs with a train task")
-            grams = trigrams(t.query)
-            for u in train:
-                if set(u.selected_functions) & set(t.selected_functions) and \
-                        similarity(grams, trigrams(u.query)) > SIMILAR_TEXT:
-                    problems.append(f"{t.task_id}: statement near-identical to {u.task_id}")
-                    break
+            close = texts.closest(t)
+            if close is not None:
+                problems.append(f"{t.task_id}: statement near-identical to {close.task_id}")
     return problems
-
-
-def check_sizes(sizes: TaskSizes) -> None:
-    for name in ("train", "single", "multiple"):
-        if getattr(sizes, name) < 0:
-            raise SebenchError(f"task sizes: {name} must be >= 0")
