@@ -8,6 +8,7 @@ NumPy versions. Whatever is left is checked with the audit's own rules, so the a
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -120,6 +121,7 @@ def _same_in_both(name: str) -> bool:
 _SAME_MEANING = {"matrix_transpose", "matmul", "vecdot", "tensordot"}
 
 
+@functools.lru_cache(maxsize=None)
 def _scalar_type(name: str) -> bool:
     """numpy.float64, numpy.int8, ...: in prose these become the plain dtype names."""
     import numpy
@@ -160,10 +162,11 @@ def rewrite_span(namer: Namer, body: str) -> str:
     return re.sub(r"(?<![\w.])([A-Za-z_]\w*)(\s*\()", call, body)
 
 
-def __builtins_names() -> set:
+@functools.lru_cache(maxsize=1)
+def __builtins_names() -> frozenset:
     import builtins
 
-    return set(dir(builtins))
+    return frozenset(dir(builtins))
 
 
 def rewrite_sentence(namer: Namer, text: str, checker: LeakChecker) -> str:
