@@ -19,7 +19,7 @@ MAPPING = {
         "numpy.mean": "zwc.kocito", "numpy.array": "zwc.yitaf", "numpy.average": "zwc.bavuto",
         "numpy.sum": "zwc.sumeto", "numpy.sin": "zwc.sinabu", "numpy.arange": "zwc.raroge",
         "numpy.absolute": "zwc.bosal", "numpy.reshape": "zwc.reshim", "numpy.transpose": "zwc.tiloz",
-        "numpy.linalg.inv": "zwc.rfx.quvohe", "numpy.linalg.det": "zwc.rfx.dekami",
+        "numpy.linalg.inv": "zwc.rfx.quvohe", "numpy.linalg.det": "zwc.rfx.dekami", "numpy.linspace": "zwc.linaro",
     },
 }
 CHECKER = LeakChecker(Surface.from_mapping(MAPPING, array_attrs={"shape", "ndim"}))
@@ -53,6 +53,11 @@ def test_parameters_named_like_numpy_functions_stay():
 
 def test_sentence_naming_a_missing_function_is_dropped():
     assert rewrite("First sentence. See `nanmean` for NaNs. Last one.") == "First sentence. Last one."
+
+
+def test_numpy_names_used_as_words_in_running_text():
+    assert rewrite("Use linspace for ranges. The mean is fine. Or nanmean for NaNs.") == (
+        "Use ``zwc.linaro`` for ranges. The mean is fine.")
 
 
 def test_urls_versions_and_citations_are_dropped():

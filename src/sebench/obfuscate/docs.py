@@ -56,24 +56,44 @@ def numpy_object(key: str):
     return obj
 
 
-def probe_surface(package_dir: Path, mapping: dict) -> Surface:
-    """The package's real public names and its array type's attributes (a short subprocess)."""
-    script = (
-        "import json,sys;sys.path.insert(0,sys.argv[1]);m=json.loads(sys.argv[2]);import importlib\n"
-        "p=importlib.import_module(m['package']);l=getattr(p,m.get('linalg') or '_',None)\n"
-        "o=p\nfor s in m['constructor'].split('.')[1:]: o=getattr(o,s)\n"
-        "x=o([1.0,2.0])\n"
-        "pub=lambda z:[n for n in dir(z) if not n.startswith('_')]\n"
-        "print(json.dumps([pub(p),pub(l) if l is not None else [],pub(type(x))]))"
-    )
-    proc = subprocess.run([sys.executable, "-I", "-B", "-c", script, str(package_dir), json.dumps(mapping)],
+_PROBE = r"""
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+m = json.loads(sys.argv[2])
+p = importlib.import_module(m["package"])
+lin = getattr(p, m.get("linalg") or "_", None)
+def get(dotted):
+    o = p
+    for part in dotted.split(".")[1:]:
+        o = getattr(o, part)
+    return o
+pub = lambda z: [n for n in dir(z) if not n.startswith("_")]
+x = get(m["constructor"])([1.0, 2.0])
+errors = {}
+for numpy_name, key, args, kw in [("LinAlgError", "numpy.linalg.inv", ([[1.0, 2.0], [2.0, 4.0]],), {}),
+                                  ("AxisError", "numpy.mean", ([1.0, 2.0],), {"axis": 5})]:
+    try:
+        get(m["functions"][key])(*args, **kw)
+    except Exception as e:
+        for holder, prefix in ((p, m["package"]), (lin, m["package"] + "." + str(m.get("linalg")))):
+            if holder is not None and getattr(holder, type(e).__name__, None) is type(e):
+                errors[numpy_name] = prefix + "." + type(e).__name__
+print(json.dumps([pub(p), pub(lin) if lin is not None else [], pub(type(x)), errors]))
+"""
+
+
+def probe_surface(package_dir: Path, mapping: dict) -> tuple[Surface, dict]:
+    """The package's real public names, its array type's attributes, and the public names of its errors
+    that stand for NumPy's LinAlgError/AxisError (a short subprocess)."""
+    proc = subprocess.run([sys.executable, "-I", "-B", "-c", _PROBE, str(package_dir), json.dumps(mapping)],
                           capture_output=True, text=True, timeout=120)
     base = Surface.from_mapping(mapping)
     if proc.returncode != 0:
         raise RuntimeError(f"cannot import the generated package from {package_dir}: {proc.stderr.strip()[-400:]}")
-    top, lin, attrs = json.loads(proc.stdout)
-    return Surface(base.package, base.linalg, base.array_type, frozenset(top) | base.top_names,
-                   frozenset(lin) | base.linalg_names, frozenset(attrs))
+    top, lin, attrs, errors = json.loads(proc.stdout)
+    surface = Surface(base.package, base.linalg, base.array_type, frozenset(top) | base.top_names,
+                      frozenset(lin) | base.linalg_names, frozenset(attrs))
+    return surface, errors
 
 
 def _signature(obj, short: str, doc: str) -> tuple[str, str]:
@@ -119,6 +139,7 @@ def _header(namer: Namer, header: str, rename: set, checker: LeakChecker) -> str
     kind = re.sub(r"\b(?:numpy|np)\.dtype\b", "dtype", kind)
     kind = namer.words(re.sub(r"\b(?:numpy|np)\.", "", kind))
     kind = re.sub(r",?\s*see dtype parameter above", "", kind)
+    kind = re.sub(r"\s+or matrix\b", "", kind).rstrip(".")
     if checker.prose(kind, namer.params):
         kind = ""
     return f"{name} : {kind}" if sep and kind else name
@@ -147,8 +168,9 @@ def _raises(namer: Namer, checker: LeakChecker, lines: list[str]) -> list[str]:
 
     out = []
     for header, body in parse_entries(lines):
-        if header and isinstance(getattr(builtins, header.strip(), None), type):
-            out.append(header.strip())
+        name = namer.errors.get(header.strip(), header.strip())
+        if header and (isinstance(getattr(builtins, name, None), type) or name != header.strip()):
+            out.append(name)
             out += ["    " + ln if ln else "" for ln in rewrite_block(namer, body, checker)]
     return _trim(out)
 
@@ -192,7 +214,8 @@ def _canonical(obj, raw: str) -> str:
     return m.group(1) if m else getattr(obj, "__name__", "")
 
 
-def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker) -> FunctionDoc:
+def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker, errors: dict | None = None
+                     ) -> FunctionDoc:
     obj = numpy_object(key)
     short = public.rsplit(".", 1)[1]
     raw = inspect.cleandoc(getattr(obj, "__doc__", None) or "") if obj is not None else ""
@@ -206,7 +229,7 @@ def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker)
                                                          + sections.get("Parameters", [])))
     params |= set(named) - rename
     in_linalg = key.startswith("numpy.linalg.")
-    namer = Namer(mapping, in_linalg=in_linalg, params=frozenset(params), own=public)
+    namer = Namer(mapping, in_linalg=in_linalg, params=frozenset(params), own=public, errors=errors or {})
     own_name = key.rsplit(".", 1)[1]
     if canonical and canonical != own_name:
         namer.alias(canonical, own_name)
@@ -364,9 +387,9 @@ def build_docs(package_dir: Path, mapping: dict) -> list[ApiDoc]:
     """One rewritten ApiDoc per function of mapping["functions"] (mapping order), examples run for real."""
     package_dir = Path(package_dir).resolve()
     package = mapping["package"]
-    surface = probe_surface(package_dir, mapping)
+    surface, errors = probe_surface(package_dir, mapping)
     checker = LeakChecker(surface)
-    docs = [prepare_function(k, v, mapping, checker) for k, v in mapping["functions"].items()]
+    docs = [prepare_function(k, v, mapping, checker, errors) for k, v in mapping["functions"].items()]
     execute(package_dir, package, docs)
     missing = [fd for fd in docs if not _has_example(fd)]
     for fd in missing:

@@ -48,6 +48,7 @@ class Namer:
     in_linalg: bool = False
     params: frozenset = frozenset()
     own: str = ""  # the public name of the documented function
+    errors: dict = field(default_factory=dict)  # "LinAlgError" -> the package's public error class
     main: dict = field(default_factory=dict)  # numpy short name -> public dotted name
     lin: dict = field(default_factory=dict)
 
@@ -142,6 +143,10 @@ def rewrite_span(namer: Namer, body: str) -> str:
             return body
         if core == "ndarray":
             return namer.array_type
+        if core in _NUMPY_ERRORS:
+            if core not in namer.errors:
+                raise Dropped(core)
+            return namer.errors[core]
         if core in numpy_function_names():
             public = namer.bare(core)
             if public is None:
@@ -167,6 +172,45 @@ def __builtins_names() -> frozenset:
     import builtins
 
     return frozenset(dir(builtins))
+
+
+_NUMPY_ERRORS = ("LinAlgError", "AxisError")
+_CODE_WORD = re.compile(r"(?<![\w.`'\"\x00-])[A-Za-z_][A-Za-z0-9_]*(?![\w`'\"(\x00-])")
+# NumPy names that are also ordinary (mathematical) words; other NumPy names in running text are code
+_PLAIN_WORDS = {
+    "radians", "degrees", "percentile", "quantile", "concatenate", "reciprocal", "resize", "piecewise", "sqrt",
+    "cos", "sin", "tan", "arccos", "arcsin", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    "exp", "log", "sinc", "ceil", "floor", "qr", "cov", "std", "var", "ndim", "mod", "det", "inv", "norm", "svd",
+    "eig", "trace", "dot", "cross", "outer", "inner", "median", "average", "histogram", "gradient", "interp",
+    "roots", "cbrt", "hypot", "gcd", "lcm", "kron", "sign", "round", "log10", "log2",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _english() -> frozenset:
+    from importlib import resources
+
+    try:
+        text = resources.files("sebench.obfuscate").joinpath("data/english_words.txt").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        return frozenset()
+    return frozenset(w.strip().lower() for w in text.split())
+
+
+def _code_word(namer: Namer, word: str) -> str:
+    """A NumPy name used as a word in running text ("the cumsum of", "use linspace"): the public name,
+    unless it is an ordinary word or a parameter."""
+    if word in _NUMPY_ERRORS:
+        if word not in namer.errors:
+            raise Dropped(word)
+        return namer.errors[word]
+    if (word not in numpy_function_names() or word in namer.params or word in _PLAIN_WORDS
+            or word.lower() in _english() or word[:1].isupper()):
+        return word
+    public = namer.bare(word)
+    if public is None:
+        raise Dropped(word)
+    return f"``{public}``"
 
 
 def rewrite_sentence(namer: Namer, text: str, checker: LeakChecker) -> str:
@@ -200,6 +244,7 @@ def rewrite_sentence(namer: Namer, text: str, checker: LeakChecker) -> str:
     text = _SPAN.sub(span, text)
     text = _NPREF.sub(lambda m: _prefixed(namer, m, PROSE_CONSTANTS), text)
     text = namer.words(text)
+    text = _CODE_WORD.sub(lambda m: _code_word(namer, m.group(0)), text)
     text = re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
     if namer.own and namer.own in text and re.search(r"(?i)shorthand|\balias", text):
         raise Dropped("self alias")
