@@ -145,7 +145,7 @@ def templates():
           ("A round-robin results table `table` is square: entry (i, j) is what team i scored against team j, and (i, i) holds each team's training score. Return the list of the (i, i) entries.",),
           _square_gen("table")),
         T("diag.offset", "superdiagonal", "table k", "return {diag}(table, k)",
-          ("A transition table `table` (square, nested lists) holds rates between consecutive stations; the entries on the diagonal shifted by `k` (k = 1 is just above the main diagonal) are the ones of interest. Return them as a list.",),
+          ("A transition table `table` (square, nested lists) holds rates between consecutive stations; the entries on the diagonal shifted by `k` (k = 0 is the main diagonal, k = 1 the one just above it, k = -1 the one just below) are the ones of interest. Return them as a list.",),
           lambda r, i: {"table": _square_gen("t")(r, i)["t"], "k": r.randint(-1, 2)}),
         T("diagflat.spread", "spread_on_diagonal", "values", "return {diagflat}(values)",
           ("Per-room heating demands `values` are given as a flat list or as a small table (read row by row). Return a square matrix with these demands, in that order, on its main diagonal and zeros elsewhere.",

@@ -9,10 +9,11 @@ from sebench.tasks.families.common import SETTINGS, T, g, rotate
 RANGES = {
     "real": (-10, 10, 2), "pos": (0.1, 100, 2), "unit": (-1, 1, 3), "angle": (-3.14, 3.14, 3),
     "degrees": (-360, 360, 1), "small": (-3, 3, 2), "int": (-50, 50, 0), "open": (-0.99, 0.99, 3),
-    "ge1": (1, 20, 2), "nat": (0, 255, 0), "special": (-10, 10, 2), "complex": (-5, 5, 1),
+    "ge1": (1, 20, 2), "nat": (0, 255, 0), "special": (-10, 10, 2), "complex": (-5, 5, 1), "few": (-2, 2, 0),
 }
 SETTINGS_EXTRA = {
     "open": SETTINGS["unit"],
+    "few": SETTINGS["int"],
     "ge1": [
         ("stretch", "A materials lab records stretch factors of rubber bands (each at least 1) in `stretch`."),
         ("ratios", "An optics bench measures beam expansion ratios (all at least 1) in `ratios`."),
@@ -47,7 +48,7 @@ PATTERNS = (
 UNARY = {
     "abs": ("the absolute value of {x}", "real", "numbers", "magnitude"),
     "absolute": ("the absolute value of {x}", "real", "numbers", "size"),
-    "fabs": ("the absolute value of {x} as a float", "int", "floats", "float_magnitude"),
+    "fabs": ("the absolute value of {x}", "int", "floats", "float_magnitude"),
     "arccos": ("the angle in radians (from 0 to pi) whose cosine equals {x}", "unit", "floats", "angle_from_cosine"),
     "acos": ("the angle in radians (from 0 to pi) whose cosine equals {x}", "unit", "floats", "recover_angle"),
     "arcsin": ("the angle in radians (from -pi/2 to pi/2) whose sine equals {x}", "unit", "floats", "angle_from_sine"),
@@ -61,10 +62,10 @@ UNARY = {
     "arctanh": ("the inverse hyperbolic tangent of {x}", "open", "floats", "inverse_hyp_tangent"),
     "atanh": ("the inverse hyperbolic tangent of {x}", "open", "floats", "area_hyp_tangent"),
     "cbrt": ("the real cube root of {x} (negative numbers give negative roots)", "real", "floats", "cube_root"),
-    "ceil": ("the smallest whole number (as a float) that is greater than or equal to {x}", "real", "floats", "round_up"),
-    "floor": ("the largest whole number (as a float) that is less than or equal to {x}", "real", "floats", "round_down"),
-    "trunc": ("{x} with its fractional part cut off (rounding toward zero), as a float", "real", "floats", "chop"),
-    "rint": ("{x} rounded to the nearest whole number (halves go to the even neighbour), as a float", "real", "floats", "nearest_whole"),
+    "ceil": ("the smallest whole number that is greater than or equal to {x}", "real", "floats", "round_up"),
+    "floor": ("the largest whole number that is less than or equal to {x}", "real", "floats", "round_down"),
+    "trunc": ("{x} with its fractional part cut off (rounding toward zero)", "real", "floats", "chop"),
+    "rint": ("{x} rounded to the nearest whole number (halves go to the even neighbour)", "real", "floats", "nearest_whole"),
     "cos": ("the cosine of {x}", "angle", "floats", "cosine"),
     "sin": ("the sine of {x}", "angle", "floats", "sine"),
     "tan": ("the tangent of {x}", "angle", "floats", "tangent"),
@@ -99,7 +100,7 @@ UNARY = {
     "imag": ("the imaginary part of {x}", "complex", "floats", "reactive_part"),
     "conj": ("the complex conjugate of {x}", "complex", "complex numbers", "mirror"),
     "conjugate": ("the complex conjugate of {x}", "complex", "complex numbers", "conjugated"),
-    "logical_not": ("True where {x} is zero and False where it is nonzero (logical negation)", "int", "booleans", "is_zero"),
+    "logical_not": ("True where {x} is zero and False where it is nonzero (logical negation)", "few", "booleans", "is_zero"),
     "invert": ("the bitwise NOT of {x} (all bits flipped, two's complement)", "int", "integers", "flip_bits"),
     "bitwise_not": ("the bitwise NOT of {x} (all bits flipped, two's complement)", "int", "integers", "complement"),
     "bitwise_invert": ("the bitwise NOT of {x} (every bit flipped, two's complement)", "nat", "integers", "negate_bits"),
@@ -114,7 +115,7 @@ def _gen(param: str, domain: str):
         if domain == "complex":
             shape = g.arr(r, i, 0, 1, 0, empty=True)
             return {param: _complexify(r, shape, i)}
-        value = g.arr(r, i, lo, hi, dec, nan=domain not in ("int", "nat"))
+        value = g.arr(r, i, lo, hi, dec, nan=domain not in ("int", "nat", "few"))
         if domain == "special" and isinstance(value, list) and value:
             _sprinkle(r, value)
         return {param: value}
