@@ -50,7 +50,8 @@ class RunConfig:
     lora: bool = False
     max_steps: int | None = None
     batch_size: int = 8
-    train_extra: dict = field(default_factory=dict)  # further TrainConfig fields, passed as they are
+    # further TrainConfig fields: {"field": value} for every regime, {"grpo-closed": {"field": value}} for one
+    train_extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -63,7 +64,7 @@ PRESETS: dict[str, dict] = {
         model="smollm2-135m",
         regimes=["closed-sft"],
         build_train=720, build_single=259, build_multiple=300,
-        functions=10, max_train=100, max_single=30, max_multiple=10,
+        functions=12, max_train=96, max_single=24, max_multiple=8,
         untrained_modes=["closed", "open"], trained_modes=["closed"],
         samples=1, temperature=0.0, max_tokens=128, concurrency=16,
         train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
@@ -76,6 +77,10 @@ PRESETS: dict[str, dict] = {
         untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
         samples=1, temperature=0.0, max_tokens=192, concurrency=16,
         train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
+        train_extra={
+            "grpo-closed": {"max_steps": 100, "num_generations": 4, "max_completion_length": 160},
+            "self-play": {"rounds": 2, "selfplay_tasks": 48},
+        },
     ),
     # full sizes on a GPU: all 278 functions, every regime, sampled answers for pass@k, the model's own
     # judged open-book answers as SFT data (as in the paper). Give --model (hf:... or openai:...@URL).

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.experiment.config import RunConfig
+from sebench.experiment.config import REGIMES, RunConfig
 from sebench.experiment.state import StageBook, file_hash, now, read_json, write_json
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,7 @@ class Study:
         self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False))
         self.argv = argv or []
         self.data: Path | None = None
+        self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
 
     # ---- the whole study -------------------------------------------------------------------------
 
@@ -48,31 +49,33 @@ class Study:
         self.root.mkdir(parents=True, exist_ok=True)
         self._start_manifest()
         self.data = self.prepare_data()
-        for mode in self.cfg.untrained_modes:
-            for split in self.cfg.splits:
-                self.evaluate(UNTRAINED, self.cfg.model, mode, split)
         checkpoints = {}
-        for regime in self._training_order():
-            checkpoints[regime] = self.train(regime, checkpoints)
-            for mode in self.cfg.trained_modes:
+        try:
+            for mode in self.cfg.untrained_modes:
                 for split in self.cfg.splits:
-                    self.evaluate(regime, self._trained_spec(checkpoints[regime]), mode, split)
+                    self.evaluate(UNTRAINED, self.cfg.model, mode, split)
+            for regime in self._training_order():
+                self.close_backend()  # free the memory for training
+                checkpoints[regime] = self.train(regime, checkpoints)
+                for mode in self.cfg.trained_modes:
+                    for split in self.cfg.splits:
+                        self.evaluate(regime, self._trained_spec(checkpoints[regime]), mode, split)
+        finally:
+            self.close_backend()
         report = self.report()
         self._update_manifest(finished=True)
         return report
 
     def _training_order(self) -> list[str]:
         regimes = list(dict.fromkeys(self.cfg.regimes))
-        if "sft-grpo" in regimes and "closed-sft" not in regimes:
-            regimes.insert(regimes.index("sft-grpo"), "closed-sft")  # sft-grpo starts from Closed-SFT
-        if "sft-grpo" in regimes and regimes.index("closed-sft") > regimes.index("sft-grpo"):
-            regimes.remove("closed-sft")
+        if "sft-grpo" in regimes:  # it starts from the Closed-SFT checkpoint: train that one just before
+            regimes.remove("closed-sft") if "closed-sft" in regimes else None
             regimes.insert(regimes.index("sft-grpo"), "closed-sft")
         return regimes
 
     @staticmethod
     def _trained_spec(checkpoint: Path) -> str:
-        return f"hf:{checkpoint}"
+        return f"hf:{checkpoint.resolve()}"
 
     # ---- data ------------------------------------------------------------------------------------
 
@@ -123,9 +126,12 @@ class Study:
         return self.root / "evals" / regime / mode / split
 
     def evaluate(self, regime: str, model: str, mode: str, split: str, samples: int | None = None,
-                 temperature: float | None = None) -> Path:
+                 temperature: float | None = None) -> Path | None:
         """Rollouts (resumable, sample by sample) then verdicts of one (regime, mode, split)."""
         cfg = self.cfg
+        if not self._has_tasks(split):
+            log.info("no %s tasks in %s: nothing to evaluate there", split, self.data)
+            return None
         folder = self.eval_dir(regime, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
         rollout_cfg = {
@@ -140,25 +146,47 @@ class Study:
                       lambda: self._rollout(model, mode, split, rollouts, rollout_cfg), resumable=True)
         judge_cfg = {"rollouts": self.book.get(name)["outputs"][_rel(self.root, rollouts)], "data": self._data_hash()}
         self.book.run(f"judge:{regime}:{mode}:{split}", judge_cfg, [verdicts, folder / "summary.json"],
-                      lambda: self._judge(rollouts, verdicts, regime, mode))
+                      lambda: self._judge(rollouts, verdicts))
         return verdicts
+
+    def _has_tasks(self, split: str) -> bool:
+        from sebench.instance import Instance
+
+        path = Instance(self.data).split_path(split)
+        return path.is_file() and path.stat().st_size > 0
 
     def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict) -> None:
         from sebench.rollout.run import RolloutConfig, run
 
-        run(RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
-                          temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
-                          concurrency=self.cfg.concurrency, seed=c["seed"]))
+        cfg = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
+                            temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
+                            concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"])
+        run(cfg, backend=self._backend(cfg))
 
-    def _judge(self, rollouts: Path, out: Path, regime: str, mode: str) -> None:
-        from sebench.instance import Instance
-        from sebench.judge.run import judge_records, summarize
-        from sebench.records import Rollout, read_records, write_records
+    def _backend(self, rollout_cfg):
+        """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU)."""
+        from sebench.rollout.backends import get_backend
+        from sebench.rollout.run import backend_options
 
-        records = read_records(rollouts, Rollout)
-        verdicts = judge_records(Instance.open(self.data), records, self.cfg.judge_workers)
-        write_records(out, verdicts)
-        write_json(out.with_name("summary.json"), {"regime": regime, "mode": mode, **summarize(verdicts)})
+        if self._loaded and self._loaded[0] != rollout_cfg.model:
+            self.close_backend()
+        if not self._loaded:
+            self._loaded = (rollout_cfg.model, get_backend(rollout_cfg.model, **backend_options(rollout_cfg)))
+        return self._loaded[1]
+
+    def close_backend(self) -> None:
+        if self._loaded:
+            self._loaded[1].close()
+            self._loaded = None
+            import gc
+
+            gc.collect()
+
+    def _judge(self, rollouts: Path, out: Path) -> None:
+        from sebench.judge.run import JudgeConfig, run
+
+        run(JudgeConfig(data=self.data, rollouts=rollouts, out=out, summary=out.with_name("summary.json"),
+                        workers=self.cfg.judge_workers))
 
     # ---- training --------------------------------------------------------------------------------
 
@@ -167,7 +195,7 @@ class Study:
 
     def _checkpoint_hash(self, regime: str) -> str:
         record = self.book.get(f"train:{regime}")
-        return record["outputs"][_rel(self.root, self.checkpoint_dir(regime))]
+        return record["outputs"][_rel(self.root, self.checkpoint_dir(regime).parent)]
 
     def train(self, regime: str, checkpoints: dict[str, Path]) -> Path:
         cfg = self.cfg
@@ -193,13 +221,16 @@ class Study:
         from sebench.train import TrainConfig, run
 
         cfg = self.cfg
-        extra = dict(cfg.train_extra)
-        if start is not None:
-            extra.setdefault("sft_checkpoint", start)
-        run(TrainConfig(data=self.data, regime=regime, out=out, model=cfg.model,
-                        train_source=cfg.train_source if regime in ("open-sft", "closed-sft") else None,
-                        rollouts=rollouts, epochs=cfg.epochs, lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps,
-                        batch_size=cfg.batch_size, seed=cfg.seed, judge_workers=cfg.judge_workers, **extra))
+        settings = dict(
+            data=self.data, regime=regime, out=out, model=cfg.model, rollouts=rollouts, epochs=cfg.epochs,
+            lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps, batch_size=cfg.batch_size, seed=cfg.seed,
+            judge_workers=cfg.judge_workers, sft_checkpoint=start,
+            train_source=cfg.train_source if regime in ("open-sft", "closed-sft") else None,
+        )
+        # train_extra: TrainConfig fields for every regime, and {regime: {field: value}} for one
+        settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})
+        settings.update(cfg.train_extra.get(regime, {}))
+        run(TrainConfig(**settings))
 
     # ---- report ----------------------------------------------------------------------------------
 

@@ -1,0 +1,120 @@
+"""`sebench run` end to end on a tiny random model: killed at several moments and restarted, it ends
+with the same report as an uninterrupted run; settings changed under a finished stage are refused."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from sebench.cli import main  # noqa: E402
+
+TINY_SETTINGS = [
+    "--functions", "3", "--set", "max_train=8", "--set", "max_single=6", "--set", "max_multiple=2",
+    "--max-tokens", "12", "--set", "concurrency=2", "--regimes", "closed-sft", "--set", "max_steps=2",
+    "--set", "batch_size=4", "--set", 'trained_modes=["closed"]', "--set", "judge_workers=1",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from sebench.models import create_tiny_model
+
+    return create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def _args(out: Path, instance: Path, model: Path) -> list[str]:
+    return ["run", "--out", str(out), "--instance", str(instance), "--model", f"hf:{model}", *TINY_SETTINGS]
+
+
+def _report(out: Path) -> dict:
+    data = json.loads((out / "report/report.json").read_text())
+    return {"main_table": [{k: v for k, v in row.items() if k != "runs"} for row in data["main_table"]],
+            "functions": data["functions"], "losses": sorted(data["loss_curves"])}
+
+
+def _rollout_keys(out: Path) -> dict:
+    keys = {}
+    for path in sorted(out.glob("evals/*/*/*/rollouts.jsonl")):
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        keys[path.relative_to(out).as_posix()] = sorted((r["task_id"], r["sample_idx"]) for r in rows)
+    return keys
+
+
+# Moments to kill at: when each of these paths first exists (a stage has just started, or a rollout file
+# holds its first records), so kills land during model loading, rollouts, judging, training and report.
+KILL_WHEN = [
+    "stages/select.json",
+    "stages/rollout--untrained--closed--single_test.json",
+    "evals/untrained/open/single_test/rollouts.jsonl",
+    "stages/train--closed-sft.json",
+    "stages/judge--closed-sft--closed--single_test.json",
+    "stages/report.json",
+]
+
+
+# One torch thread: a tiny model gains nothing from more, and spinning threads crawl on a busy machine.
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def _run_until(args: list[str], out: Path, marker: str, timeout: float = 240) -> bool:
+    """Starts `sebench run` in its own process group; SIGKILLs the group once `marker` exists.
+    Returns True if it was killed, False if the run finished first."""
+    proc = subprocess.Popen([sys.executable, "-m", "sebench.cli", *args], start_new_session=True, env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        if (out / marker).exists():
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return True
+        time.sleep(0.01)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"sebench run did not reach {marker} in {timeout} s")
+    assert proc.returncode == 0, proc.stderr.read()
+    return False
+
+
+@pytest.mark.timeout(900)
+def test_killed_and_restarted_run_gives_the_same_report(tmp_path, built_instance, tiny_model):
+    straight = tmp_path / "straight"
+    assert not _run_until(_args(straight, built_instance, tiny_model), straight, "never-appears")
+    manifest = json.loads((straight / "manifest.json").read_text())
+    assert manifest["finished"] and manifest["seed"] == 0 and manifest["versions"]["torch"]
+    assert {"select", "train:closed-sft", "report"} <= set(manifest["stages"])
+    assert all(s["status"] == "done" for s in manifest["stages"].values())
+
+    killed = tmp_path / "killed"
+    kills = 0
+    for marker in KILL_WHEN:
+        kills += _run_until(_args(killed, built_instance, tiny_model), killed, marker)
+    assert kills >= 4  # most moments are reached before the run ends
+    _run_until(_args(killed, built_instance, tiny_model), killed, "never-appears")
+    assert _report(killed) == _report(straight)
+    assert _rollout_keys(killed) == _rollout_keys(straight)  # exactly one record per (task, sample)
+    commands = json.loads((killed / "manifest.json").read_text())["commands"]
+    assert len(commands) == kills + 1
+
+
+def test_changed_settings_are_refused_unless_overwrite(tmp_path, built_instance, capsys):
+    out = tmp_path / "run"
+    base = ["run", "--out", str(out), "--instance", str(built_instance), "--model", "fake:", "--regimes", "--functions", "0",
+            "--set", "splits=[\"single_test\"]", "--set", "untrained_modes=[\"closed\"]", "--set", "judge_workers=1"]
+    assert main(base) == 0
+    first = json.loads((out / "report/report.json").read_text())["main_table"]
+    assert [(r["regime"], r["mode"], r["split"]) for r in first] == [("untrained", "closed", "single_test")]
+    assert first[0]["verdicts"]  # the fake answer is judged, whatever it scores
+    capsys.readouterr()
+    assert main([*base, "--max-tokens", "99"]) == 2
+    err = capsys.readouterr().err
+    assert "rollout:untrained:closed:single_test" in err and "max_tokens: 128 -> 99" in err and "--overwrite" in err
+    assert main([*base, "--max-tokens", "99", "--overwrite"]) == 0
+    record = json.loads((out / "stages/rollout--untrained--closed--single_test.json").read_text())
+    assert record["config"]["max_tokens"] == 99 and record["status"] == "done"
