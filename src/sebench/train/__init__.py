@@ -6,8 +6,8 @@ from sebench.train.config import REGIMES, TrainConfig
 
 
 def run(cfg: TrainConfig):
-    """Trains as `cfg` says; returns the checkpoint directory (sebench.train.run.run)."""
-    from sebench.train.run import run as _run
+    """Trains as `cfg` says; returns the checkpoint directory (sebench.train.runner.run)."""
+    from sebench.train.runner import run as _run
 
     return _run(cfg)
 

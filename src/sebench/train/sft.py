@@ -30,6 +30,7 @@ def common_args(cfg: TrainConfig, workdir: Path) -> dict[str, Any]:
         gradient_accumulation_steps=cfg.grad_accum,
         gradient_checkpointing=cfg.gradient_checkpointing,
         bf16=bf16,  # mixed precision on GPUs with bf16; plain fp32 on CPU
+        dataloader_pin_memory=torch.cuda.is_available(),
         seed=cfg.seed,
         data_seed=cfg.seed,
         logging_steps=1,
@@ -73,9 +74,9 @@ def fit_length(examples: list[dict], tokenizer: Any, max_length: int) -> list[di
     return kept
 
 
-def train_sft(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig, workdir: Path,
-              losses: LossLog, stage: str) -> Any:
-    """Trains `model` on conversational prompt-completion `examples`; returns the trained (merged) model."""
+def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig, workdir: Path,
+                callbacks: list | None = None) -> Any:
+    """An SFTTrainer over conversational prompt-completion `examples`, the loss on the answer only."""
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
@@ -86,11 +87,15 @@ def train_sft(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig
         max_length=cfg.max_length,
         completion_only_loss=True,  # the loss is on the answer, never on the prompt
     )
-    trainer = SFTTrainer(
-        model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
-        peft_config=peft_config(cfg), callbacks=[losses.callback(stage)],
-    )
-    log.info("%s: %d examples, %s", stage, len(dataset),
+    return SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
+                      peft_config=peft_config(cfg), callbacks=callbacks)
+
+
+def train_sft(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig, workdir: Path,
+              losses: LossLog, stage: str) -> Any:
+    """Trains `model` on `examples` (see sft_trainer); returns the trained model, LoRA merged."""
+    trainer = sft_trainer(model, tokenizer, examples, cfg, workdir, [losses.callback(stage)])
+    log.info("%s: %d examples, %s", stage, len(trainer.train_dataset),
              f"{cfg.max_steps} steps" if cfg.max_steps else f"{cfg.epochs:g} epochs")
     trainer.train()
     return finished_model(trainer)

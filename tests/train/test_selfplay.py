@@ -1,0 +1,85 @@
+"""Self-play + SFT: tasks written from the docs, solved open-book, judged, trained closed-book, in rounds.
+
+Task writing and solving are scripted (a fake backend that answers as a capable model would), so the
+round logic, the judge filter and the closed-book training are tested on a tiny random model; the
+default in-process backend (the trained model itself) is used by the last test.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.records import Task, Verdict, read_records
+from sebench.train import TrainConfig, run
+
+pytest.importorskip("trl")
+
+INPUTS = ["values=[1, 2, 3]", "values=[10, 20]", "values=[0.5, 1.5]", "values=[-1, 1, 4]", "values=[7]",
+          "values=[2, 2, 2, 2]", "values=[100, 0, 1]", "values=[3, 9]"]
+
+
+def _script(tmp_path, built_instance) -> str:
+    """fake:file=... answering, in turn: the task proposal, its fresh solution, the open-book answer."""
+    mapping = Instance.open(built_instance).mapping()
+    pkg, total = mapping["package"], mapping["functions"]["numpy.sum"]
+    solution = f"import {pkg}\n\ndef total_amount(values):\n    return {total}(values)\n"
+    proposal = "```json\n" + json.dumps({
+        "query": "A shop logs the amounts of a day's sales in `values`. Return the day's total amount.",
+        "function_name": "def total_amount(values):", "test_inputs": INPUTS, "solution": solution,
+    }) + "\n```"
+    answer = f"```python\n{solution}```"
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps([proposal, answer, answer]))
+    return f"fake:file={path}"
+
+
+def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny_model, tmp_path):
+    from safetensors.torch import load_file
+
+    backend = _script(tmp_path, built_instance)
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    ckpt = run(TrainConfig(
+        data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
+        rounds=2, selfplay_tasks=1, selfplay_samples=1, selfplay_solves=1, selfplay_backend=backend,
+        max_steps=1, batch_size=1, judge_workers=2,
+    ))
+    before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))
+    assert any(not bool((after[k] == v).all()) for k, v in before.items())
+    info = json.loads((ckpt / "train_config.json").read_text())
+    assert [(r["round"], r["tasks_written"], r["correct"], r["examples"]) for r in info["rounds"]] == [
+        (1, 1, 1, 1), (2, 1, 1, 1)]
+    for k in (1, 2):
+        folder = ckpt / "rounds" / f"round-{k}"
+        [task] = read_records(folder / "tasks.jsonl", Task)
+        assert task.selected_functions == [total] and len(task.expected) == len(INPUTS)
+        assert [v.verdict for v in read_records(folder / "verdicts.jsonl", Verdict)] == ["correct"]
+    example = json.loads((ckpt / "train_data.jsonl").read_text().splitlines()[0])
+    assert "Documentation of" not in example["prompt"][-1]["content"]  # trained closed-book
+    assert "total_amount" in example["completion"][0]["content"]
+    rows = (ckpt / "loss.csv").read_text().splitlines()
+    assert [r.split(",")[:2] for r in rows[1:]] == [["1", "round-1"], ["2", "round-2"]]
+
+
+def test_self_play_that_keeps_nothing_says_so(built_instance, tiny_model, tmp_path):
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    with pytest.raises(SebenchError, match="kept no training example"):
+        run(TrainConfig(
+            data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
+            rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_solves=1, selfplay_backend="fake:I cannot.",
+            max_steps=1, batch_size=1, judge_workers=2,
+        ))
+
+
+def test_by_default_the_model_being_trained_writes_and_solves(built_instance, tiny_model, tmp_path):
+    from sebench.models import load_causal_lm
+    from sebench.train.selfplay import round_backend
+
+    model, tokenizer = load_causal_lm(str(tiny_model), device="cpu")
+    model.train()
+    cfg = TrainConfig(data=built_instance, regime="self-play", out=tmp_path, model=str(tiny_model))
+    backend = round_backend(cfg, model, tokenizer)
+    assert backend.model is model and backend.tokenizer is tokenizer and not model.training
