@@ -27,7 +27,9 @@ from sebench.obfuscate import docs_synth
 from sebench.obfuscate.audit import LeakChecker, Surface, doc_params, numpy_function_names
 from sebench.obfuscate.docs_examples import Chunk, CodeRewriter, Stmt, names_of, parse_examples, prepare
 from sebench.obfuscate.docs_exec import MAX_OUTPUT_LINES, MAX_ROUNDS, run_examples
-from sebench.obfuscate.docs_text import Dropped, Namer, parse_entries, rewrite_block, rewrite_span, split_sections
+from sebench.obfuscate.docs_text import (
+    Dropped, Namer, is_code_word, parse_entries, rewrite_block, rewrite_span, split_sections,
+)
 from sebench.records import ApiDoc
 
 log = logging.getLogger(__name__)
@@ -224,7 +226,8 @@ def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker,
     head, sections = split_sections(raw)
     returns = parse_entries(sections.get("Returns", []))
     named = [h.partition(":")[0].strip() for h, _ in returns if h]
-    rename = set(named) & numpy_function_names() if len(named) == 1 else set()
+    rename = {n for n in named if len(named) == 1 and (n in numpy_function_names() or any(
+        is_code_word(part) for part in n.split("_")))}
     params = doc_params(signature) | doc_params("\n".join(["x()", "Parameters", "----------"]
                                                          + sections.get("Parameters", [])))
     params |= set(named) - rename

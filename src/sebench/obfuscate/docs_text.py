@@ -197,6 +197,11 @@ def _english() -> frozenset:
     return frozenset(w.strip().lower() for w in text.split())
 
 
+def is_code_word(word: str) -> bool:
+    """A NumPy function name that is not an ordinary word (cumsum, linspace; not mean, sqrt)."""
+    return word in numpy_function_names() and word not in _PLAIN_WORDS and word.lower() not in _english()
+
+
 def _code_word(namer: Namer, word: str) -> str:
     """A NumPy name used as a word in running text ("the cumsum of", "use linspace"): the public name,
     unless it is an ordinary word or a parameter."""
