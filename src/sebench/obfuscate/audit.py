@@ -41,8 +41,6 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SURFACE_TSV_NAMES = None  # filled lazily from the installed numpy (see numpy_function_names)
-
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
 NAME_FIELDS = {"selected_functions", "name"}
 # Array attributes that are generic words on ordinary Python objects (record.data, node.base, ...).
@@ -358,7 +356,7 @@ def _scan_record(rel: str, lineno: int, line: str, checker: LeakChecker) -> list
         if key == "doc":
             hits = [(k, f"doc line {i}: {s}") for i, k, s in checker.doc(value, params)]
         elif key in NAME_FIELDS:
-            hits = [(k, f"{key}: {s}") for _, k, s in checker.prose(value) + _name_check(value, checker)]
+            hits = [(k, f"{key}: {s}") for _, k, s in checker.prose(value)]
         elif key in CODE_FIELDS:
             code = f"_f({value})" if key == "input" else value
             hits = [(k, f"{key}: {s}") for _, k, s in checker.code(code, params)]
@@ -366,13 +364,6 @@ def _scan_record(rel: str, lineno: int, line: str, checker: LeakChecker) -> list
             hits = [(k, f"{key}: {s}") for _, k, s in checker.prose(value, params)]
         out += [Finding(rel, lineno, k, s) for k, s in hits]
     return out
-
-
-def _name_check(value: str, checker: LeakChecker) -> list[tuple[int, str, str]]:
-    parts = value.split(".")
-    if len(parts) >= 2 and parts[0] == checker.s.package:
-        return []  # the regex rule in prose() covers it
-    return []
 
 
 def _strings(obj, key: str = ""):
