@@ -68,15 +68,6 @@ def vec1(r: random.Random, i: int, lo: float = -10, hi: float = 10, dec: int = 2
     return arr(r, i, lo, hi, dec, nd=(1,), empty=empty, nan=nan, n=n)
 
 
-def mat2(r: random.Random, i: int, lo: float = -10, hi: float = 10, dec: int = 2, nan: bool = False,
-         rows: tuple = (1, 5), cols: tuple = (1, 5)) -> list:
-    """A 2-D list (rows x cols vary with i; a NaN in it at i == 8 when allowed)."""
-    m = mat(r, r.randint(*rows), r.randint(*cols), lo, hi, dec)
-    if nan and i == 8 and dec:
-        m[r.randrange(len(m))][r.randrange(len(m[0]))] = NAN
-    return m
-
-
 def same_shape(r: random.Random, like, lo: float, hi: float, dec: int = 2):
     """Random data with the same nested-list shape as `like`."""
     if isinstance(like, list):
@@ -106,7 +97,3 @@ def invertible(r: random.Random, n: int) -> list:
     for k in range(n):
         a[k][k] = sum(abs(v) for v in a[k]) + r.randint(1, 3)
     return a
-
-
-def pick(r: random.Random, options):
-    return options[r.randrange(len(options))]
