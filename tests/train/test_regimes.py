@@ -33,6 +33,16 @@ def _train(built_instance, tiny_model, out, **options):
     return run(TrainConfig(**defaults))
 
 
+def _shortest_open_tasks(built_instance):
+    """Train tasks, shortest open-book prompt first (docs make prompts long; the time is in the logits)."""
+    from sebench.instance import Instance
+    from sebench.rollout.prompts import PromptBuilder
+
+    instance = Instance.open(built_instance)
+    builder = PromptBuilder(instance, "open")
+    return sorted(instance.tasks("train"), key=lambda t: len(builder.messages(t)[-1]["content"]))
+
+
 def _loss_rows(ckpt):
     with (ckpt / "loss.csv").open() as handle:
         return list(csv.DictReader(handle))
@@ -72,13 +82,7 @@ def test_closed_sft_on_reference_solutions(built_instance, tiny_model, tmp_path)
 
 
 def test_open_sft_with_lora_on_judged_rollouts(built_instance, tiny_model, tmp_path):
-    from sebench.instance import Instance
-    from sebench.rollout.prompts import PromptBuilder
-
-    instance = Instance.open(built_instance)
-    builder = PromptBuilder(instance, "open")
-    # the 3 tasks with the shortest open-book prompts (docs make them long, and the time is in the logits)
-    tasks = sorted(instance.tasks("train"), key=lambda t: len(builder.messages(t)[-1]["content"]))[:3]
+    tasks = _shortest_open_tasks(built_instance)[:3]
     rollouts = [
         Rollout(t.task_id, 0, "open", "m", [], "```python\n" + t.reference_solution + "```", t.reference_solution, "stop")
         for t in tasks
@@ -97,7 +101,11 @@ def test_open_sft_with_lora_on_judged_rollouts(built_instance, tiny_model, tmp_p
 
 @pytest.mark.parametrize("regime, reward", [("grpo-closed", "binary"), ("grpo-open", "graded")])
 def test_grpo_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scripted_sampling, regime, reward):
-    ckpt = _train(built_instance, tiny_model, tmp_path / regime, regime=regime, reward=reward, epsilon_high=0.28)
+    options = {}
+    if regime == "grpo-open":
+        options = {"functions": _shortest_open_tasks(built_instance)[0].selected_functions, "max_examples": 1}
+    ckpt = _train(built_instance, tiny_model, tmp_path / regime, regime=regime, reward=reward, epsilon_high=0.28,
+                  **options)
     info = _check_checkpoint(ckpt, tiny_model)
     assert info["config"]["epsilon_high"] == 0.28
     assert len(scripted_sampling) == 4  # 2 steps x 1 prompt x 2 samples
