@@ -100,6 +100,9 @@ def test_server_run_api_like_the_original(servers):
     assert resp.status_code == 200 and resp.json() == {"stdout": "2.0\n", "stderr": ""}
     resp = httpx.post(f"{url}/run", json={"code": "raise ValueError('boom')"}, timeout=30).json()
     assert resp["stdout"] == "" and "ValueError: boom" in resp["stderr"]
+    assert "raise ValueError('boom')" in resp["stderr"]  # tracebacks show the source line
+    resp = httpx.post(f"{url}/run", json={"code": "import sys\nprint(1)\nsys.exit(0)"}, timeout=30).json()
+    assert resp == {"stdout": "1\n", "stderr": ""}
     resp = httpx.post(f"{url}/run", json={"code": "while True: pass", "timeout": 0.5}, timeout=30).json()
     assert "time limit" in resp["stderr"]
     health = httpx.get(f"{url}/health", timeout=30).json()

@@ -52,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,6 +227,7 @@ class Sandbox:
         self._closed = False
         self._workdir = tempfile.mkdtemp(prefix="sebench-sandbox-")
         os.chmod(self._workdir, 0o755)
+        weakref.finalize(self, shutil.rmtree, self._workdir, True)
         self.layers: tuple[str, ...] = ()
         self.restarts = 0
 

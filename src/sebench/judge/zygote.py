@@ -21,6 +21,7 @@ import errno
 import gc
 import io
 import json
+import linecache
 import os
 import resource
 import selectors
@@ -384,10 +385,15 @@ class Child:
         ns = main.__dict__
         ns["__builtins__"] = own_builtins
         sys.modules["__main__"] = main
+        code = job["code"]
+        linecache.cache["<solution>"] = (len(code), None, code.splitlines(True), "<solution>")  # tracebacks
         try:
-            _exec(_compile(job["code"], "<solution>", "exec"), ns)
+            _exec(_compile(code, "<solution>", "exec"), ns)
         except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported
-            write({"module_error": _describe(exc), "traceback": _tb(exc), "memory": _is_memory(exc)})
+            if not job.get("entry") and _isinstance(exc, SystemExit) and exc.code in (None, 0):
+                write({"done": True})  # a script that ends with sys.exit(0) ended normally
+                return
+            write({"module_error": _describe(exc), "traceback": _tb(exc, skip=1), "memory": _is_memory(exc)})
             return
         entry = job.get("entry") or ""
         self.want_printed = bool(job.get("printed", True))
@@ -427,8 +433,11 @@ def _describe(exc):
     return text[:2000]
 
 
-def _tb(exc):
-    return "".join(_fmt_exc(_type(exc), exc, exc.__traceback__))[-8000:]
+def _tb(exc, skip=0):
+    tb = exc.__traceback__
+    for _ in range(skip):  # the harness's own frames
+        tb = tb.tb_next if tb is not None and tb.tb_next is not None else tb
+    return "".join(_fmt_exc(_type(exc), exc, tb))[-8000:]
 
 
 def _is_memory(exc):
