@@ -33,6 +33,7 @@ def verdict(code, selected=("zwc.kocito",)):
     "from zwc import *\ndef solve(a):\n    return kocito(a)",
     "import zwc\ndef solve(a):\n    if (m := zwc.kocito(a)) > 1:\n        return m\n    return 0",
     "import zwc\ndef solve(a):\n    out = zwc.yitaf(a)\n    zwc.rexa(out, [0], [9])\n    return out",
+    'import zwc\ndef solve(a):\n    """Like x.__len__ or obj._private, see __init__."""\n    return zwc.kocito(a)',
     "import zwc\ndef solve(a):\n    out = [0.0]\n    zwc.dabel(a, a, out=out)\n    return out",
 ])
 def test_allowed(code):

@@ -178,9 +178,12 @@ def _bound_names(tree: ast.AST) -> set:
 def _check_access(tree: ast.AST, rules: Rules, scope: _Scope) -> None:
     bound = _bound_names(tree)
     bases = set()  # ids of Name nodes used as the base of an attribute
+    inert = set()  # ids of strings that are whole statements (docstrings): never passed to anything
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             bases.add(id(node.value))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            inert.add(id(node.value))
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             if node.attr.startswith("_"):
@@ -199,7 +202,7 @@ def _check_access(tree: ast.AST, rules: Rules, scope: _Scope) -> None:
                                                      f"'{node.id}.<name>'", node)
         elif isinstance(node, ast.alias) and node.name in BANNED_NAMES:
             raise _Violation("forbidden_access", f"'{node.name}' is not allowed", node)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inert:
             _check_string(node)
 
 

@@ -12,7 +12,9 @@ Result frames are lines "NONCE JSON". Values are encoded with exact types only (
 complex, bool, str, NoneType, list, tuple, dict; package objects through the package's own `_plain`),
 with tags for what plain JSON cannot hold: {"__complex__": [re, im]}, {"__float__": "nan"|"inf"|"-inf"},
 {"__tuple__": [...]}, {"__dict__": [[k, v], ...]} (dicts whose keys are not all str) and, for a plain
-dict that happens to use one of the tag names as its only key, {"__dict__": ...} as well.
+dict that happens to use one of the tag names as its only key, {"__dict__": ...} as well. Rows made only
+of exact ints, floats and bools go through the C JSON encoder, where NaN and infinities are the tokens
+NaN, Infinity and -Infinity (read back by Python's json).
 """
 
 import builtins
