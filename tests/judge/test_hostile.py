@@ -44,6 +44,13 @@ def test_fork_bomb(sb):
     """)
     assert_failed(r)
     r = run(sb, """
+        import threading, time
+        def solve(a):
+            while True:
+                threading.Thread(target=time.sleep, args=(100,), daemon=True).start()
+    """)
+    assert_failed(r)
+    r = run(sb, """
         import subprocess
         def solve(a):
             return subprocess.run(["/bin/sh", "-c", "echo hi"], capture_output=True).stdout.decode()
