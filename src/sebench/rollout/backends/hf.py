@@ -156,7 +156,9 @@ class HFBackend(Backend):
         text = self.tokenizer.decode(used, skip_special_tokens=True)
         text, stopped = cut_at_stop(text, request.stop, self.stop_at_code_block)
         finish = "stop" if ended is not None or stopped else "length"
-        return Completion(text, finish, prompt_tokens, len(used) + (ended is not None))
+        # a row stopped at its code block is followed by padding (the eos id), not by a generated eos
+        generated_eos = ended is not None and not stopped
+        return Completion(text, finish, prompt_tokens, len(used) + generated_eos)
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
