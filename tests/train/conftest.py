@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("trl")
-pytest.importorskip("peft")
-
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory):

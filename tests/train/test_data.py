@@ -77,6 +77,7 @@ def test_limit_is_seeded_and_keeps_order():
 
 
 def test_loss_is_on_the_answer_only(instance, tiny_model, tmp_path):
+    pytest.importorskip("trl")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from sebench.train import TrainConfig
@@ -96,6 +97,7 @@ def test_loss_is_on_the_answer_only(instance, tiny_model, tmp_path):
 
 
 def test_too_long_examples_are_left_out(instance, tiny_model, caplog):
+    pytest.importorskip("trl")
     from transformers import AutoTokenizer
 
     from sebench.train.sft import fit_length

@@ -12,6 +12,7 @@ from sebench.records import Rollout, Verdict, write_records
 from sebench.train import TrainConfig, run
 
 pytest.importorskip("trl")
+pytest.importorskip("peft")
 
 
 def _weights(folder):

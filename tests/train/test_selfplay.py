@@ -83,3 +83,9 @@ def test_by_default_the_model_being_trained_writes_and_solves(built_instance, ti
     cfg = TrainConfig(data=built_instance, regime="self-play", out=tmp_path, model=str(tiny_model))
     backend = round_backend(cfg, model, tokenizer)
     assert backend.model is model and backend.tokenizer is tokenizer and not model.training
+
+
+def test_self_play_refuses_several_processes(built_instance, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(SebenchError, match="one process"):
+        run(TrainConfig(data=built_instance, regime="self-play", out=tmp_path / "sp"))

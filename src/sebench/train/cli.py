@@ -7,9 +7,10 @@ import dataclasses
 import typing
 from pathlib import Path
 
-from sebench.train.config import REGIMES, TrainConfig
+from sebench.train.config import REGIMES, REWARDS, TRAIN_SOURCES, TrainConfig
 
 _REQUIRED = ("data", "regime", "out")
+_CHOICES = {"regime": REGIMES, "reward": REWARDS, "train_source": TRAIN_SOURCES}
 
 
 def register(subparsers) -> None:
@@ -30,8 +31,8 @@ def register(subparsers) -> None:
         kwargs = {"help": help_text, "type": _parser_type(hint), "dest": f.name}
         if f.name in _REQUIRED:
             kwargs["required"] = True
-        if f.name == "regime":
-            kwargs["choices"] = REGIMES
+        if f.name in _CHOICES:
+            kwargs["choices"] = _CHOICES[f.name]
         if f.default is not dataclasses.MISSING and f.default is not None:
             kwargs["help"] += f" (default: {f.default})"
         parser.add_argument(flag, **kwargs)

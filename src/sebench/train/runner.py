@@ -13,6 +13,7 @@ The checkpoint (HF format, LoRA merged) is what the rollout backends load as it 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import time
 from pathlib import Path
@@ -32,6 +33,9 @@ def run(cfg: TrainConfig) -> Path:
     """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out."""
     cfg = cfg.resolved()
     instance = Instance.open(cfg.data)
+    if cfg.regime == "self-play" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise SebenchError("self-play writes and solves tasks in-process: run it as one process, not under "
+                           "`accelerate launch` with several")
     prepare_out(cfg.out, cfg.overwrite)
     started = time.time()
 
