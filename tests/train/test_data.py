@@ -40,7 +40,8 @@ def test_rollout_pairs_keep_judged_correct_answers_to_training_tasks(instance, t
         (test_task, 0, "open", "code-t", "correct"),  # not a training task
         (b, 5, "open", "code-unjudged", None),
     ]
-    write_records(tmp_path / "rollouts.jsonl", [Rollout(t.task_id, i, m, "m", [], c, c, "stop") for t, i, m, c, _ in rows])
+    write_records(tmp_path / "rollouts.jsonl", [
+        Rollout(t.task_id, i, m, "m", [], f"Here:\n```python\n{c}\n```\ndone", c, "stop") for t, i, m, c, _ in rows])
     write_records(tmp_path / "verdicts.jsonl", [
         Verdict(t.task_id, i, v, 1, 1, {"mode": m}) for t, i, m, _, v in rows if v is not None])
     with caplog.at_level(logging.WARNING):

@@ -62,14 +62,15 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path) -> list[tup
         if v is None:
             unjudged += 1
             continue
-        if v.verdict != "correct" or not r.code:
+        code = judged_code(r)
+        if v.verdict != "correct" or not code:
             continue
         if r.task_id not in by_id:
             outside += 1
             continue
-        if (r.task_id, r.code) not in seen:
-            seen.add((r.task_id, r.code))
-            pairs.append((by_id[r.task_id], r.code))
+        if (r.task_id, code) not in seen:
+            seen.add((r.task_id, code))
+            pairs.append((by_id[r.task_id], code))
     if unjudged:
         log.warning("%d rollouts of %s have no verdict in %s and were left out", unjudged, rollouts, verdicts)
     if outside:
@@ -80,6 +81,14 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path) -> list[tup
             "use open-book rollouts on the train split, or use --train-source reference"
         )
     return pairs
+
+
+def judged_code(rollout: Rollout) -> str | None:
+    """The code that the judge read in a rollout: extracted from the raw response, as the judge does."""
+    from sebench.judge.extract import extract_code
+
+    code = extract_code(rollout.response) if rollout.response else rollout.code
+    return code.strip() if code else None
 
 
 def _verdict_index(verdicts: list[Verdict]) -> dict[tuple, Verdict]:
