@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from sebench.errors import SebenchError
+from sebench.records import MODES, SPLITS
 
 REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
 
@@ -106,12 +107,22 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             raise SebenchError(f"unknown setting '{key}'; known: {', '.join(sorted(names))}")
         values[key] = value
     cfg = RunConfig(**values)
-    unknown = sorted(set(cfg.regimes) - set(REGIMES))
-    if unknown:
-        raise SebenchError(f"unknown regime(s) {', '.join(unknown)}; choose from {', '.join(REGIMES)}")
-    if cfg.train_source not in ("reference", "rollouts"):
-        raise SebenchError("train_source must be 'reference' or 'rollouts'")
+    _check("regimes", cfg.regimes, REGIMES)
+    _check("splits", cfg.splits, SPLITS)
+    _check("untrained_modes", cfg.untrained_modes, MODES)
+    _check("trained_modes", cfg.trained_modes, MODES)
+    _check("train_source", [cfg.train_source], ("reference", "rollouts"))
     return cfg
+
+
+def _check(name: str, values: list, choices: tuple[str, ...]) -> None:
+    import difflib
+
+    for value in values:
+        if value not in choices:
+            close = difflib.get_close_matches(str(value), choices, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise SebenchError(f"unknown {name} value '{value}'{hint} (choose from {', '.join(choices)})")
 
 
 def parse_setting(text: str) -> tuple[str, object]:
