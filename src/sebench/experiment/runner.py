@@ -37,7 +37,7 @@ class Study:
 
     def __init__(self, cfg: RunConfig, root: Path, overwrite: bool = False, argv: list[str] | None = None):
         self.cfg = cfg
-        self.root = Path(root)
+        self.root = Path(root).resolve()  # stages may run subprocesses in other working directories
         self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False))
         self.argv = argv or []
         self.data: Path | None = None
