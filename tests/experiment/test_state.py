@@ -68,3 +68,13 @@ def test_presets_and_overrides():
     with pytest.raises(SebenchError, match="unknown regimes value 'closed_sft'; did you mean 'closed-sft'"):
         resolve("quick", {"regimes": ["closed_sft"]})
     assert json.dumps(cfg.to_dict())
+
+
+def test_training_a_served_model_needs_weights(tmp_path):
+    from sebench.experiment.runner import Study
+
+    cfg = resolve("quick", {"model": "openai:m@http://127.0.0.1:9/v1"})
+    with pytest.raises(SebenchError, match="pass --train-model hf:<the same model>"):
+        Study(cfg, tmp_path / "run").run()
+    assert not (tmp_path / "run").exists()
+    assert Study(resolve("quick", {"model": "openai:m@x", "train_model": "hf:m"}), tmp_path).train_model == "hf:m"

@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", choices=sorted(PRESETS), default="quick", help="sizes and settings (default: quick)")
     p.add_argument("--model", help="model spec: smollm2-135m, a local HF folder, hf:<path or id>, "
                    "openai:<model>@<url> (evaluation only), fake:... (tests)")
+    p.add_argument("--train-model", help="weights to train from when --model is a server (openai:...), "
+                   "e.g. hf:Qwen/Qwen3-8B; default: --model")
     p.add_argument("--seed", type=int, help="seed of the instance, the task subset, sampling and training")
     p.add_argument("--regimes", nargs="*", metavar="REGIME", help=f"training regimes: {' '.join(REGIMES)} "
                    "(none: evaluate the untrained model only)")
@@ -53,7 +55,7 @@ def _main(args: argparse.Namespace) -> int:
     from sebench.experiment.runner import Study
 
     overrides = {k: v for k, v in (
-        ("model", args.model), ("seed", args.seed), ("regimes", args.regimes),
+        ("model", args.model), ("train_model", args.train_model), ("seed", args.seed), ("regimes", args.regimes),
         ("instance", str(args.instance.resolve()) if args.instance else None), ("samples", args.samples),
         ("max_tokens", args.max_tokens), ("epochs", args.epochs),
     ) if v is not None}

@@ -21,6 +21,7 @@ class RunConfig:
 
     preset: str = "quick"
     model: str = "smollm2-135m"  # the untrained model: a backend spec for rollouts, a load spec for training
+    train_model: str | None = None  # the weights training starts from when --model is served (openai:...)
     seed: int = 0
     regimes: list = field(default_factory=lambda: ["closed-sft"])
     instance: str | None = None  # an existing instance directory to use instead of building one

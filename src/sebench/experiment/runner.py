@@ -46,6 +46,8 @@ class Study:
     # ---- the whole study -------------------------------------------------------------------------
 
     def run(self) -> Path:
+        if self.cfg.regimes:
+            self.train_model  # noqa: B018 - fails now, not after an hour of evaluation, if there are no weights
         self.root.mkdir(parents=True, exist_ok=True)
         self._start_manifest()
         self.data = self.prepare_data()
@@ -197,6 +199,17 @@ class Study:
         record = self.book.get(f"train:{regime}")
         return record["outputs"][_rel(self.root, self.checkpoint_dir(regime).parent)]
 
+    @property
+    def train_model(self) -> str:
+        """The weights training starts from: --train-model, else --model when it names weights."""
+        spec = self.cfg.train_model or self.cfg.model
+        if spec.split(":", 1)[0] in ("openai", "fake"):
+            raise SebenchError(
+                f"training needs the model's weights, and '{spec}' is served, not loaded; pass "
+                "--train-model hf:<the same model> (or --regimes with no regime to evaluate only)"
+            )
+        return spec
+
     def train(self, regime: str, checkpoints: dict[str, Path]) -> Path:
         cfg = self.cfg
         out = self.checkpoint_dir(regime)
@@ -207,7 +220,7 @@ class Study:
                                             temperature=max(cfg.temperature, 0.7)).with_name("rollouts.jsonl")
         start = checkpoints.get("closed-sft") if regime == "sft-grpo" else None
         train_cfg = {
-            "regime": regime, "model": cfg.model, "data": self._data_hash(), "seed": cfg.seed,
+            "regime": regime, "model": self.train_model, "data": self._data_hash(), "seed": cfg.seed,
             "train_source": cfg.train_source, "epochs": cfg.epochs, "lr": cfg.lr, "lora": cfg.lora,
             "max_steps": cfg.max_steps, "batch_size": cfg.batch_size, "extra": cfg.train_extra,
             "rollouts": file_hash(source_rollouts) if source_rollouts else None,
@@ -222,7 +235,7 @@ class Study:
 
         cfg = self.cfg
         settings = dict(
-            data=self.data, regime=regime, out=out, model=cfg.model, rollouts=rollouts, epochs=cfg.epochs,
+            data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts, epochs=cfg.epochs,
             lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps, batch_size=cfg.batch_size, seed=cfg.seed,
             judge_workers=cfg.judge_workers, sft_checkpoint=start,
             train_source=cfg.train_source if regime in ("open-sft", "closed-sft") else None,
