@@ -73,7 +73,7 @@ def _pct(x: float | None) -> str:
 def main_table_markdown(rows: list[dict]) -> str:
     """The main table as markdown: accuracy with its CI, gain over untrained, pass@k, verdict shares."""
     with_model = len({r["model"] for r in rows}) > 1
-    ks = [k for k in KS if any(f"pass@{k}" in r for r in rows)]
+    ks = [k for k in KS if k > 1 and any(f"pass@{k}" in r for r in rows)]  # pass@1 is the accuracy column
     verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
     head = (["model"] if with_model else []) + ["regime", "mode", "split", "n", "accuracy %", "95% CI", "Δ vs untrained"]
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
@@ -111,8 +111,10 @@ def render_markdown(data: dict) -> str:
         "# SE-Bench report\n",
         f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']})" for r in runs) + "\n",
         "## Main table\n",
-        "Accuracy is the share of samples judged correct; the 95% interval is Wilson's over samples; "
-        "Δ is the difference with the untrained model in the same mode and split (percentage points).\n",
+        "Accuracy is the share of samples judged correct (pass@1); the 95% interval is Wilson's over samples; "
+        "Δ is the difference with the untrained model in the same mode and split (percentage points); "
+        "pass@k is shown where every task has at least k samples; the other columns are the shares of "
+        "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
     ]
     figures = data.get("figures", {})
