@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -48,8 +49,10 @@ def test_code_identifiers():
 
 # ---- planted leaks in a real build -----------------------------------------------------------------
 
-def test_clean_build_has_no_findings(built_instance):
-    assert [str(f) for f in audit_instance(built_instance)] == []
+def test_clean_build_has_no_findings(built_instance, monkeypatch):
+    # given relative to the working directory, as `sebench build --out DIR` passes it
+    monkeypatch.chdir(built_instance.parent)
+    assert [str(f) for f in audit_instance(Path(built_instance.name))] == []
 
 
 TASK = {"task_id": "t-planted", "split": "single_test", "kind": "single", "query": "Sum the readings.",

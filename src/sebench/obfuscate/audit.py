@@ -310,7 +310,7 @@ def doc_params(text: str) -> frozenset:
 
 def audit_instance(root: Path) -> list[Finding]:
     """All findings for an instance directory, sorted by path and line."""
-    root = Path(root)
+    root = Path(root).resolve()  # the probe subprocess runs elsewhere
     mapping = json.loads((root / "private" / "mapping.json").read_text(encoding="utf-8"))
     probe, findings = _probe(root / "package", mapping)
     surface = Surface(

@@ -42,7 +42,7 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
     docs=False keeps the minimal docstrings (signature + one line) instead of the rewritten docs, and
     audit=False skips the leak audit: both only for tests and quick experiments.
     """
-    out = Path(out)
+    out = Path(out).absolute()
     _check_target(out)
     work = out.with_name(out.name + ".partial")
     if work.exists():
