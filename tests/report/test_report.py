@@ -171,3 +171,16 @@ def test_empty_run_dir_is_a_clear_error(tmp_path):
     (tmp_path / "run").mkdir()
     with pytest.raises(SebenchError, match="no verdicts found"):
         build_report([tmp_path / "run"], tmp_path / "out")
+
+
+def test_hand_made_run_with_data_option(runs, tmp_path):
+    """A run directory made with the stage commands: verdicts only; the instance is given with --data."""
+    bare = tmp_path / "bare"
+    (bare / "evals").mkdir(parents=True)
+    import shutil
+
+    shutil.copytree(runs[0] / "evals", bare / "evals", dirs_exist_ok=True)
+    build_report([bare], tmp_path / "r1", plots_enabled=False)
+    assert json.loads((tmp_path / "r1/report.json").read_text())["functions"]["functions"] == []
+    build_report([bare], tmp_path / "r2", plots_enabled=False, data=runs[0] / "data")
+    assert json.loads((tmp_path / "r2/report.json").read_text())["functions"]["functions"] == sorted(FUNCTIONS)

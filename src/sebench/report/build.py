@@ -27,9 +27,10 @@ VERDICT_SHORT = {
 }
 
 
-def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True) -> Path:
-    """Writes OUT/report.json, OUT/report.md and (unless disabled) OUT/*.png; returns OUT/report.md."""
-    runs = [load_run(d) for d in run_dirs]
+def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, data: Path | None = None) -> Path:
+    """Writes OUT/report.json, OUT/report.md and (unless disabled) OUT/*.png; returns OUT/report.md.
+    `data`: the instance of runs whose directory does not hold or name it (for per-function results)."""
+    runs = [load_run(d, data) for d in run_dirs]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = main_table(runs)

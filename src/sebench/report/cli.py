@@ -16,6 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to combine")
     p.add_argument("--out", type=Path, required=True, metavar="REPORT_DIR", help="where to write the report")
+    p.add_argument("--data", type=Path, metavar="DIR", help="the instance evaluated, for runs made by hand "
+                   "(sebench run records it in RUN_DIR/manifest.json)")
     p.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
     p.set_defaults(func=_main)
 
@@ -25,7 +27,7 @@ def _main(args: argparse.Namespace) -> int:
 
     from sebench.report.build import build_report, main_table_markdown
 
-    md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots)
+    md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots, data=args.data)
     data = json.loads((args.out / "report.json").read_text(encoding="utf-8"))
     print(main_table_markdown(data["main_table"]))
     print(f"report: {md}")

@@ -57,8 +57,9 @@ class RunData:
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
 
 
-def load_run(root: str | Path) -> RunData:
-    """Reads one run directory; a directory without any verdicts is an error naming the expected layout."""
+def load_run(root: str | Path, data: Path | None = None) -> RunData:
+    """Reads one run directory; a directory without any verdicts is an error naming the expected layout.
+    `data`: the instance whose tasks were evaluated, when the run directory does not say (hand-made runs)."""
     root = Path(root)
     if not root.is_dir():
         raise SebenchError(f"{root}: no such run directory")
@@ -77,7 +78,7 @@ def load_run(root: str | Path) -> RunData:
         model=str(manifest.get("model") or root.name),
         seed=manifest.get("seed"),
         evals=evals,
-        task_functions=_task_functions(root, manifest),
+        task_functions=_task_functions(root, manifest, data),
         losses=_losses(root),
     )
 
@@ -91,12 +92,13 @@ def _read_json(path: Path) -> dict:
         raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
 
 
-def _task_functions(root: Path, manifest: dict) -> dict[str, list[str]]:
+def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> dict[str, list[str]]:
     """task_id -> the functions it uses, named by their NumPy originals when the mapping is there.
 
     The report is for the researcher, never shown to a model, so it may read the private mapping; NumPy
     names make functions comparable across instances of different seeds (whose names differ)."""
-    data = next((root / d for d in (manifest.get("data"), "data", "instance") if d and (root / d).is_dir()), None)
+    named = root / manifest["data"] if manifest.get("data") else None
+    data = next((d for d in (named, given, root / "data", root / "instance") if d and d.is_dir()), None)
     if data is None:
         return {}
     mapping = _read_json(data / "private/mapping.json").get("functions", {})
