@@ -89,3 +89,12 @@ def test_self_play_refuses_several_processes(built_instance, tmp_path, monkeypat
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(SebenchError, match="one process"):
         run(TrainConfig(data=built_instance, regime="self-play", out=tmp_path / "sp"))
+
+
+def test_round_plan_spreads_tasks_over_functions():
+    from sebench.train.selfplay import round_plan
+
+    plan = round_plan(["a", "b", "c", "d"], 6, seed=1)
+    assert sorted(n for _, n in plan) == [1, 1, 2, 2] and sorted(f for f, _ in plan) == ["a", "b", "c", "d"]
+    assert round_plan(["a", "b", "c", "d"], 2, seed=1) == round_plan(["a", "b", "c", "d"], 2, seed=1)
+    assert [n for _, n in round_plan(["a", "b", "c", "d"], 2, seed=1)] == [1, 1]

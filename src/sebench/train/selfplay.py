@@ -3,7 +3,8 @@ judge accepts, and is trained closed-book on them; rounds repeat with the traine
 
 One round, k = 1..rounds:
   1. write: the task generator of sebench.tasks.modelgen, with the current model as its backend,
-     writes tasks for the studied functions (it runs its own agreement check between samples);
+     writes --selfplay-tasks tasks, each from one studied function's docs (spread over a seeded choice
+     of functions; the generator runs its own agreement check between solutions);
   2. solve: the current model answers each task open-book (--selfplay-solves samples);
   3. keep: the judge checks every answer against the task's tests; correct answers are kept;
   4. train: Closed-SFT on the kept (closed prompt, answer) pairs.
@@ -14,6 +15,7 @@ and solves with the very model object being trained (the hf backend over it): no
 from __future__ import annotations
 
 import logging
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,13 @@ def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
     return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer)
 
 
+def round_plan(functions: list[str], n: int, seed: int) -> list[tuple[str, int]]:
+    """(function, tasks to write) for one round: n tasks spread over a seeded choice of functions, each
+    written from that one function's docs (a prompt with every doc would not fit a small model)."""
+    chosen = random.Random(seed).sample(functions, min(n, len(functions)))
+    return [(name, n // len(chosen) + (i < n % len(chosen))) for i, name in enumerate(chosen)]
+
+
 def play_round(instance: Instance, judge: Any, backend: Any, functions: list[str], cfg: TrainConfig, seed: int,
                folder: Path) -> tuple[list[tuple[Task, str]], dict]:
     """Writes, solves and judges one round's tasks; returns the (task, correct code) pairs and counts."""
@@ -79,7 +88,9 @@ def play_round(instance: Instance, judge: Any, backend: Any, functions: list[str
     from sebench.rollout.prompts import PromptBuilder
     from sebench.tasks.modelgen import generate_tasks
 
-    tasks = generate_tasks(instance, backend, functions, cfg.selfplay_tasks, seed=seed, samples=cfg.selfplay_samples)
+    tasks = []
+    for i, (name, n) in enumerate(round_plan(functions, cfg.selfplay_tasks, seed)):
+        tasks += generate_tasks(instance, backend, [name], n, seed=seed * 10_000 + i, samples=cfg.selfplay_samples)
     folder.mkdir(parents=True, exist_ok=True)
     write_records(folder / "tasks.jsonl", tasks)
     builder = PromptBuilder(instance, "open")
