@@ -138,3 +138,11 @@ def test_export_parquet(instance, tmp_path):
 ])
 def test_parse_printed(text, value):
     assert parse_printed(text) == value
+
+
+def test_trailing_separator_of_the_original_harness(instance, tmp_path):
+    # the original harness prints "#" after every case, so the joined text may end with one
+    row = _row(right_exe_result="[1.5 4. ]\n#\n[nan]\n#\n[4.]\n#\n")
+    import_official([_write(tmp_path / "single_test.jsonl", [row])], instance.root)
+    task = instance.tasks("single_test")[0]
+    assert task.expected[0] == [1.5, 4.0] and task.expected[2] == [4.0]

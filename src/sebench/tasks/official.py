@@ -153,6 +153,8 @@ def _outputs(row: dict, cases: list[dict], where: str) -> list[str]:
     """The printed outputs: right_exe_result split on '#' (the executed ground truth)."""
     result = _text(row, "right_exe_result", where)
     parts = result.split("#")
+    if len(parts) == len(cases) + 1 and not parts[-1].strip():
+        parts.pop()  # the original harness prints "#" after every case, the last one included
     if len(parts) != len(cases):
         raise SebenchError(f"{where}: field 'right_exe_result': {len(parts)} '#'-separated outputs for "
                            f"{len(cases)} test cases")
