@@ -133,3 +133,15 @@ def test_server_refuses_another_instance(servers, tmp_path):
     body = {"package": {"package": "other", "seed": 1}, "records": []}
     assert httpx.post(f"{servers[0]}/judge", json=body, timeout=30).status_code == 409
 
+
+
+def test_unmatched_original_record_is_judged_on_its_own_test_cases(instance):
+    # an original-format record whose query is not in the instance carries its own test cases
+    cases = [{"input": "a=np.array([1, 2, 3])", "output": "2.0"}, {"input": "a=[[1.5, 2.5], [3.0, 4.0]]",
+                                                                   "output": "2.75"}]
+    record = {"query": "A query the instance does not have.", "test_cases": cases, "right_exe_result": "2.0#2.75"}
+    rows = [dict(record, response=GOOD), dict(record, response=BAD),
+            dict(record, response=GOOD, function_name="def solve(a):"), dict(record, response="no code")]
+    verdicts = judge_records(instance, rows, workers=2)
+    assert [v.verdict for v in verdicts] == ["correct", "wrong_answer", "correct", "no_code"]
+    assert verdicts[0].task_id == verdicts[1].task_id and [v.sample_idx for v in verdicts] == [0, 1, 2, 3]

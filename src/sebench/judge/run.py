@@ -2,12 +2,15 @@
 
 Rollouts are our Rollout records (task_id, sample_idx, mode, model, response, ...) or the original
 benchmark's format (query, response, test_cases, right_exe_result), matched to the instance's tasks by
-query (whitespace-normalised); the original records get sample_idx = their rank among the records of
+query (whitespace-normalised), or made from their own test cases when no task has that query; the
+original records get sample_idx = their rank among the records of
 the same task. Every rollout gets exactly one verdict, in input order.
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
 import logging
 import re
@@ -17,6 +20,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.judge.extract import extract_code
 from sebench.judge.summary import summarize
 from sebench.records import Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
 
@@ -92,11 +96,12 @@ def judge_records(instance: Instance | Path, rollouts: list, workers: int | None
             missing = f"no task '{r.task_id}' in {instance.root}"
             response = r.response if r.response else (f"```python\n{r.code}\n```" if r.code else "")
         else:
+            response = str(r.get("response") or "")
             task = by_query.get(_norm_query(r.get("query", "")))
+            if task is None:
+                task, missing = _task_from_original(r, instance, i, response)
             idx = seen.get(task.task_id, 0) if task else 0
             extra = {k: r[k] for k in ("mode", "model") if isinstance(r.get(k), str)}
-            missing = "no task with this query in the instance (build it with --mapping-from)"
-            response = str(r.get("response") or "")
         if task is None:
             stub = Task(str(getattr(r, "task_id", "") or f"unmatched-{i}"), "unknown", "unknown", "", "", "", "",
                         [], "", [])
@@ -115,6 +120,52 @@ def judge_records(instance: Instance | Path, rollouts: list, workers: int | None
                 verdicts[i] = _with(v, extra)
             bar.update(len(chunk))
     return verdicts
+
+
+def _task_from_original(record: dict, instance: Instance, i: int, response: str) -> tuple[Task | None, str]:
+    """A task made from an unmatched original-format record's own test cases (None and why if it can't).
+
+    The entry point is the record's `function_name`, else the function of the answer that the test
+    inputs' keywords fit.
+    """
+    from sebench.tasks.official import convert_row
+
+    if not record.get("test_cases"):
+        return None, "no task with this query in the instance, and the record has no test_cases"
+    row = {"example": "", **record}
+    if not row.get("function_name"):
+        # no function fits (or no code at all): the program is then judged as it stands, against "solve"
+        row["function_name"] = _signature_for(extract_code(response) or "", row["test_cases"]) or "def solve():"
+    known = bool(row.get("selected_functions"))
+    if not known:
+        row["selected_functions"] = ["array"]  # unknown: a valid placeholder, emptied below
+    try:
+        task = convert_row(row, instance.mapping(), f"rollout {i + 1}", "unknown")
+    except SebenchError as exc:
+        return None, f"no task with this query in the instance, and its own test cases are unusable: {exc}"
+    selected = task.selected_functions if known else []
+    return Task(**{**task.__dict__, "task_id": f"query-{_query_hash(task.query)}",
+                   "selected_functions": selected}), ""
+
+
+def _signature_for(code: str, cases: list) -> str:
+    """`def name(args):` of the first top-level function whose parameters take the test inputs' keywords."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    wanted = {k for c in cases if isinstance(c, dict) for k in re.findall(r"(?:^|,)\s*(\w+)\s*=(?!=)",
+                                                                        str(c.get("input", "")))}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+            if wanted <= params:
+                return f"def {node.name}({', '.join(a.arg for a in node.args.args)}):"
+    return ""
+
+
+def _query_hash(query: str) -> str:
+    return hashlib.sha256(_norm_query(query).encode()).hexdigest()[:12]
 
 
 def _with(v: Verdict, extra: dict) -> Verdict:
