@@ -1,6 +1,6 @@
 """Build time of an instance and import time of its generated package, as a ratio to `import numpy`.
 
-    python bench/build_speed.py [--seed 0] [--repeats 7] [--tasks] [--no-docs] [--out DIR]
+    python bench/build_speed.py [--seed 0] [--repeats 7] [--no-tasks] [--no-docs] [--out DIR]
 
 Each import is timed in a fresh interpreter (python -c "import X"), so interpreter start-up is part of
 both timings; the median of --repeats runs is reported, with the start-up of a bare interpreter shown
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--tasks", action="store_true", help="also generate the default task splits")
+    parser.add_argument("--no-tasks", action="store_true", help="skip the tasks (default: sizes of `sebench build`)")
     parser.add_argument("--no-docs", action="store_true", help="skip the rewritten docs (minimal docstrings)")
     parser.add_argument("--out", type=Path, help="where to build (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     from sebench.obfuscate.build import build_instance
 
     sizes = None
-    if args.tasks:
+    if not args.no_tasks:
         from sebench.tasks.generate import TaskSizes
 
         sizes = TaskSizes()
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     ratio = pkg_s / numpy_s
-    what = ("docs" if not args.no_docs else "minimal docs") + (", tasks" if args.tasks else ", no tasks")
+    what = ("docs" if not args.no_docs else "minimal docs") + (", tasks" if not args.no_tasks else ", no tasks")
     print(f"build ({what}, seed {args.seed}, {cores} cores): {build_s:6.2f} s   target < {BUILD_TARGET_S:.0f} s "
           f"{'ok' if build_s < BUILD_TARGET_S else 'MISSED'}")
     print(f"python start-up (bare):        {bare * 1000:7.1f} ms")
