@@ -130,3 +130,12 @@ def test_an_existing_checkpoint_is_not_overwritten(built_instance, tiny_model, t
     (tmp_path / "ckpt" / "config.json").write_text("{}")
     with pytest.raises(SebenchError, match="--overwrite"):
         _train(built_instance, tiny_model, tmp_path / "ckpt", regime="closed-sft")
+
+
+def test_bad_data_fails_before_the_model_is_loaded(built_instance, tmp_path):
+    from sebench.errors import SebenchError
+
+    with pytest.raises(SebenchError, match="is not a function of package"):  # not the unknown model's error
+        run(TrainConfig(data=built_instance, regime="grpo-closed", out=tmp_path / "x", model="no-such-model",
+                        functions=["nope.nope"]))
+    assert not (tmp_path / "x").exists()

@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ def run(cfg: TrainConfig) -> Path:
     if cfg.regime == "self-play" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise SebenchError("self-play writes and solves tasks in-process: run it as one process, not under "
                            "`accelerate launch` with several")
+    prepared = prepare(cfg, instance)
     prepare_out(cfg.out, cfg.overwrite)
     started = time.time()
 
@@ -52,7 +54,7 @@ def run(cfg: TrainConfig) -> Path:
     model, tokenizer = load_causal_lm(str(start), device="cpu", dtype=dtype)  # the trainer moves it to the GPU
     losses = artifacts.LossLog()
     workdir = cfg.out / "trainer"
-    trained, examples, inputs, extra = _REGIMES[cfg.regime](cfg, instance, model, tokenizer, workdir, losses)
+    trained, examples, extra = train(cfg, instance, prepared, model, tokenizer, workdir, losses)
 
     if is_main_process():
         save_checkpoint(trained, tokenizer, cfg.out)
@@ -64,7 +66,7 @@ def run(cfg: TrainConfig) -> Path:
             "seed": cfg.seed,
             "examples": len(examples),
             "data_sha256": data_hash,
-            "input_sha256": artifacts.input_hashes({"manifest": instance.manifest_path, **inputs}),
+            "input_sha256": artifacts.input_hashes({"manifest": instance.manifest_path, **prepared.inputs}),
             "versions": artifacts.versions(),
             "device": artifacts.device_info(),
             "seconds": round(time.time() - started, 1),
@@ -99,56 +101,51 @@ def save_checkpoint(model: Any, tokenizer: Any, out: Path) -> None:
     tokenizer.save_pretrained(out)
 
 
-def _sft_pairs(cfg: TrainConfig, instance: Instance) -> tuple[list, dict]:
-    tasks = data.select_tasks(instance, cfg.functions)
-    if cfg.train_source == "reference":
-        return data.limit(data.reference_pairs(tasks), cfg.max_examples, cfg.seed), {}
-    pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts)
-    return data.limit(pairs, cfg.max_examples, cfg.seed), {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
+@dataclass
+class Prepared:
+    """What a regime trains on, built before the model is loaded (so that bad data fails fast)."""
+
+    sft: list[dict] = field(default_factory=list)  # SFT prompt-completion examples
+    grpo_tasks: list = field(default_factory=list)  # the tasks GRPO prompts come from (the judge needs them)
+    grpo: list[dict] = field(default_factory=list)  # GRPO rows: prompt + task_id
+    inputs: dict = field(default_factory=dict)  # input files to hash (rollouts, verdicts)
 
 
-def _sft(cfg, instance, model, tokenizer, workdir, losses):
-    from sebench.train.sft import train_sft
+def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
+    prepared = Prepared()
+    if cfg.regime in ("open-sft", "closed-sft") or (cfg.regime == "sft-grpo" and cfg.sft_checkpoint is None):
+        tasks = data.select_tasks(instance, cfg.functions)
+        if cfg.train_source == "reference":
+            pairs = data.reference_pairs(tasks)
+        else:
+            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts)
+            prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
+        pairs = data.limit(pairs, cfg.max_examples, cfg.seed)
+        prepared.sft = data.sft_examples(instance, pairs, REGIME_MODE[cfg.regime])
+    if cfg.regime in ("grpo-open", "grpo-closed", "sft-grpo"):
+        prepared.grpo_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
+        prepared.grpo = data.grpo_prompts(instance, prepared.grpo_tasks, REGIME_MODE[cfg.regime])
+    if cfg.regime == "self-play" and cfg.functions:
+        data.check_functions(instance, cfg.functions)
+    return prepared
 
-    pairs, inputs = _sft_pairs(cfg, instance)
-    examples = data.sft_examples(instance, pairs, REGIME_MODE[cfg.regime])
-    model = train_sft(model, tokenizer, examples, cfg, workdir, losses, cfg.regime)
-    return model, examples, inputs, {}
 
+def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, tokenizer: Any, workdir: Path,
+          losses: artifacts.LossLog) -> tuple[Any, list[dict], dict]:
+    """Runs the regime's stages in order; returns the trained model, the examples and extra facts to record."""
+    if cfg.regime == "self-play":
+        from sebench.train.selfplay import train_self_play
 
-def _grpo(cfg, instance, model, tokenizer, workdir, losses):
-    from sebench.train.grpo import train_grpo
-
-    tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
-    prompts = data.grpo_prompts(instance, tasks, REGIME_MODE[cfg.regime])
-    model = train_grpo(model, tokenizer, instance, tasks, prompts, cfg, workdir, losses, "grpo")
-    return model, prompts, {}, {}
-
-
-def _sft_grpo(cfg, instance, model, tokenizer, workdir, losses):
-    examples, inputs = [], {}
-    if cfg.sft_checkpoint is None:
+        model, examples, rounds = train_self_play(model, tokenizer, instance, cfg, workdir, losses)
+        return model, examples, {"rounds": rounds}
+    if prepared.sft:
         from sebench.train.sft import train_sft
 
-        pairs, inputs = _sft_pairs(cfg, instance)
-        examples = data.sft_examples(instance, pairs, "closed")
-        model = train_sft(model, tokenizer, examples, cfg, workdir, losses, "closed-sft")
-    model, prompts, _, _ = _grpo(cfg, instance, model, tokenizer, workdir, losses)
-    return model, examples + prompts, inputs, {"sft_examples": len(examples), "grpo_prompts": len(prompts)}
+        stage = "closed-sft" if cfg.regime == "sft-grpo" else cfg.regime
+        model = train_sft(model, tokenizer, prepared.sft, cfg, workdir, losses, stage)
+    if prepared.grpo:
+        from sebench.train.grpo import train_grpo
 
-
-def _self_play(cfg, instance, model, tokenizer, workdir, losses):
-    from sebench.train.selfplay import train_self_play
-
-    model, examples, rounds = train_self_play(model, tokenizer, instance, cfg, workdir, losses)
-    return model, examples, {}, {"rounds": rounds}
-
-
-_REGIMES = {
-    "open-sft": _sft,
-    "closed-sft": _sft,
-    "grpo-open": _grpo,
-    "grpo-closed": _grpo,
-    "sft-grpo": _sft_grpo,
-    "self-play": _self_play,
-}
+        model = train_grpo(model, tokenizer, instance, prepared.grpo_tasks, prepared.grpo, cfg, workdir, losses, "grpo")
+    extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.grpo)} if cfg.regime == "sft-grpo" else {}
+    return model, prepared.sft + prepared.grpo, extra
