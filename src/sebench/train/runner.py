@@ -94,9 +94,8 @@ def is_main_process() -> bool:
 
 
 def save_checkpoint(model: Any, tokenizer: Any, out: Path) -> None:
-    """HF-format weights + tokenizer, loadable by load_causal_lm and the hf backend as they are."""
-    if hasattr(model, "merge_and_unload"):
-        model = model.merge_and_unload()
+    """HF-format weights + tokenizer, loadable by load_causal_lm and the hf backend as they are (the
+    trainers hand back models with LoRA already merged: sft.finished_model)."""
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
 
