@@ -60,7 +60,8 @@ class RunConfig:
 
 
 PRESETS: dict[str, dict] = {
-    # ~15 minutes on 2 CPU cores with the embedded model: a handful of functions, short answers, greedy
+    # the embedded model on a CPU (38 min measured on 2 cores shared with other jobs, 24 of them training;
+    # target ~15 min on 2 idle cores): a handful of functions, short answers, greedy
     # decoding, Closed-SFT on reference solutions; enough to see closed-book accuracy move.
     "quick": dict(
         model="smollm2-135m",
