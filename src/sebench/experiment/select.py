@@ -10,7 +10,6 @@ of the instance (package, docs, mapping: the library stays whole, only the tasks
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from collections import Counter
@@ -19,6 +18,7 @@ from pathlib import Path
 from sebench.errors import SebenchError
 from sebench.experiment.state import file_hash, write_json
 from sebench.instance import Instance
+from sebench.records import write_records
 
 # Parts of an instance copied into the subset's directory (the task files are generated afresh).
 COPIED = ("package", "datasets/train/api_doc.jsonl", "private/mapping.json")
@@ -61,11 +61,12 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
     for rel in COPIED:
         src, dst = instance.root / rel, out / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
-        (shutil.copytree if src.is_dir() else shutil.copyfile)(src, dst)
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(src, dst)
     tasks = generate(out / "package", mapping, seed, sizes, workers=workers, templates=keep)
     view = Instance(out)
-    from sebench.records import write_records
-
     for split, items in tasks.items():
         write_records(view.split_path(split), items)
     counts = {split: len(items) for split, items in tasks.items()}
@@ -80,7 +81,3 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
     write_json(out / "manifest.json", manifest)
     return {"functions": functions, "counts": counts}
 
-
-def subset_info(data: Path) -> dict:
-    manifest = json.loads((data / "manifest.json").read_text(encoding="utf-8"))
-    return manifest.get("subset", {})
