@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import typing
 from pathlib import Path
+
+from sebench.cliflags import add_config_flags
 
 
 def register(subparsers) -> None:
@@ -22,25 +23,7 @@ def _register_judge(subparsers) -> None:
         "an instance: extract the code, apply the static rules, run the tests in the sandbox, compare; writes "
         "one verdict per rollout and prints a summary table.",
     )
-    hints = typing.get_type_hints(JudgeConfig)
-    for f in config_fields():
-        flag = "--" + f.name.replace("_", "-")
-        kind = hints[f.name]
-        shown = f.default not in (None, False) and not f.metadata.get("required")
-        options = {"help": f.metadata["help"] + (f" (default: {f.default})" if shown else ""), "dest": f.name}
-        if kind is bool:
-            parser.add_argument(flag, action="store_true", **options)
-            continue
-        if f.metadata.get("multiple"):
-            parser.add_argument(flag, action="append", metavar="URL", **options)
-            continue
-        base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
-        options["type"] = Path if base is Path else base
-        if f.metadata.get("required"):
-            options["required"] = True
-        else:
-            options["default"] = f.default
-        parser.add_argument(flag, **options)
+    add_config_flags(parser, JudgeConfig, config_fields())
     parser.set_defaults(func=_judge)
 
 

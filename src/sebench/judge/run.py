@@ -47,7 +47,7 @@ class JudgeConfig:
     workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)")
     timeout: float = _opt(3.0, "wall-clock seconds per program (all its test cases)")
     sandbox_url: list | None = _opt(None, "judge on this `sebench sandbox serve` server (repeat for several)",
-                                    multiple=True)
+                                    multiple=True, metavar="URL")
     no_bwrap: bool = _opt(False, "do not use bubblewrap even if installed (fallback layers only)")
     memory_mb: int = _opt(1024, "address-space limit per program, in MiB")
     progress: bool = _opt(True, "show a progress bar", cli=False)
