@@ -112,7 +112,7 @@ def test_retrieval_records_keep_every_turn(instance_dir, tmp_path):
     records = read_records(out, Rollout)
     assert len(records) == 12
     record = records[0]
-    assert record.usage["searches"] == ["average mean"]
+    assert record.searches == ["average mean"]
     assert [m["role"] for m in record.prompt] == ["system", "user", "assistant", "user"]
     assert "### zwc.kocito" in record.prompt[-1]["content"]
     assert record.response == ANSWER and record.code
