@@ -58,7 +58,6 @@ def test_instance_layout_mapping_and_manifest(tmp_path):
 def test_docstrings_reach_the_package(tmp_path):
     root = _quick(tmp_path / "inst", 2)
     inst = Instance.open(root)
-    mapping = inst.mapping()
     docs = {d.name: d.doc for d in inst.api_docs()}
     code = ("import json, sys, importlib\n"
             "m = json.loads(sys.argv[1])\n"
