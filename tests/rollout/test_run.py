@@ -12,11 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fake_openai_server import FakeOpenAIServer
 
 from sebench.errors import SebenchError
 from sebench.records import Rollout, read_records
 from sebench.rollout.backends import get_backend
-from sebench.rollout.fake_server import FakeOpenAIServer
 from sebench.rollout.run import RolloutConfig, run
 
 ANSWER = "```python\nimport zwc\ndef solve(readings):\n    return zwc.kocito(zwc.yitaf(readings))\n```"

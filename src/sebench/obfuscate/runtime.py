@@ -103,10 +103,6 @@ def _setup_root(modname, cfg):
 
 # ---------------------------------------------------------------- conversion across the surface
 
-def _gv(a):
-    return _S["get"](a)
-
-
 def _mk(v):
     obj = object.__new__(_S["cls"])
     _S["set"](obj, v)
