@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sebench import harness
+from sebench.obfuscate.surface import NUMPY_RENAMED
 
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
 NAME_FIELDS = {"selected_functions", "name"}
@@ -86,7 +87,7 @@ def numpy_function_names() -> frozenset[str]:
                 continue
             if callable(obj):
                 names.add(name)
-    names.update({"vectorize", "trapz", "ndarray"})
+    names.update({"vectorize", "ndarray", *NUMPY_RENAMED})  # the surface's old names too
     return frozenset(names)
 
 

@@ -35,12 +35,12 @@ from sebench.obfuscate.docs_text import (
     rewrite_span,
     split_sections,
 )
+from sebench.obfuscate.surface import NUMPY_RENAMED
 from sebench.records import ApiDoc
 
 log = logging.getLogger(__name__)
 
 _OUTPUT_LEAK = re.compile(r"(?i)\bnumpy\b|\bndarrays?\b|(?<![\w.])np\.|\barray\(|\bdtype\(")
-_ALIASES = {"trapz": "trapezoid"}  # surface names that this NumPy no longer has
 
 
 @dataclass
@@ -59,7 +59,7 @@ def numpy_object(key: str):
     parts = key.split(".")[1:]
     obj = numpy
     for i, part in enumerate(parts):
-        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, _ALIASES.get(part, ""), None)
+        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, NUMPY_RENAMED.get(part, ""), None)
     return obj
 
 
