@@ -1,10 +1,11 @@
 # The two set-up commands of the README: `make demo` (the main job on the embedded default model)
 # and `make test` (the test suite). Both create .venv and install what they need on a fresh machine.
+# `make lint`: ruff with the rules chosen in pyproject.toml ([tool.ruff.lint]).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 RUN_DIR ?= runs/quick
 
-.PHONY: demo test test-slow install
+.PHONY: demo test test-slow lint install
 
 install: $(VENV)/.installed
 
@@ -22,6 +23,9 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q
+
+lint: install
+	$(VENV)/bin/ruff check src tests bench
 
 test-slow: install
 	$(PY) -m pytest -q -m slow

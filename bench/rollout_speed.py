@@ -18,8 +18,11 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from sebench.rollout.backends import GenerationRequest, get_backend
+
+FAKE_SERVER = Path(__file__).resolve().parent.parent / "tests" / "fake_openai_server.py"  # a test-only server
 
 PROBLEMS = [
     "return the mean of a list of numbers",
@@ -74,7 +77,7 @@ def _timed(work):
 
 def bench_http(args: argparse.Namespace) -> float:
     server = subprocess.Popen(
-        [sys.executable, "-m", "sebench.rollout.fake_server", "--delay", str(args.server_delay)],
+        [sys.executable, str(FAKE_SERVER), "--delay", str(args.server_delay)],
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:

@@ -1,14 +1,13 @@
 """Session fixtures shared by every stage's tests.
 
-`built_instance`: a real instance built once per test session with seed 0 (rewritten docs when the
-docs stage is installed, small task splits when the task stage is), for tests that need the real thing.
+`built_instance`: a real instance built once per test session with seed 0 (rewritten docs, small task
+splits), for tests that need the real thing.
 The leak audit is not run here (tests/obfuscate/test_build.py checks that it passes), so one finding
 does not take every stage's tests down with it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 
 import pytest
@@ -17,9 +16,7 @@ SMALL_SIZES = {"train": 60, "single": 30, "multiple": 20}
 
 
 def small_task_sizes():
-    """TaskSizes(train=60, single=30, multiple=20), or None before the task stage exists."""
-    if importlib.util.find_spec("sebench.tasks.generate") is None:
-        return None
+    """TaskSizes(train=60, single=30, multiple=20)."""
     from sebench.tasks.generate import TaskSizes
 
     return TaskSizes(**SMALL_SIZES)

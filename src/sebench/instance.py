@@ -1,4 +1,4 @@
-"""The instance directory (DESIGN.md, contract): where each file lives, and loaders for its parts.
+"""The instance directory: where each file lives, and loaders for its parts (docs/architecture.md).
 
     DIR/manifest.json                       seed, package name, versions, counts, content hashes
     DIR/package/<pkg>/...                   the generated package (PYTHONPATH=DIR/package)

@@ -1,6 +1,6 @@
 """The typed records that the stages exchange, and their JSONL input/output, in one place.
 
-Stages meet only through these records (see DESIGN.md). Reading validates every line and fails with
+Stages meet only through these records (see docs/architecture.md). Reading validates every line and fails with
 one line naming the file, the line number and the field; writing appends whole lines and flushes, so a
 crash leaves at most one half-written last line, which `repair_tail` removes before a resumed run.
 """
@@ -46,7 +46,7 @@ class ApiDoc:
 
 @dataclass(frozen=True)
 class Task:
-    """A coding problem: the original benchmark's fields plus ours (DESIGN.md, Records)."""
+    """A coding problem: the original benchmark's fields plus ours (docs/architecture.md, Records)."""
 
     task_id: str
     split: str  # one of SPLITS
@@ -77,6 +77,13 @@ class Rollout:
     finish_reason: str  # "stop" | "length" | "error" | ...
     usage: dict = field(default_factory=dict)  # {"prompt_tokens", "completion_tokens"}
     seconds: float = 0.0
+    error: str | None = None  # why generation failed (finish_reason "error"), else None
+    searches: list = field(default_factory=list)  # retrieval mode: the model's search queries, in order
+
+    @staticmethod
+    def upgrade(data: dict) -> dict:
+        """Older files kept `error` and `searches` inside `usage`: lifts them to their own fields."""
+        return _lift(data, "usage", ("error", "searches"))
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,26 @@ class Verdict:
     verdict: str  # one of VERDICTS
     tests_passed: int
     tests_total: int
-    detail: dict = field(default_factory=dict)  # per-test results, messages, the mode and split
+    detail: dict = field(default_factory=dict)  # per-test results, messages, sandbox layers
+    mode: str = ""  # the rollout's prompt mode (one of MODES), "" when unknown
+    model: str = ""  # the rollout's model spec, "" when unknown
+    split: str = ""  # the task's split (one of SPLITS), "unknown" for tasks made from the rollout itself
+    kind: str = ""  # the task's kind: "single" | "multiple"
+
+    @staticmethod
+    def upgrade(data: dict) -> dict:
+        """Older files kept mode, model, split and kind inside `detail`: lifts them to their own fields."""
+        return _lift(data, "detail", ("mode", "model", "split", "kind"))
+
+
+def _lift(data: dict, inner: str, names: tuple[str, ...]) -> dict:
+    """`data` with `names` moved out of the dict `data[inner]` to the top level (where empty or absent there)."""
+    nested = data.get(inner)
+    if not isinstance(nested, dict) or not any(name in nested for name in names):
+        return data
+    lifted = {name: nested[name] for name in names if name in nested and not data.get(name)}
+    rest = {key: value for key, value in nested.items() if key not in lifted}
+    return {**data, inner: rest, **lifted}
 
 
 R = TypeVar("R")
@@ -121,6 +147,9 @@ def from_dict(cls: type[R], data: Any, where: str = "") -> R:
     prefix = f"{where}: " if where else ""
     if not isinstance(data, dict):
         raise SebenchError(f"{prefix}expected a JSON object for a {cls.__name__} record")
+    upgrade = getattr(cls, "upgrade", None)
+    if upgrade is not None:
+        data = upgrade(data)
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):

@@ -13,7 +13,7 @@ def test_reference_is_correct_and_wrong_is_wrong(judge):
     """)
     v = judge.judge(task, wrong, sample_idx=3)
     assert (v.verdict, v.sample_idx, v.tests_passed, v.tests_total) == ("wrong_answer", 3, 0, 2)
-    assert v.detail["split"] == "single_test" and v.detail["kind"] == "single"
+    assert v.split == "single_test" and v.kind == "single"
     assert len(v.detail["tests"]) == 2
 
 

@@ -7,7 +7,8 @@ import pytest
 from sebench.cli import main
 from sebench.judge.run import judge_records, read_rollouts
 from sebench.judge.server import serve
-from sebench.judge.summary import format_table, pass_at_k, summarize
+from sebench.judge.summary import format_table, summarize
+from sebench.metrics import pass_at_k
 from sebench.records import Rollout, Verdict, read_records, write_records
 
 from .conftest import fenced, make_task, write_instance
@@ -31,10 +32,10 @@ def test_pass_at_k_and_summary():
     assert pass_at_k(5, 0, 1) == 0.0 and pass_at_k(5, 5, 5) == 1.0
     assert abs(pass_at_k(10, 3, 1) - 0.3) < 1e-12
     verdicts = [Verdict("a", i, "correct" if i < 3 else "wrong_answer", 0, 2,
-                        {"split": "single_test", "kind": "single", "mode": "closed"}) for i in range(10)]
-    verdicts += [Verdict("b", 0, "timeout", 0, 2, {"split": "train", "kind": "single", "mode": "open"})]
+                        split="single_test", kind="single", mode="closed") for i in range(10)]
+    verdicts += [Verdict("b", 0, "timeout", 0, 2, split="train", kind="single", mode="open")]
     s = summarize(verdicts)
-    assert s["overall"]["total"] == 11 and abs(s["overall"]["accuracy"] - 3 / 11) < 1e-12
+    assert s["overall"]["n"] == 11 and abs(s["overall"]["accuracy"] - 3 / 11) < 1e-12
     assert abs(s["split"]["single_test"]["pass@1"] - 0.3) < 1e-12
     assert "pass@10" in s["split"]["single_test"] and "pass@5" not in s["split"]["train"]
     assert s["mode"]["open"]["verdicts"] == {"timeout": 1.0}
@@ -56,7 +57,7 @@ def test_judge_records_ours_and_original_format(instance, tmp_path):
     assert [v.verdict for v in verdicts] == ["correct", "wrong_answer", "judge_error", "correct", "wrong_answer",
                                              "judge_error"]
     assert [v.sample_idx for v in verdicts[3:5]] == [0, 1] and verdicts[3].task_id == "s1"
-    assert verdicts[0].detail["mode"] == "closed" and verdicts[0].detail["model"] == "fake:m"
+    assert verdicts[0].mode == "closed" and verdicts[0].model == "fake:m"
 
 
 def test_cli_judge(instance, tmp_path, capsys):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 

@@ -19,7 +19,6 @@ import warnings
 import numpy as np
 
 from sebench.obfuscate.package import numpy_function
-from sebench.obfuscate.surface import load_surface
 
 nan, inf = float("nan"), float("inf")
 

@@ -1,6 +1,4 @@
 import hashlib
-import importlib
-import importlib.util
 import json
 import subprocess
 import sys
@@ -58,7 +56,6 @@ def test_instance_layout_mapping_and_manifest(tmp_path):
 def test_docstrings_reach_the_package(tmp_path):
     root = _quick(tmp_path / "inst", 2)
     inst = Instance.open(root)
-    mapping = inst.mapping()
     docs = {d.name: d.doc for d in inst.api_docs()}
     code = ("import json, sys, importlib\n"
             "m = json.loads(sys.argv[1])\n"
@@ -119,14 +116,12 @@ def test_cli_build_and_flags(tmp_path):
     args = parser.parse_args(["build", "--out", "x", "--n-train", "-1"])
     with pytest.raises(SebenchError, match="--n-train: must be 0 or more"):
         cli.task_sizes(args)
-    if importlib.util.find_spec("sebench.tasks.generate") is not None:
-        args = parser.parse_args(["build", "--out", "x", "--n-train", "7"])
-        sizes = cli.task_sizes(args)
-        assert sizes.train == 7 and sizes.single > 0
+    args = parser.parse_args(["build", "--out", "x", "--n-train", "7"])
+    sizes = cli.task_sizes(args)
+    assert sizes.train == 7 and sizes.single > 0
 
 
 def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
-    pytest.importorskip("sebench.obfuscate.audit")
     from sebench.obfuscate import build as build_mod
 
     build_instance(tmp_path / "clean", 8, docs=False)  # minimal docs: the audit finds nothing
@@ -144,7 +139,6 @@ def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
 
 
 def test_cli_audit_prints_findings_and_exit_code(tmp_path, capsys):
-    pytest.importorskip("sebench.obfuscate.audit")
     import argparse
 
     from sebench.obfuscate import cli
@@ -163,14 +157,12 @@ def test_cli_audit_prints_findings_and_exit_code(tmp_path, capsys):
 
 
 def test_full_build_is_byte_identical(built_instance, tmp_path):
-    """The session's real instance (docs, tasks when available) rebuilt with the same arguments."""
+    """The session's real instance (docs and tasks) rebuilt with the same arguments."""
     again = build_instance(tmp_path / "again", 0, task_sizes=_small_sizes(), audit=False)
     assert _files(again) == _files(built_instance)
 
 
 def _small_sizes():
-    if importlib.util.find_spec("sebench.tasks.generate") is None:
-        return None
     from sebench.tasks.generate import TaskSizes
 
     return TaskSizes(train=60, single=30, multiple=20)

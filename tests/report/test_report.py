@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sebench.report import cli as report_cli
 from sebench.errors import SebenchError
+from sebench.metrics import pass_at_k, wilson
 from sebench.records import Task, Verdict, write_records
 from sebench.report import build_report
-from sebench.report.tables import pass_at_k, wilson
+from sebench.report import cli as report_cli
 
 FUNCTIONS = {"numpy.mean": "pkg.kocito", "numpy.sum": "pkg.zabure", "numpy.linalg.inv": "pkg.rfx.quvohe"}
 OUTCOMES = ["correct", "wrong_answer", "runtime_error", "no_code", "not_using_package"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from fake_openai_server import FakeOpenAIServer
 
 from sebench.errors import SebenchError
+from sebench.judge.extract import extract_code
 from sebench.rollout.backends import GenerationRequest, get_backend
 from sebench.rollout.backends.openai import parse_argument
-from sebench.rollout.fake_server import FakeOpenAIServer
-from sebench.judge.extract import extract_code
 from sebench.rollout.text import cut_at_stop
 
 QUICK = {"backoff_s": 0.01, "max_backoff_s": 0.05}

@@ -12,11 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fake_openai_server import FakeOpenAIServer
 
 from sebench.errors import SebenchError
 from sebench.records import Rollout, read_records
 from sebench.rollout.backends import get_backend
-from sebench.rollout.fake_server import FakeOpenAIServer
 from sebench.rollout.run import RolloutConfig, run
 
 ANSWER = "```python\nimport zwc\ndef solve(readings):\n    return zwc.kocito(zwc.yitaf(readings))\n```"
@@ -112,7 +112,7 @@ def test_retrieval_records_keep_every_turn(instance_dir, tmp_path):
     records = read_records(out, Rollout)
     assert len(records) == 12
     record = records[0]
-    assert record.usage["searches"] == ["average mean"]
+    assert record.searches == ["average mean"]
     assert [m["role"] for m in record.prompt] == ["system", "user", "assistant", "user"]
     assert "### zwc.kocito" in record.prompt[-1]["content"]
     assert record.response == ANSWER and record.code

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from sebench.instance import Instance
-from sebench.records import read_records, Task
+from sebench.records import Task, read_records
 from sebench.tasks.generate import TaskSizes, hygiene_problems, write_task_files
 
 SIZES = TaskSizes(train=60, single=30, multiple=20)  # the session instance's sizes (tests/conftest.py)

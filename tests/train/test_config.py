@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from sebench.errors import SebenchError
-from sebench.train import TrainConfig
-from sebench.train import cli
+from sebench.train import TrainConfig, cli
 
 
 def _cfg(**options):

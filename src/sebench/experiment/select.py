@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.experiment.state import file_hash, write_json
+from sebench.files import file_sha256, write_json
 from sebench.instance import Instance
 from sebench.records import write_records
 
@@ -74,8 +74,8 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
     files = [p for p in out.rglob("*") if p.is_file()]
     manifest.update(
         counts={**manifest.get("counts", {}), **counts},
-        hashes={p.relative_to(out).as_posix(): file_hash(p) for p in sorted(files)},
-        subset={"of": str(instance.root), "of_hash": file_hash(instance.manifest_path), "seed": seed,
+        hashes={p.relative_to(out).as_posix(): file_sha256(p) for p in sorted(files)},
+        subset={"of": str(instance.root), "of_hash": file_sha256(instance.manifest_path), "seed": seed,
                 "functions": [mapping["functions"][f] for f in functions], "originals": functions},
     )
     write_json(out / "manifest.json", manifest)

@@ -14,10 +14,8 @@ record becomes "done" with the hashes of its outputs and the seconds it took. On
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import os
 import shutil
 import time
 from datetime import datetime, timezone
@@ -25,20 +23,14 @@ from pathlib import Path
 from typing import Callable
 
 from sebench.errors import SebenchError
+from sebench.files import file_sha256 as file_hash  # noqa: F401 (re-exported; experiment/runner.py imports it)
+from sebench.files import tree_sha256, write_json
 
 log = logging.getLogger(__name__)
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def write_json(path: Path, data: dict) -> None:
-    """Atomically (a temporary file renamed into place), so a kill never leaves half a record."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def read_json(path: Path) -> dict | None:
@@ -48,24 +40,6 @@ def read_json(path: Path) -> dict | None:
         return None
     except json.JSONDecodeError as exc:
         raise SebenchError(f"{path}: not valid JSON ({exc.msg}); delete it to redo its stage") from None
-
-
-def file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def path_hash(path: Path) -> str:
-    """sha256 of a file, or of a directory's sorted (relative path, file hash) list."""
-    if path.is_file():
-        return file_hash(path)
-    digest = hashlib.sha256()
-    for child in sorted(p for p in path.rglob("*") if p.is_file()):
-        digest.update(f"{child.relative_to(path).as_posix()}\0{file_hash(child)}\n".encode())
-    return digest.hexdigest()
 
 
 def remove(path: Path) -> None:
@@ -152,7 +126,7 @@ class StageBook:
             status="done",
             finished=now(),
             seconds=round(time.monotonic() - t0, 2),  # of the attempt that finished
-            outputs={out.relative_to(self.root).as_posix(): path_hash(out) for out in outputs},
+            outputs={out.relative_to(self.root).as_posix(): tree_sha256(out) for out in outputs},
         )
         write_json(self.path(name), record)
         log.info("stage %s: done in %.0f s", name, time.monotonic() - t0)

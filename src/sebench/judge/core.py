@@ -178,9 +178,10 @@ def _short_repr(value: Any) -> str:
 
 
 def _verdict(task: Task, sample_idx: int, verdict: str, passed: int, **detail: Any) -> Verdict:
-    info = {"split": task.split, "kind": task.kind}
+    info = {}
     for key, value in detail.items():
         if key == "layers":
             value = ",".join(value)
         info[key] = value
-    return Verdict(task.task_id, int(sample_idx), verdict, int(passed), len(task.test_cases), info)
+    return Verdict(task.task_id, int(sample_idx), verdict, int(passed), len(task.test_cases), info,
+                   split=task.split, kind=task.kind)

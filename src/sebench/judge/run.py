@@ -10,6 +10,7 @@ the same task. Every rollout gets exactly one verdict, in input order.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import logging
@@ -169,7 +170,8 @@ def _query_hash(query: str) -> str:
 
 
 def _with(v: Verdict, extra: dict) -> Verdict:
-    return Verdict(v.task_id, v.sample_idx, v.verdict, v.tests_passed, v.tests_total, {**v.detail, **extra})
+    """The verdict with the rollout's mode and model (its typed join keys)."""
+    return dataclasses.replace(v, **extra)
 
 
 class _NoBar:

@@ -197,10 +197,6 @@ def install_seccomp(own_pid):
     PreparedSeccomp().install(own_pid)
 
 
-def seccomp_supported():
-    return os.uname().machine == "x86_64"
-
-
 # -------------------------------------------------------------------------------------------- landlock
 
 LL_READ = (1 << 0) | (1 << 2) | (1 << 3)  # EXECUTE, READ_FILE, READ_DIR

@@ -38,8 +38,11 @@ import re
 import subprocess
 import sys
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from sebench import harness
+from sebench.obfuscate.surface import NUMPY_RENAMED
 
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
 NAME_FIELDS = {"selected_functions", "name"}
@@ -84,7 +87,7 @@ def numpy_function_names() -> frozenset[str]:
                 continue
             if callable(obj):
                 names.add(name)
-    names.update({"vectorize", "trapz", "ndarray"})
+    names.update({"vectorize", "ndarray", *NUMPY_RENAMED})  # the surface's old names too
     return frozenset(names)
 
 
@@ -422,123 +425,11 @@ def _scan_package_files(root: Path, mapping: dict) -> list[Finding]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------------
-# The run-time probe (a subprocess, so that a broken package cannot break the audit)
-# ---------------------------------------------------------------------------------------------------
-
-_PROBE = r'''
-import json, sys, traceback
-package_dir, mapping = sys.argv[1], json.loads(sys.stdin.read())
-sys.path.insert(0, package_dir)
-out = {"top": [], "linalg": [], "array_attrs": [], "docs": {}, "reprs": [], "errors": [], "problems": []}
-import importlib, re
-pkg = importlib.import_module(mapping["package"])
-out["top"] = sorted(n for n in dir(pkg) if not n.startswith("_"))
-lin = getattr(pkg, mapping.get("linalg", ""), None) if mapping.get("linalg") else None
-if lin is not None:
-    out["linalg"] = sorted(n for n in dir(lin) if not n.startswith("_"))
-def resolve(dotted):
-    obj = pkg
-    for part in dotted.split(".")[1:]:
-        obj = getattr(obj, part)
-    return obj
-F = {k.replace("numpy.", "", 1): resolve(v) for k, v in mapping.get("functions", {}).items()}
-C = resolve(mapping["constructor"]) if mapping.get("constructor") else F.get("array")
-def clean(text):
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
-def doc_of(label, obj):
-    d = getattr(obj, "__doc__", None)
-    if isinstance(d, str) and d.strip():
-        out["docs"][label] = d
-doc_of(mapping["package"], pkg)
-for n in out["top"]:
-    o = getattr(pkg, n)
-    doc_of(mapping["package"] + "." + n, o)
-    out["reprs"].append(["name " + mapping["package"] + "." + n, clean(repr(o))])
-for n in out["linalg"]:
-    o = getattr(lin, n)
-    doc_of(mapping["package"] + "." + mapping["linalg"] + "." + n, o)
-    out["reprs"].append(["name " + mapping["package"] + "." + mapping["linalg"] + "." + n, clean(repr(o))])
-def probe_value(label, make):
-    try:
-        v = make()
-    except Exception as e:
-        out["problems"].append(f"{label}: could not make the value ({type(e).__name__}: {e})")
-        return None
-    out["reprs"].append(["repr " + label, clean(repr(v))])
-    out["reprs"].append(["str " + label, clean(str(v))])
-    return v
-def provoke(label, action):
-    try:
-        action()
-    except BaseException as e:
-        frames = [f.filename for f in traceback.extract_tb(e.__traceback__) if "/numpy/" in f.filename.replace("\\", "/")]
-        out["errors"].append([label, type(e).__module__, type(e).__name__, str(e), frames[0] if frames else ""])
-x = probe_value("float matrix", lambda: C([[1.5, 2.0], [3.0, 4.5]]))
-if x is not None:
-    cls = type(x)
-    out["array_attrs"] = sorted(a for a in dir(cls) if not a.startswith("_"))
-    doc_of(mapping["package"] + "." + mapping.get("array_type", cls.__name__), cls)
-    for a in out["array_attrs"]:
-        doc_of(mapping["package"] + "." + mapping.get("array_type", cls.__name__) + "." + a, getattr(cls, a))
-        try:
-            v = getattr(x, a)
-        except Exception as e:
-            provoke("attribute ." + a, lambda: getattr(x, a))
-            continue
-        if not callable(v):
-            out["reprs"].append(["attribute ." + a, clean(repr(v))])
-    for m in ["mean", "sum", "tolist", "astype", "reshape", "flatten", "item", "T", "dtype", "__array__", "_data", "base", "view", "max", "all", "any", "copy", "dot"]:
-        if m not in out["array_attrs"]:
-            provoke("method ." + m, lambda m=m: getattr(x, m)())
-    provoke("truth value", lambda: bool(x))
-    provoke("index out of range", lambda: x[5])
-    provoke("shape mismatch +", lambda: x + C([1, 2, 3]))
-    provoke("add a string", lambda: x + "a")
-for label, make in [
-    ("int vector", lambda: C([1, 2, 3])), ("bool vector", lambda: C([True, False])),
-    ("complex vector", lambda: C([1 + 2j, 3 - 1j])), ("empty", lambda: C([])),
-    ("3-D", lambda: C([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])), ("scalar array", lambda: C(3.5)),
-    ("nan inf", lambda: C([float("nan"), float("inf"), -float("inf")])),
-    ("long vector", lambda: C(list(range(3000)))), ("string array", lambda: C(["a", "bc"])),
-]:
-    probe_value(label, make)
-def call(name, *args, **kw):
-    return lambda: F[name](*args, **kw)
-for label, name, args, kw in [
-    ("mean", "mean", ([1.0, 2.0],), {}), ("eig", "linalg.eig", ([[2.0, 0.0], [0.0, 3.0]],), {}),
-    ("qr", "linalg.qr", ([[1.0, 2.0], [3.0, 4.0]],), {}), ("svd", "linalg.svd", ([[1.0, 2.0], [3.0, 4.0]],), {}),
-    ("slogdet", "linalg.slogdet", ([[1.0, 2.0], [3.0, 4.0]],), {}), ("eigh", "linalg.eigh", ([[2.0, 1.0], [1.0, 2.0]],), {}),
-    ("unique counts", "unique", ([3, 1, 3],), {"return_counts": True}), ("divmod", "divmod", ([7, 8], 3), {}),
-    ("frexp", "frexp", ([8.0],), {}), ("modf", "modf", ([2.5],), {}), ("histogram", "histogram", ([1, 2, 2, 3],), {"bins": 2}),
-    ("lstsq", "linalg.lstsq", ([[1.0, 0.0], [0.0, 1.0]], [1.0, 2.0]), {}), ("shape", "shape", ([[1, 2]],), {}),
-    ("meshgrid", "meshgrid", ([1, 2], [3, 4]), {}), ("nonzero", "nonzero", ([0, 1, 2],), {}),
-    ("vectorize", "vectorize", (lambda a: a + 1,), {}), ("ix_", "ix_", ([0, 1], [2, 3]), {}),
-]:
-    if name in F:
-        probe_value("result of " + label, call(name, *args, **kw))
-for label, name, args, kw in [
-    ("reshape to a bad size", "reshape", ([1, 2, 3], (2,)), {}), ("matmul shape mismatch", "matmul", ([1, 2], [1, 2, 3]), {}),
-    ("singular inverse", "linalg.inv", ([[1.0, 2.0], [2.0, 4.0]],), {}), ("cholesky not definite", "linalg.cholesky", ([[1.0, 2.0], [3.0, -4.0]],), {}),
-    ("bad axis", "mean", ([1.0, 2.0],), {"axis": 5}), ("unknown keyword", "mean", ([1.0, 2.0],), {"nope": 1}),
-    ("string to sqrt", "sqrt", ("abc",), {}), ("ragged input", "add", ([[1], [1, 2]], 1), {}),
-    ("solve singular", "linalg.solve", ([[1.0, 2.0], [2.0, 4.0]], [1.0, 2.0]), {}), ("det non-square", "linalg.det", ([[1.0, 2.0, 3.0]],), {}),
-    ("concatenate mismatch", "concatenate", (([[1, 2]], [[1, 2, 3]]),), {}), ("arange bad step", "arange", (0, 5, 0), {}),
-]:
-    if name in F:
-        provoke(label, call(name, *args, **kw))
-provoke("missing attribute", lambda: getattr(pkg, "nope"))
-sys.stdout.write(json.dumps(out))
-'''
-
-
 def _probe(package_dir: Path, mapping: dict) -> tuple[dict, list[Finding]]:
-    """Runs the probe script against the package; a failure becomes a probe-failed finding."""
+    """Runs sebench.harness's `probe` against the package in a child process (so that a broken package
+    cannot break the audit); a failure becomes a probe-failed finding."""
     try:
-        proc = subprocess.run(
-            [sys.executable, "-I", "-B", "-c", _PROBE, str(package_dir)],
-            input=json.dumps(mapping), capture_output=True, text=True, timeout=120, cwd=str(package_dir),
-        )
+        proc = harness.run("probe", package_dir, json.dumps(mapping), timeout=120, cwd=str(package_dir))
     except subprocess.TimeoutExpired:
         return {}, [Finding("<probe>", 1, "probe-failed", "the probe timed out after 120 s")]
     if proc.returncode != 0:

@@ -1,4 +1,4 @@
-"""`sebench build`: writes an instance directory (DESIGN.md, "The instance directory").
+"""`sebench build`: writes an instance directory (docs/architecture.md, "The instance directory").
 
 Order: names -> package -> docs (docs.build_docs) -> docstrings + api_doc.jsonl -> mapping.json ->
 tasks (only with task sizes) -> audit (any finding fails the build) -> manifest.json last.

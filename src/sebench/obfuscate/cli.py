@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from pathlib import Path
 
 from sebench.errors import SebenchError
@@ -43,10 +42,6 @@ def task_sizes(args: argparse.Namespace):
     for k, v in given.items():
         if v < 0:
             raise SebenchError(f"--n-{k}: must be 0 or more, got {v}")
-    if importlib.util.find_spec("sebench.tasks.generate") is None:
-        if given:
-            raise SebenchError("task generation is not available in this installation; use --no-tasks")
-        return None
     from sebench.tasks.generate import TaskSizes
 
     return TaskSizes(**given)

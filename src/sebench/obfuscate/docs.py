@@ -13,29 +13,34 @@ build_docs(package_dir, mapping) -> one ApiDoc per function of the mapping, in m
 from __future__ import annotations
 
 import inspect
-import textwrap
 import json
 import logging
 import re
-import subprocess
-import sys
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sebench import harness
 from sebench.obfuscate import docs_synth
 from sebench.obfuscate.audit import LeakChecker, Surface, doc_params, numpy_function_names
-from sebench.obfuscate.docs_examples import Chunk, CodeRewriter, Stmt, names_of, parse_examples, prepare
+from sebench.obfuscate.docs_examples import Chunk, CodeRewriter, Stmt, parse_examples, prepare
 from sebench.obfuscate.docs_exec import MAX_OUTPUT_LINES, MAX_ROUNDS, run_examples
 from sebench.obfuscate.docs_text import (
-    Dropped, Namer, is_code_word, parse_entries, rewrite_block, rewrite_span, split_sections,
+    Dropped,
+    Namer,
+    is_code_word,
+    parse_entries,
+    rewrite_block,
+    rewrite_span,
+    split_sections,
 )
+from sebench.obfuscate.surface import NUMPY_RENAMED
 from sebench.records import ApiDoc
 
 log = logging.getLogger(__name__)
 
 _OUTPUT_LEAK = re.compile(r"(?i)\bnumpy\b|\bndarrays?\b|(?<![\w.])np\.|\barray\(|\bdtype\(")
-_ALIASES = {"trapz": "trapezoid"}  # surface names that this NumPy no longer has
 
 
 @dataclass
@@ -54,41 +59,14 @@ def numpy_object(key: str):
     parts = key.split(".")[1:]
     obj = numpy
     for i, part in enumerate(parts):
-        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, _ALIASES.get(part, ""), None)
+        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, NUMPY_RENAMED.get(part, ""), None)
     return obj
-
-
-_PROBE = r"""
-import importlib, json, sys
-sys.path.insert(0, sys.argv[1])
-m = json.loads(sys.argv[2])
-p = importlib.import_module(m["package"])
-lin = getattr(p, m.get("linalg") or "_", None)
-def get(dotted):
-    o = p
-    for part in dotted.split(".")[1:]:
-        o = getattr(o, part)
-    return o
-pub = lambda z: [n for n in dir(z) if not n.startswith("_")]
-x = get(m["constructor"])([1.0, 2.0])
-errors = {}
-for numpy_name, key, args, kw in [("LinAlgError", "numpy.linalg.inv", ([[1.0, 2.0], [2.0, 4.0]],), {}),
-                                  ("AxisError", "numpy.mean", ([1.0, 2.0],), {"axis": 5})]:
-    try:
-        get(m["functions"][key])(*args, **kw)
-    except Exception as e:
-        for holder, prefix in ((p, m["package"]), (lin, m["package"] + "." + str(m.get("linalg")))):
-            if holder is not None and getattr(holder, type(e).__name__, None) is type(e):
-                errors[numpy_name] = prefix + "." + type(e).__name__
-print(json.dumps([pub(p), pub(lin) if lin is not None else [], pub(type(x)), errors]))
-"""
 
 
 def probe_surface(package_dir: Path, mapping: dict) -> tuple[Surface, dict]:
     """The package's real public names, its array type's attributes, and the public names of its errors
-    that stand for NumPy's LinAlgError/AxisError (a short subprocess)."""
-    proc = subprocess.run([sys.executable, "-I", "-B", "-c", _PROBE, str(package_dir), json.dumps(mapping)],
-                          capture_output=True, text=True, timeout=120)
+    that stand for NumPy's LinAlgError/AxisError (sebench.harness's `surface`, in a child process)."""
+    proc = harness.run("surface", package_dir, json.dumps(mapping), timeout=120)
     base = Surface.from_mapping(mapping)
     if proc.returncode != 0:
         raise RuntimeError(f"cannot import the generated package from {package_dir}: {proc.stderr.strip()[-400:]}")

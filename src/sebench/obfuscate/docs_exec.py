@@ -1,4 +1,5 @@
-"""Runs doc examples against the generated package, in subprocesses, and keeps what is real and stable.
+"""Runs doc examples against the generated package (sebench.harness's `examples`, in child processes)
+and keeps what is real and stable.
 
 Each example (one function's statements, sharing one namespace as in doctest) is run twice, in two
 processes that fill freed memory with different values before every statement, so that outputs that
@@ -12,72 +13,17 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from sebench import harness
+
 log = logging.getLogger(__name__)
 
 MAX_OUTPUT_LINES = 30
 MAX_ROUNDS = 4
-
-_RUNNER = r'''
-import io, json, re, signal, sys, warnings
-package_dir, poison, prelude = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-sys.path.insert(0, package_dir)
-warnings.simplefilter("ignore")
-import numpy as _n
-real_stdout = sys.stdout
-class _Timeout(BaseException):
-    pass
-def _alarm(*_):
-    raise _Timeout()
-signal.signal(signal.SIGALRM, _alarm)
-try:
-    exec(prelude, {})
-except BaseException as e:
-    sys.stderr.write("cannot import the package: %s: %s\n" % (type(e).__name__, e))
-    sys.exit(3)
-def _poison():
-    for size in (1, 2, 3, 4, 5, 6, 8, 9, 10, 12, 16, 24, 32, 64, 100, 128, 256, 512, 1024):
-        for dt in ("float64", "int64", "complex128"):
-            a = _n.full(size, poison, dtype=dt) if dt != "int64" else _n.full(size, int(poison % 1000003), dtype=dt)
-            del a
-def _repr(v):
-    try:
-        return repr(v)
-    except BaseException as e:
-        return "<unrepresentable %s>" % type(e).__name__
-for line in sys.stdin:
-    job = json.loads(line)
-    ns = {"__name__": "__example__"}
-    exec(prelude, ns)
-    results = []
-    for src, binds in job["stmts"]:
-        _poison()
-        shown, buf = [], io.StringIO()
-        sys.displayhook = lambda v: shown.append(_repr(v)) if v is not None else None
-        sys.stdout = buf
-        status = "ok"
-        signal.setitimer(signal.ITIMER_REAL, 2.0)
-        try:
-            exec(compile(src, "<example>", "single"), ns)
-        except _Timeout:
-            status = "timeout"
-        except BaseException as e:
-            status = "error %s: %s" % (type(e).__name__, str(e)[:200])
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            sys.stdout = real_stdout
-        bound = [re.sub(r" at 0x[0-9a-fA-F]+", "", _repr(ns.get(b))) for b in binds]
-        results.append([status, (buf.getvalue() + "\n".join(shown)).rstrip("\n"), bound])
-    real_stdout.write(json.dumps({"id": job["id"], "results": results}) + "\n")
-    real_stdout.flush()
-'''
-
 
 @dataclass
 class StmtResult:
@@ -92,11 +38,8 @@ def _run_once(package_dir: Path, jobs: list[dict], poison: float, prelude: str) 
     pending = list(jobs)
     with tempfile.TemporaryDirectory() as cwd:
         while pending:
-            proc = subprocess.run(
-                [sys.executable, "-I", "-B", "-c", _RUNNER, str(package_dir), repr(poison), prelude],
-                input="".join(json.dumps(j) + "\n" for j in pending),
-                capture_output=True, text=True, cwd=cwd, timeout=600,
-            )
+            proc = harness.run("examples", package_dir, "".join(json.dumps(j) + "\n" for j in pending),
+                               repr(poison), prelude, timeout=600, cwd=cwd)
             if proc.returncode == 3:
                 raise RuntimeError(f"example runner: {proc.stderr.strip()[-400:]} (package folder {package_dir})")
             done = set()

@@ -7,7 +7,6 @@ run like any example, and the first that works and is stable is kept.
 from __future__ import annotations
 
 import inspect
-import re
 
 from sebench.obfuscate.docs_examples import Stmt, names_of
 

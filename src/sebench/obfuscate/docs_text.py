@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from sebench.obfuscate.audit import LeakChecker, numpy_function_names
+from sebench.obfuscate.surface import NUMPY_RENAMED
 
 SECTION_NAMES = (
     "Parameters", "Returns", "Yields", "Receives", "Other Parameters", "Raises", "Warns", "Warnings",
@@ -55,8 +56,9 @@ class Namer:
     def __post_init__(self):
         for key, public in self.mapping["functions"].items():
             (self.lin if key.startswith("numpy.linalg.") else self.main)[key.rsplit(".", 1)[1]] = public
-        if "trapz" not in self.main and "trapezoid" in self.main:
-            self.main["trapz"] = self.main["trapezoid"]
+        for surface_name, numpy_name in NUMPY_RENAMED.items():
+            if surface_name not in self.main and numpy_name in self.main:
+                self.main[surface_name] = self.main[numpy_name]
         self.package = self.mapping["package"]
         self.array_type = self.mapping.get("array_type") or "array"
 

@@ -103,10 +103,6 @@ def _setup_root(modname, cfg):
 
 # ---------------------------------------------------------------- conversion across the surface
 
-def _gv(a):
-    return _S["get"](a)
-
-
 def _mk(v):
     obj = object.__new__(_S["cls"])
     _S["set"](obj, v)
@@ -401,42 +397,19 @@ def _guard(fn):
 
 
 def _binary(op):
-    def _method(self, other):
-        try:
-            r = op(_S["get"](self), _unwrap(other))
-        except Exception as e:
-            err = _translate(e)
-        else:
-            return _wrapval(r)
-        raise err
-
-    return _method
+    return _guard(lambda self, other: _wrapval(op(_S["get"](self), _unwrap(other))))
 
 
 def _inplace(op):
-    def _method(self, other):
-        try:
-            op(_S["get"](self), _unwrap(other))
-        except Exception as e:
-            err = _translate(e)
-        else:
-            return self
-        raise err
+    def _apply(self, other):
+        op(_S["get"](self), _unwrap(other))
+        return self
 
-    return _method
+    return _guard(_apply)
 
 
 def _unary(op):
-    def _method(self):
-        try:
-            r = op(_S["get"](self))
-        except Exception as e:
-            err = _translate(e)
-        else:
-            return _wrapval(r)
-        raise err
-
-    return _method
+    return _guard(lambda self: _wrapval(op(_S["get"](self))))
 
 
 _BINARY = {

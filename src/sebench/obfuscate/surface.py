@@ -13,6 +13,8 @@ from importlib import resources
 from sebench.errors import SebenchError
 
 SURFACE_FILE = "numpy_api_surface.tsv"
+# Surface names that NumPy 2 renamed (the package keeps the surface's name): surface name -> NumPy's.
+NUMPY_RENAMED = {"trapz": "trapezoid"}
 
 
 @dataclass(frozen=True)

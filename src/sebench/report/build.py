@@ -7,8 +7,9 @@ import logging
 from pathlib import Path
 
 from sebench import __version__
+from sebench.metrics import pass_ks
 from sebench.report import plots
-from sebench.report.tables import KS, function_table, load_run, main_table
+from sebench.report.tables import function_table, load_run, main_table
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def _pct(x: float | None) -> str:
 def main_table_markdown(rows: list[dict]) -> str:
     """The main table as markdown: accuracy with its CI, gain over untrained, pass@k, verdict shares."""
     with_model = len({r["model"] for r in rows}) > 1
-    ks = [k for k in KS if k > 1 and any(f"pass@{k}" in r for r in rows)]  # pass@1 is the accuracy column
+    ks = [k for k in pass_ks(rows) if k > 1]  # pass@1 is the accuracy column
     verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
     head = (["model"] if with_model else []) + ["regime", "mode", "split", "n", "accuracy %", "95% CI", "Δ vs untrained"]
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]

@@ -10,27 +10,27 @@ A run directory (written by `sebench run`, or by hand with the stage commands) h
 
 `regime` is "untrained" for the model before training, else the training regime ("closed-sft", ...).
 Several run directories are pooled: samples of runs with the same model are counted together (seeds),
-runs of different models stay in separate rows. Confidence intervals are Wilson score intervals over
-samples; pass@k is the unbiased estimator of Chen et al. (2021), averaged over tasks with n >= k.
+runs of different models stay in separate rows. Every row's numbers are `sebench.metrics.verdict_stats`
+(the judge's summary counts with the same function): Wilson intervals over samples, unbiased pass@k
+only where every task of the row has at least k samples.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES
-from sebench.records import VERDICTS, Verdict, iter_json_lines, read_records
+from sebench.metrics import task_key, verdict_stats
+from sebench.records import Verdict, iter_json_lines, read_records
 
 REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
 MODE_ORDER = ("closed", "open", "full-doc", "retrieval")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
-KS = (1, 5, 10)
 BASELINE = "untrained"
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
 
@@ -136,54 +136,7 @@ def read_loss_csv(path: Path) -> list[tuple[float, float]]:
     return points
 
 
-# ---- statistics -----------------------------------------------------------------------------------
-
-
-def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval for a proportion (well-behaved at 0, 1 and small n)."""
-    if n == 0:
-        return (0.0, 0.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k for one task with n samples of which c are correct (Chen et al., 2021)."""
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
-
-
-def summarize(verdicts: list[tuple[str, Verdict]], ks: tuple[int, ...] = KS) -> dict:
-    """Counts for one row: `verdicts` are (task key, verdict) pairs, the key unique per run and task."""
-    n = len(verdicts)
-    correct = sum(v.verdict == "correct" for _, v in verdicts)
-    per_task: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for key, v in verdicts:
-        per_task[key][0] += 1
-        per_task[key][1] += v.verdict == "correct"
-    counts = Counter(v.verdict for _, v in verdicts)
-    lo, hi = wilson(correct, n)
-    out = {
-        "n": n,
-        "tasks": len(per_task),
-        "correct": correct,
-        "accuracy": correct / n if n else 0.0,
-        "ci95": [lo, hi],
-        "verdicts": {name: counts[name] / n for name in _verdict_order(counts) if counts[name]},
-    }
-    for k in ks:
-        eligible = [(tn, tc) for tn, tc in per_task.values() if tn >= k]
-        if eligible and len(eligible) == len(per_task):
-            out[f"pass@{k}"] = sum(pass_at_k(tn, tc, k) for tn, tc in eligible) / len(eligible)
-    return out
-
-
-def _verdict_order(counts: Counter) -> list[str]:
-    return list(VERDICTS) + sorted(set(counts) - set(VERDICTS))
+# ---- ordering -------------------------------------------------------------------------------------
 
 
 def _rank(value: str, order: tuple[str, ...]) -> tuple[int, str]:
@@ -200,18 +153,18 @@ def row_sort_key(row: dict) -> tuple:
 
 def main_table(runs: list[RunData]) -> list[dict]:
     """One row per (model, regime, mode, split), pooled over runs (seeds) of the same model."""
-    groups: dict[tuple, list[tuple[str, Verdict]]] = defaultdict(list)
+    groups: dict[tuple, list[tuple[tuple, str]]] = defaultdict(list)
     per_run: dict[tuple, list[dict]] = defaultdict(list)
     for run in runs:
         for ev in run.evals:
             key = (run.model, ev.regime, ev.mode, ev.split)
-            pairs = [(f"{run.root}::{v.task_id}", v) for v in ev.verdicts]
-            groups[key] += pairs
-            acc = sum(v.verdict == "correct" for _, v in pairs) / len(pairs) if pairs else 0.0
-            per_run[key].append({"run": str(run.root), "seed": run.seed, "n": len(pairs), "accuracy": acc})
+            samples = [(task_key(v, str(run.root)), v.verdict) for v in ev.verdicts]
+            groups[key] += samples
+            acc = sum(verdict == "correct" for _, verdict in samples) / len(samples) if samples else 0.0
+            per_run[key].append({"run": str(run.root), "seed": run.seed, "n": len(samples), "accuracy": acc})
     rows = []
-    for (model, regime, mode, split), pairs in groups.items():
-        row = {"model": model, "regime": regime, "mode": mode, "split": split, **summarize(pairs)}
+    for (model, regime, mode, split), samples in groups.items():
+        row = {"model": model, "regime": regime, "mode": mode, "split": split, **verdict_stats(samples)}
         row["runs"] = per_run[(model, regime, mode, split)]
         rows.append(row)
     rows.sort(key=row_sort_key)

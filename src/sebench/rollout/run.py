@@ -169,8 +169,8 @@ def _generate_retrieval(cfg, backend, builder, instance, todo) -> Iterator[Rollo
                 answer.text, answer.finish_reason, conversation.prompt_tokens, conversation.completion_tokens,
                 error=answer.error, seconds=conversation.seconds,
             )
-            extra = {"searches": conversation.searches}
-            yield make_record(cfg, todo[position][1], sample_idx, conversation.messages, completion, extra)
+            yield make_record(cfg, todo[position][1], sample_idx, conversation.messages, completion,
+                              conversation.searches)
 
 
 def _request(cfg: RolloutConfig, messages: list[dict], n: int, task_index: int) -> GenerationRequest:
@@ -184,11 +184,8 @@ def _request(cfg: RolloutConfig, messages: list[dict], n: int, task_index: int) 
     )
 
 
-def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[dict], completion: Completion, extra: dict | None = None) -> Rollout:
+def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[dict], completion: Completion, searches: list[str] | None = None) -> Rollout:
     usage = {"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens}
-    if completion.error:
-        usage["error"] = completion.error
-    usage.update(extra or {})
     return Rollout(
         task_id=task.task_id,
         sample_idx=sample_idx,
@@ -200,6 +197,8 @@ def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[
         finish_reason=completion.finish_reason,
         usage=usage,
         seconds=round(completion.seconds, 4),
+        error=completion.error or None,
+        searches=list(searches or []),
     )
 
 

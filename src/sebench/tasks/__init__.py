@@ -4,8 +4,8 @@
   NumPy names, a generator of test inputs) and how it is rendered for an instance.
 - `families/`: the templates, grouped by the kind of function (element-wise math, reductions, ...), and
   the multi-function pipelines.
-- `execute`: runs reference solutions (trusted code) in plain subprocesses, once with the generated
-  package and once with NumPy; a task is kept only when both agree on every test input.
+- `execute`: runs reference solutions (trusted code) in child processes (sebench.harness), once with the
+  generated package and once with NumPy; a task is kept only when both agree on every test input.
 - `generate`: `TaskSizes` and `write_task_files` (called by `sebench build`): picks templates for each
   split, keeps the splits apart (hygiene), writes the three split files.
 - `plain`: how outputs are stored as JSON (`expected`) and printed (`test_cases[i]["output"]`).

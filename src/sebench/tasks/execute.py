@@ -1,7 +1,8 @@
-"""Runs reference solutions (trusted code written by this module's templates) in plain subprocesses.
+"""Runs reference solutions (trusted code written by the task templates) in child processes.
 
-Many jobs go to each subprocess (start-up dominates otherwise); `workers` subprocesses run side by side.
-The generated package is importable in them (PYTHONPATH = the instance's package folder).
+Each child is the `reference` command of sebench.harness. Many jobs go to each child (start-up dominates
+otherwise); `workers` children run side by side. The generated package is importable in them (the
+instance's package folder comes first on their sys.path).
 """
 
 from __future__ import annotations
@@ -9,14 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from sebench import harness
 from sebench.errors import SebenchError
-
-RUNNER = Path(__file__).with_name("runner.py")
 
 
 @dataclass(frozen=True)
@@ -35,25 +34,20 @@ def run_jobs(package_dir: Path | None, jobs: list[Job], workers: int = 2, timeou
         return {}
     workers = max(1, min(workers, len(jobs)))
     chunks = [jobs[i::workers] for i in range(workers)]
-    env = dict(os.environ)
-    if package_dir is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package_dir), env.get("PYTHONPATH", "")]))
-    env["OMP_NUM_THREADS"] = env["OPENBLAS_NUM_THREADS"] = "1"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    folder = str(package_dir) if package_dir is not None else ""
     with ThreadPoolExecutor(workers) as pool:
-        parts = list(pool.map(lambda chunk: _run_chunk(chunk, env, timeout_s), chunks))
+        parts = list(pool.map(lambda chunk: _run_chunk(folder, chunk, env, timeout_s), chunks))
     results: dict = {}
     for part in parts:
         results.update(part)
     return results
 
 
-def _run_chunk(chunk: list[Job], env: dict, timeout_s: float) -> dict:
-    request = json.dumps({"jobs": [job.__dict__ for job in chunk]})
+def _run_chunk(package_dir: str, chunk: list[Job], env: dict, timeout_s: float) -> dict:
+    request = "".join(json.dumps(job.__dict__) + "\n" for job in chunk)
     try:
-        proc = subprocess.run(
-            [sys.executable, str(RUNNER)], input=request, capture_output=True, text=True,
-            env=env, timeout=timeout_s,
-        )
+        proc = harness.run("reference", package_dir, request, timeout=timeout_s, env=env)
     except subprocess.TimeoutExpired:
         raise SebenchError(f"reference runner took over {timeout_s:.0f} s for {len(chunk)} jobs") from None
     results = {}

@@ -13,11 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from sebench.obfuscate.surface import NUMPY_RENAMED
 from sebench.tasks.plain import literal
 
 NAME_RE = re.compile(r"\{((?:linalg\.)?[a-z_][a-z0-9_]*)\}")
-# NumPy 2.x spellings of surface names that NumPy itself dropped (the package keeps the old name).
-NUMPY_ALIASES = {"trapz": "trapezoid"}
 CONSTRUCTOR = "numpy.array"
 # Standard modules a reference may use (all on the judge's allowlist).
 STDLIB = ("math", "cmath", "itertools", "functools")
@@ -99,7 +98,7 @@ def numpy_names(keys: list[str] | tuple[str, ...]) -> dict[str, str]:
     for key in keys:
         short = key[len("numpy."):]
         head, _, last = short.rpartition(".")
-        last = NUMPY_ALIASES.get(last, last)
+        last = NUMPY_RENAMED.get(last, last)
         out[key] = "np." + (f"{head}.{last}" if head else last)
     return out
 

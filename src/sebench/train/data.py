@@ -95,7 +95,7 @@ def _verdict_index(verdicts: list[Verdict]) -> dict[tuple, Verdict]:
     """Verdicts by (task_id, sample_idx, mode); mode None where the judge did not record one."""
     index: dict[tuple, Verdict] = {}
     for v in verdicts:
-        index[(v.task_id, v.sample_idx, v.detail.get("mode"))] = v
+        index[(v.task_id, v.sample_idx, v.mode or None)] = v
     return index
 
 

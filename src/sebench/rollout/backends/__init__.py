@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 from sebench.errors import SebenchError

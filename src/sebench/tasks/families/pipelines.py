@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from sebench.tasks.families.common import T, g
 from sebench.tasks.spec import Template
 
-
 MAX_FUNCTIONS = 4
 _SENTENCE = re.compile(r"((?:^|[.!?])\s*)([a-z])")  # capitalise sentence starts after filling slots
 

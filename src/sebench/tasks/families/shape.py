@@ -24,11 +24,6 @@ def _reshape_gen(r, i):
     return {"samples": g.vec(r, rows * cols, 0, 99, 0), "rows": rows, "cols": cols}
 
 
-def _sequence_gen(r, i):
-    n = r.randint(1, 4)
-    return {"days": [g.vec(r, 3, 0, 30, 0) for _ in range(n)]}
-
-
 def _split_gen(r, i):
     parts = r.randint(1, 4)
     return {"readings": g.vec(r, parts * r.randint(1, 3), 0, 50, 0), "parts": parts}

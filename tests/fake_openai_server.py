@@ -1,11 +1,13 @@
 """A fake OpenAI-compatible server on 127.0.0.1 for tests and benchmarks: real HTTP, scripted trouble.
 
+Test-only, so it lives under tests/ (pytest puts tests/ on sys.path: `from fake_openai_server import ...`).
+
     with FakeOpenAIServer(delay_s=0.05) as server:        # in a background thread
         server.script(["429", "500", "stall"])          # the next three requests fail, then all succeed
         get_backend(f"openai:m@{server.url}")...
         server.max_concurrent                           # the most requests it ever held at once
 
-    python -m sebench.rollout.fake_server --port 8001    # stand-alone, e.g. for bench/rollout_speed.py
+    python tests/fake_openai_server.py --port 8001       # stand-alone, e.g. for bench/rollout_speed.py
 
 Serves POST /v1/chat/completions (with `n`, unless n_supported=False, which answers 400 to n > 1) and
 GET /v1/models (with vLLM's max_model_len). A minimal HTTP/1.1 with keep-alive over asyncio streams, so

@@ -1,0 +1,39 @@
+"""Small file helpers that several stages share: atomic JSON writes and sha256 digests of files and trees."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def write_json(path: str | Path, data: Any, indent: int = 1) -> None:
+    """Writes `data` as JSON atomically (a temporary file renamed into place), so a kill never leaves
+    half a file; values JSON cannot hold (paths, dates) are written as their str()."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The hex sha256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tree_sha256(path: str | Path) -> str:
+    """sha256 of a file, or of a directory's sorted (relative path, file sha256) list."""
+    path = Path(path)
+    if path.is_file():
+        return file_sha256(path)
+    digest = hashlib.sha256()
+    for child in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(f"{child.relative_to(path).as_posix()}\0{file_sha256(child)}\n".encode())
+    return digest.hexdigest()
