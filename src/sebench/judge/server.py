@@ -8,7 +8,7 @@ every error is a JSON {"error": message} with a 4xx/5xx status):
   "package"?: {"package": name, "seed": N}, "timeout"?: float} -> {"verdicts": [{Verdict fields}, ...]}
   (input order). The identity, when given, must match the served instance (409 otherwise).
 - GET /health -> {"ok": true, "package": name, "seed": N, "layers": [...], "workers": N, "timeout": s,
-  "max_timeout": s}.
+  "max_timeout": s, "busy": programs running now}.
 
 Limits (ServerLimits): a program runs at most `max_timeout_s` whatever the client asks; a request must
 arrive whole within `read_timeout_s` and hold at most `max_body` bytes; at most `max_connections` at
@@ -193,7 +193,7 @@ class _Handler(BaseHTTPRequestHandler):
             judge, limits = self.server.judge, self.server.limits
             self._send(200, {"ok": True, **judge.package_identity(), "layers": list(judge.sandbox.layers),
                              "workers": judge.workers, "timeout": limits.timeout_s,
-                             "max_timeout": limits.max_timeout_s})
+                             "max_timeout": limits.max_timeout_s, "busy": self.server.slots.busy})
         else:
             self._send(404, {"error": f"no such endpoint: GET {self.path}"})
 

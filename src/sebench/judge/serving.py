@@ -54,6 +54,11 @@ class FairSlots:
                 self._waiting.remove(me)
                 self._cond.notify_all()
 
+    @property
+    def busy(self) -> int:
+        """Slots held now (programs running or about to)."""
+        return self._busy
+
     def release(self, request: object, long: bool) -> None:
         with self._cond:
             self._busy -= 1
