@@ -166,9 +166,17 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.watch.forget(self.connection)
 
+    def parse_request(self) -> bool:
+        try:
+            return super().parse_request()
+        except TimeoutError:  # headers that stop halfway
+            self.send_error(408, f"the request did not arrive within {self.server.limits.read_timeout_s:g} s")
+            return False
+
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Malformed request lines and headers (found by http.server) get a JSON answer too."""
         self.close_connection = True
+        self.request_version = "HTTP/1.1"  # a status line and headers even for a request line that is garbage
         self._send(code, {"error": message or self.responses.get(code, ("error",))[0]})
 
     def _send(self, status: int, payload: dict) -> None:
@@ -393,6 +401,8 @@ def _listen(host: str, port: int, limits: ServerLimits) -> SandboxServer:
         if exc.errno == errno.EADDRINUSE:
             raise SebenchError(f"{host}:{port} is already in use; pick another --port (or stop the server "
                                "that holds it)") from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise SebenchError(f"--host {host}: not an address of this machine; use 127.0.0.1 or 0.0.0.0") from None
         if exc.errno == errno.EACCES:
             raise SebenchError(f"{host}:{port}: permission denied (ports below 1024 need root); pick "
                                "another --port") from None
