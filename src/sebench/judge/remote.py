@@ -21,6 +21,7 @@ from sebench.errors import SebenchError
 from sebench.records import Task, Verdict, from_dict
 
 log = logging.getLogger(__name__)
+logging.getLogger("httpx").setLevel(logging.WARNING)  # it logs every request at INFO
 
 CHUNK = 16
 HEALTH_TIMEOUT_S = 15.0
