@@ -116,6 +116,6 @@ def loads(text: str | bytes) -> Any:
         data = json.loads(text)
     except RecursionError:
         raise CodecError("JSON nested too deeply") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # bad JSON, bad UTF-8, an integer with too many digits
         raise CodecError(f"not valid JSON: {exc}") from None
     return decode(data)

@@ -36,7 +36,7 @@ def instance(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def urls(instance):
-    with server_thread(instance) as first, server_thread(instance, max_body=1000) as refusing:
+    with server_thread(instance, timeout_s=5.0) as first, server_thread(instance, max_body=1000) as refusing:
         yield first, refusing  # `refusing` answers /health but refuses every /judge body (too large)
 
 
@@ -51,8 +51,8 @@ def _comparable(v: Verdict) -> dict:
 
 
 def test_remote_verdicts_equal_local_ones_with_nan_and_infinity(instance, urls):
-    local = judge_records(instance, _rollouts(), workers=2, timeout_s=2.0)
-    remote = judge_records(instance, _rollouts(), sandbox_urls=list(urls), timeout_s=2.0)
+    local = judge_records(instance, _rollouts(), workers=2, timeout_s=5.0)
+    remote = judge_records(instance, _rollouts(), sandbox_urls=list(urls), timeout_s=5.0)
     assert [_comparable(v) for v in remote] == [_comparable(v) for v in local]
     by_task = {(v.task_id, v.sample_idx): v.verdict for v in local}
     assert all(by_task[(t, 0)] == "correct" for t in ("nan", "inf", "cplx", "cnan", "plain"))
@@ -68,7 +68,7 @@ def test_cli_with_sandbox_url_matches_local_and_exits_zero(instance, urls, tmp_p
     for extra in ([], ["--sandbox-url", urls[1], "--sandbox-url", urls[0]]):
         out = tmp_path / f"v{len(outs)}.jsonl"
         assert main(["judge", "--data", str(instance), "--rollouts", str(rollouts), "--out", str(out),
-                     "--timeout", "2", *extra]) == 0
+                     "--timeout", "5", *extra]) == 0
         outs.append([_comparable(v) for v in read_records(out, Verdict)])
     assert outs[0] == outs[1]
 
@@ -76,7 +76,7 @@ def test_cli_with_sandbox_url_matches_local_and_exits_zero(instance, urls, tmp_p
 def test_a_failing_chunk_is_retried_item_by_item(instance, urls):
     good, bad = TASKS[4], dataclasses.replace(TASKS[4], task_id="bad", entry_point="not a name")
     items = [(good, GOOD, i) for i in range(7)] + [(bad, GOOD, 7)] + [(good, GOOD, i) for i in range(8, 20)]
-    with Judge(instance, sandbox_urls=list(urls), timeout_s=2.0) as judge:
+    with Judge(instance, sandbox_urls=list(urls), timeout_s=5.0) as judge:
         verdicts = judge.judge_many(items)
     assert [v.sample_idx for v in verdicts] == list(range(20))
     assert [v.verdict for v in verdicts] == ["correct"] * 7 + ["judge_error"] + ["correct"] * 12

@@ -32,10 +32,10 @@ def instance(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def served(instance, tmp_path_factory):
-    """(port, log path) of a server process: 2 workers, programs 1 s by default and 2 s at most."""
+    """(port, log path) of a server process: 2 workers, programs 5 s by default and 6 s at most."""
     log = tmp_path_factory.mktemp("abuse-log") / "server.log"
-    with server_process(instance, log, "--workers", "2", "--timeout", "1", "--max-timeout", "2",
-                        "--read-timeout", "4") as (port, _proc):
+    with server_process(instance, log, "--workers", "2", "--timeout", "5", "--max-timeout", "6",
+                        "--read-timeout", "5") as (port, _proc):
         yield port, log
 
 
@@ -96,6 +96,8 @@ MALFORMED = {
     "sample_idx not an int": request("/judge", b'{"records": [{"task_id": "s0", "sample_idx": "0"}]}'),
     "bad tag": request("/judge", b'{"records": [{"task_id": "s0", "response": {"__complex__": "abc"}}]}'),
     "Content-Length not a number": request("/run", run_body("print(1)"), {"Content-Length": "abc"}),
+    "Content-Length superscript": request("/run", run_body("print(1)"), {"Content-Length": "\u00b2"}),
+    "integer of 5000 digits": request("/run", b'{"code": "print(1)", "timeout": ' + b"9" * 5000 + b"}"),
     "Content-Length negative": request("/run", run_body("print(1)"), {"Content-Length": "-5"}),
     "Content-Length missing": request("/run", run_body("print(1)"), {"Content-Length": None}),
     "Content-Length too large": request("/run", b"{}", {"Content-Length": str(10 ** 12)}),
@@ -123,17 +125,19 @@ def test_a_program_gets_at_most_the_servers_cap(served):
 
 def test_slow_bodies_and_headers_get_408_and_do_not_hold_the_server(served):
     port, _log = served
-    status, body = exchange(port, request("/run", run_body("print(1)"), {"Content-Length": "100"}))
+    slow = [request("/run", run_body("print(1)"), {"Content-Length": "100"}),
+            b"POST /run HTTP/1.1\r\nHost: x\r\nContent-Le"]
+    with ThreadPoolExecutor(2) as pool:
+        (status, body), (status2, _body2) = pool.map(lambda data: exchange(port, data), slow)
     assert status == 408 and "did not arrive" in body["error"]
-    status, body = exchange(port, b"POST /run HTTP/1.1\r\nHost: x\r\nContent-Le")
-    assert status in (408, None)
+    assert status2 in (408, None)
     status, body = exchange(port, request("/run", run_body("print(7)")))
     assert (status, body) == (200, {"stdout": "7\n", "stderr": ""})
 
 
 def _client(port: int, i: int) -> tuple[str, bool, str]:
     """One client of the load test: (its kind, whether it got what it should, what it got)."""
-    kind = ["print"] * 10 + ["judge"] * 2 + ["asks_too_long", "spin" if i < 80 else "print", "slow_body",
+    kind = ["print"] * 10 + ["judge"] * 2 + ["asks_too_long", "spin" if i < 40 else "print", "slow_body",
                                              "partial_headers", "hangs_up", "bad_json", "deep", "bad_length"]
     kind = kind[i % 20]
     if kind == "hangs_up":
@@ -175,15 +179,15 @@ def test_load_200_requests_32_in_flight_with_abusive_clients(served):
         results = list(pool.map(lambda i: _client(port, i), range(200)))
     failed = [(i, r) for i, r in enumerate(results) if not r[1]]
     assert not failed, failed[:5]
-    assert sum(r[0] in ("print", "asks_too_long", "judge") for r in results) == 136
+    assert sum(r[0] in ("print", "asks_too_long", "judge") for r in results) == 138
     health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=PATIENCE_S).json()
-    assert health["ok"] and health["max_timeout"] == 2.0
+    assert health["ok"] and health["max_timeout"] == 6.0
     text = log.read_text(errors="replace")
     assert "Traceback" not in text and " ERROR " not in text, text[-3000:]
 
 
 def test_two_long_programs_neither_starve_a_short_one_nor_outlive_their_clients(instance):
-    with server_thread(instance, workers=2, timeout_s=1.0, max_timeout_s=600.0) as url:
+    with server_thread(instance, workers=2, timeout_s=10.0, max_timeout_s=600.0) as url:
         port = int(url.rsplit(":", 1)[1])
         greedy = []
         for _ in range(2):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import logging
 import math
+import re
 import socket
 import sys
 import threading
@@ -245,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise _HttpError(411, "send the body with a Content-Length (no Transfer-Encoding)")
         raw = self.headers.get("Content-Length")
-        if raw is None or not raw.strip().isdigit():
+        if raw is None or not re.fullmatch(r"[0-9]{1,20}", raw.strip()):
             self.close_connection = True
             raise _HttpError(411 if raw is None else 400, f"a Content-Length is required (got {raw!r})")
         length = int(raw)
@@ -255,11 +256,10 @@ class _Handler(BaseHTTPRequestHandler):
         deadline = self.started + limits.read_timeout_s
         parts, left = [], length
         while left:
-            remaining = deadline - time.monotonic()
             try:
-                if remaining <= 0:
-                    raise TimeoutError
-                self.connection.settimeout(remaining)
+                # data already here is always read (a busy server is no reason for a 408); a body still
+                # trickling in after the deadline is cut off by the connection watch
+                self.connection.settimeout(max(deadline - time.monotonic(), 0.5))
                 chunk = self.rfile.read1(min(left, 1 << 16))
             except TimeoutError:
                 self.close_connection = True
@@ -342,7 +342,7 @@ def _item(rec: Any, where: str, tasks: dict[str, Task]) -> tuple[Task, str, int]
         task = tasks[rec["task_id"]]
     else:
         raise _HttpError(400, f"{where}: give 'task' (a Task record) or a 'task_id' this server knows")
-    response, sample_idx = rec.get("response", ""), rec.get("sample_idx", 0)
+    response, sample_idx = rec.get("response") or "", rec.get("sample_idx", 0)
     if not isinstance(response, str):
         raise _HttpError(400, f"{where}.response: expected a string")
     if isinstance(sample_idx, bool) or not isinstance(sample_idx, int):
@@ -353,7 +353,7 @@ def _item(rec: Any, where: str, tasks: dict[str, Task]) -> tuple[Task, str, int]
 def _task(data: Any, where: str) -> Task:
     """A Task from a request, its nested fields checked too (the judge reads them without checks)."""
     task = from_dict(Task, data, where)
-    if not task.entry_point.isidentifier():
+    if task.entry_point and not task.entry_point.isidentifier():
         raise _HttpError(400, f"{where}.entry_point: expected a function name")
     if not all(isinstance(s, str) for s in task.selected_functions):
         raise _HttpError(400, f"{where}.selected_functions: expected a list of strings")
