@@ -117,7 +117,7 @@ class SandboxServer(ThreadingHTTPServer):
             if not full:
                 self._connections += 1
         if full:
-            _refuse(request, 503, "too many connections; try again shortly")
+            _refuse_busy(request)
             super().shutdown_request(request)
             return
         super().process_request(request, client_address)
@@ -134,9 +134,10 @@ class SandboxServer(ThreadingHTTPServer):
         log.debug("connection from %s ended: %s: %s", client_address, type(exc).__name__, exc)
 
 
-def _refuse(conn: socket.socket, status: int, message: str) -> None:
-    body = codec.dumps({"error": message}).encode()
-    head = (f"HTTP/1.1 {status} Service Unavailable\r\nContent-Type: application/json\r\n"
+def _refuse_busy(conn: socket.socket) -> None:
+    """A 503 answer for a connection over the limit, without starting a thread for it."""
+    body = codec.dumps({"error": "too many connections; try again shortly"}).encode()
+    head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
     try:
         conn.settimeout(1.0)
@@ -160,7 +161,8 @@ class _Handler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         self.started = time.monotonic()
         self.connection.settimeout(self.server.limits.read_timeout_s)
-        # the watch closes the connection a little after the deadline that _read_body answers with 408
+        # past this deadline the watch closes the connection (a body that stalls gets a 408 from _read_body
+        # before; one that trickles in byte by byte is cut off here)
         self.server.watch.reading(self.connection, self.started + self.server.limits.read_timeout_s + 2.0)
         try:
             super().handle_one_request()
