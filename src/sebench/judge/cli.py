@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from sebench.cliflags import add_config_flags
@@ -35,6 +36,11 @@ def _judge(args: argparse.Namespace) -> int:
     out, summary = run_with_summary(cfg)
     print(format_table(summary))
     print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))
+    unjudged = summary["overall"]["counts"].get("judge_error", 0)
+    if unjudged:
+        print(f"sebench judge: {unjudged} of {summary['overall']['total']} samples could not be judged "
+              f"(judge_error; the reason is in each verdict's detail.message in {out})", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -53,6 +59,10 @@ def _register_sandbox(subparsers) -> None:
     serve.add_argument("--port", type=int, default=8111, help="port (default: 8111)")
     serve.add_argument("--workers", type=int, default=None, help="programs at once (default: the number of CPUs)")
     serve.add_argument("--timeout", type=float, default=3.0, help="default seconds per program (default: 3.0)")
+    serve.add_argument("--max-timeout", type=float, default=10.0,
+                       help="most seconds per program, whatever a client asks (default: 10.0)")
+    serve.add_argument("--read-timeout", type=float, default=30.0,
+                       help="seconds a client has to send a whole request (default: 30.0)")
     serve.add_argument("--no-bwrap", action="store_true", help="do not use bubblewrap (fallback layers only)")
     serve.set_defaults(func=_serve)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
@@ -61,5 +71,6 @@ def _register_sandbox(subparsers) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from sebench.judge.server import serve
 
-    serve(args.data, args.host, args.port, args.workers, args.timeout, False if args.no_bwrap else None)
+    serve(args.data, args.host, args.port, args.workers, args.timeout, False if args.no_bwrap else None,
+          max_timeout_s=args.max_timeout, read_timeout_s=args.read_timeout)
     return 0

@@ -18,32 +18,16 @@ import math
 import re
 from typing import Any
 
+from sebench import codec
+
 REL_TOL = 1e-6
 ABS_TOL = 1e-9
 PRINTED_KEY = "__printed__"
 
 
 def decode_expected(value: Any) -> Any:
-    """Task.expected JSON -> Python data (complex and tagged floats decoded; lists stay lists)."""
-    if isinstance(value, list):
-        return [decode_expected(v) for v in value]
-    if isinstance(value, dict):
-        if len(value) == 1:
-            (key, inner), = value.items()
-            if key == "__complex__" and isinstance(inner, list) and len(inner) == 2:
-                return complex(_number(inner[0]), _number(inner[1]))
-            if key == "__float__" and isinstance(inner, str):
-                return float(inner)
-            if key == "__tuple__" and isinstance(inner, list):
-                return [decode_expected(v) for v in inner]
-        return {k: decode_expected(v) for k, v in value.items()}
-    return value
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, dict):
-        return float(decode_expected(value))
-    return float(value)
+    """Task.expected JSON -> Python data: the tagged encoding of sebench.codec (complex, tagged floats)."""
+    return codec.decode(value)
 
 
 def is_printed(expected: Any) -> bool:

@@ -82,6 +82,14 @@ class Judge:
                 self._sandbox = sandbox
             return self._sandbox
 
+    def _remote_pool(self):
+        with self._lock:
+            if self._remote is None:
+                from sebench.judge.remote import RemotePool
+
+                self._remote = RemotePool(self.sandbox_urls, self.package_identity(), self.timeout_s)
+            return self._remote
+
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
@@ -98,11 +106,7 @@ class Judge:
         if not items:
             return []
         if self.sandbox_urls:
-            if self._remote is None:
-                from sebench.judge.server import RemotePool
-
-                self._remote = RemotePool(self.sandbox_urls, self.package_identity())
-            return self._remote.judge_many(items)
+            return self._remote_pool().judge_many(items)
         if len(items) == 1:
             return [self.judge_local(*items[0])]
         return list(self._executor().map(lambda item: self.judge_local(*item), items))
@@ -111,14 +115,17 @@ class Judge:
         manifest = self.instance.manifest()
         return {"package": self.rules.package, "seed": manifest.get("seed")}
 
-    def judge_local(self, task: Task, response: str, sample_idx: int = 0) -> Verdict:
+    def judge_local(self, task: Task, response: str, sample_idx: int = 0, *, timeout_s: float | None = None,
+                    cancel: threading.Event | None = None) -> Verdict:
+        """One verdict in this process's sandbox; `timeout_s` overrides the judge's, `cancel` stops the run."""
         try:
-            return self._judge(task, response, sample_idx)
+            return self._judge(task, response, sample_idx, timeout_s or self.timeout_s, cancel)
         except Exception as exc:  # noqa: BLE001 - counted as judge_error, never dropped
             log.exception("judge error on %s/%s", task.task_id, sample_idx)
             return _verdict(task, sample_idx, "judge_error", 0, message=f"{type(exc).__name__}: {exc}")
 
-    def _judge(self, task: Task, response: str, sample_idx: int) -> Verdict:
+    def _judge(self, task: Task, response: str, sample_idx: int, timeout_s: float,
+               cancel: threading.Event | None) -> Verdict:
         code = extract_code(response)
         if code is None:
             return _verdict(task, sample_idx, "no_code", 0, message="no fenced python code block")
@@ -128,7 +135,7 @@ class Judge:
             return _verdict(task, sample_idx, static.verdict, 0, message=static.message + where)
         inputs = [str(tc.get("input", "")) if isinstance(tc, dict) else str(tc) for tc in task.test_cases]
         printed = any(is_printed(expected_for(task, i)) for i in range(len(inputs)))
-        run = self.sandbox.run(code, task.entry_point, inputs, self.timeout_s, printed=printed)
+        run = self.sandbox.run(code, task.entry_point, inputs, timeout_s, printed=printed, cancel=cancel)
         return verdict_from_run(task, sample_idx, run)
 
 

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sebench import codec
 from sebench.errors import SebenchError
 
 log = logging.getLogger(__name__)
@@ -179,6 +180,14 @@ class _Zygote:
                 self.waiters.pop(job_id, None)
             raise _ZygoteLost(f"cannot reach the zygote: {exc}") from None
         return waiter
+
+    def cancel(self, job_id: int) -> None:
+        """Asks the zygote to kill job `job_id` now (it then reports it as timed out)."""
+        try:
+            with self.send_lock:
+                self.ctl.send(json.dumps({"cancel": job_id}).encode())
+        except OSError:
+            pass  # the zygote is gone: so is the job
 
     def close(self) -> None:
         try:
@@ -355,14 +364,17 @@ class Sandbox:
 
     # ----------------------------------------------------------------------------------------- runs
     def run(self, code: str, entry_point: str, inputs: list[str], timeout_s: float = 3.0, *,
-            printed: bool = True) -> RunResult:
+            printed: bool = True, cancel: threading.Event | None = None) -> RunResult:
         """Runs `code`, then calls `entry_point(<input>)` for each input string (keyword arguments).
 
         An empty entry_point only runs the program (its output is in stdout, a traceback in stderr).
-        printed=False skips str() of each result (CaseResult.printed is then None).
+        printed=False skips str() of each result (CaseResult.printed is then None). Setting `cancel`
+        kills the program (its result is then a timeout); a run cancelled before it starts is not run.
         """
         start = time.monotonic()
         with self._slots:
+            if cancel is not None and cancel.is_set():
+                return self._error("cancelled before it ran", start)
             for attempt in range(2):
                 with self._lock:
                     try:
@@ -370,7 +382,8 @@ class Sandbox:
                     except SebenchError as exc:
                         return self._error(f"sandbox unavailable: {exc}", start)
                 try:
-                    result = self._run_once(z, code, entry_point, list(inputs), float(timeout_s), printed)
+                    result = self._run_once(z, code, entry_point, list(inputs), float(timeout_s), printed,
+                                            cancel)
                     result.seconds = time.monotonic() - start
                     return result
                 except _ZygoteLost as exc:
@@ -385,7 +398,7 @@ class Sandbox:
         return RunResult("sandbox_error", [], "", self.layers, error=message, seconds=time.monotonic() - start)
 
     def _run_once(self, z: _Zygote, code: str, entry: str, inputs: list[str], timeout_s: float,
-                  printed: bool) -> RunResult:
+                  printed: bool, cancel: threading.Event | None = None) -> RunResult:
         nonce = secrets.token_hex(16)
         job = json.dumps({"nonce": nonce, "code": code, "entry": entry, "inputs": inputs,
                           "printed": printed}).encode()
@@ -406,7 +419,8 @@ class Sandbox:
         deadline = time.monotonic() + timeout_s + 10.0
         owned = {job_w, out_r, res_r}  # closed exactly once: a second close could hit another run's fd
         try:
-            stdout, results, overflow = self._pump(job_w, job, out_r, res_r, deadline, owned)
+            stdout, results, overflow = self._pump(job_w, job, out_r, res_r, deadline, owned, cancel,
+                                                   lambda: z.cancel(job_id))
         finally:
             for fd in owned:
                 os.close(fd)
@@ -415,7 +429,8 @@ class Sandbox:
         return _interpret(waiter[1], stdout, results, overflow, nonce, len(inputs), self.layers,
                           self.max_stdout)
 
-    def _pump(self, job_w: int, job: bytes, out_r: int, res_r: int, deadline: float, owned: set):
+    def _pump(self, job_w: int, job: bytes, out_r: int, res_r: int, deadline: float, owned: set,
+              cancel: threading.Event | None = None, kill=None):
         os.set_blocking(job_w, False)
         poller = select.poll()
         poller.register(job_w, select.POLLOUT)
@@ -430,6 +445,11 @@ class Sandbox:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _ZygoteLost("the child outlived its wall-clock limit")
+            if cancel is not None:
+                if kill is not None and cancel.is_set():
+                    kill()
+                    kill = None
+                left = min(left, 0.1)  # look at `cancel` again soon
             for fd, ev in poller.poll(left * 1000):
                 if fd == job_w:
                     try:
@@ -456,30 +476,6 @@ class Sandbox:
                     buf += data[:room]
                 overflow[key] += max(0, len(data) - max(room, 0))
         return bytes(out), bytes(res), overflow
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if isinstance(value, dict):
-        if len(value) == 1:
-            (key, inner), = value.items()
-            if key == "__complex__":
-                return complex(_decode(inner[0]), _decode(inner[1]))
-            if key == "__float__":
-                return float(inner)
-            if key == "__tuple__":
-                return tuple(_decode(v) for v in inner)
-            if key == "__dict__":
-                return {_hashable(_decode(k)): _decode(v) for k, v in inner}
-        return {k: _decode(v) for k, v in value.items()}
-    return value
-
-
-def _hashable(key: Any) -> Any:
-    if isinstance(key, list):
-        return tuple(_hashable(k) for k in key)
-    return key
 
 
 def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonce: str, n_cases: int,
@@ -510,7 +506,7 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
             memory = memory or bool(frame.get("memory"))
         elif isinstance(frame.get("i"), int) and 0 <= frame["i"] < n_cases:
             memory = memory or bool(frame.get("memory"))
-            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), _decode(frame.get("value")), frame.get("error"),
+            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), codec.decode(frame.get("value")), frame.get("error"),
                                            frame.get("printed"), bool(frame.get("memory")))
     exit_code, sig = report.get("exit"), report.get("signal")
     ended = f"exit code {exit_code}" if sig is None else f"signal {_signame(sig)}"

@@ -45,4 +45,7 @@ def format_table(summary: dict) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
              for r in [head] + body]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    unjudged = summary["overall"].get("counts", {}).get("judge_error", 0)
+    if unjudged:
+        lines.append(f"judge_error: {unjudged} samples could not be judged (see each verdict's detail.message)")
     return "\n".join(lines) + "\n(verdict columns: % of samples; pass@k only where every task has k samples)"
