@@ -38,7 +38,7 @@ def _judge(args: argparse.Namespace) -> int:
     print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))
     unjudged = summary["overall"]["counts"].get("judge_error", 0)
     if unjudged:
-        print(f"sebench judge: {unjudged} of {summary['overall']['total']} samples could not be judged "
+        print(f"sebench judge: {unjudged} of {summary['overall']['n']} samples could not be judged "
               f"(judge_error; the reason is in each verdict's detail.message in {out})", file=sys.stderr)
         return 1
     return 0
