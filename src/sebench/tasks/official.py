@@ -44,8 +44,16 @@ from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.records import Task, to_dict, write_records
 from sebench.tasks import plain
-from sebench.tasks.release import (SPLIT_FILE_NAMES, BadRow, KeptRow, check_api_doc, kept_path, read_rows,
-                                   release_files, write_kept)
+from sebench.tasks.release import (
+    SPLIT_FILE_NAMES,
+    BadRow,
+    KeptRow,
+    check_api_doc,
+    kept_path,
+    read_rows,
+    release_files,
+    write_kept,
+)
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,8 @@
 
 The release (the Hugging Face dataset `jintailin/SE-Bench`, saved by the original's load script) is
 datasets/train/{train,api_doc}.jsonl and datasets/test/{single_test,multiple_test}.jsonl. `release_files`
-takes a folder (searched for those names) or single files (a file named *api_doc.jsonl is the docs). `read_rows` reads a file line by line; a line
+takes a folder (searched for those names, instances inside it left out) or single files (a file named
+*api_doc.jsonl is the docs). `read_rows` reads a file line by line; a line
 that is not a JSON object is one `BadRow`, never the end of the file.
 
 An import keeps, beside each task, the row exactly as released (`KeptRow`, in the instance's private/
@@ -14,9 +15,9 @@ ones it converts. Rows that could not be imported are kept there too (`BadRow`),
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
@@ -51,7 +52,8 @@ def release_files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     tasks, docs = [], []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*.jsonl") if p.name in SPLIT_FILE_NAMES or p.name == API_DOC_FILE_NAME)
+            found = sorted(p for p in path.rglob("*.jsonl") if (p.name in SPLIT_FILE_NAMES or p.name == API_DOC_FILE_NAME)
+                           and not _inside_instance(p, path))
             if not found:
                 raise SebenchError(f"{path}: no released file here (looked for {', '.join(SPLIT_FILE_NAMES)} "
                                    f"and {API_DOC_FILE_NAME})")
@@ -62,6 +64,11 @@ def release_files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
         for p in found:
             (docs if p.name.endswith(API_DOC_FILE_NAME) else tasks).append(p)
     return tasks, docs
+
+
+def _inside_instance(file: Path, top: Path) -> bool:
+    """Whether `file` belongs to a sebench instance (a folder with manifest.json) below `top`."""
+    return any((d / "manifest.json").is_file() for d in file.parents if d == top or top in d.parents)
 
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict | None, BadRow | None]]:
