@@ -170,8 +170,8 @@ def format_result(result: ContaminationResult) -> str:
         f"tasks      {result.tasks} x {result.samples} sample(s), closed-book",
         f"original   {100 * result.accuracy_original:.1f}%  ({result.original})",
         f"fresh      {100 * result.accuracy_fresh:.1f}%  ({result.fresh})",
-        f"gap        {100 * result.gap:+.1f} points, 95% interval [{100 * result.ci_low:+.1f}, "
-        f"{100 * result.ci_high:+.1f}]",
+        f"gap        {100 * result.gap:+.1f} points, 95% interval "
+        f"[{100 * result.ci_low:+.1f}, {100 * result.ci_high:+.1f}]",
         f"verdict    {result.verdict}",
     ])
 
