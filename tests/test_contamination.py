@@ -60,8 +60,9 @@ def release(tmp_path):
 
 def test_a_model_that_knows_the_public_names_is_flagged(release, tmp_path, capsys):
     api_doc, tasks = release
-    cfg = ContaminationConfig(model="fake:memorised", mapping_from=api_doc, tasks=tasks, out=tmp_path / "c",
-                              seed=3, workers=1, audit=False)
+    write_jsonl(tmp_path / "release/train/train.jsonl", [norm_row()])  # another split: left out
+    cfg = ContaminationConfig(model="fake:memorised", mapping_from=api_doc, tasks=tmp_path / "release",
+                              out=tmp_path / "c", seed=3, workers=1, audit=False)
     result = run(cfg, backend=FakeBackend(responses=_memorised))
     assert (result.tasks, result.samples) == (5, 1)
     assert result.accuracy_original == pytest.approx(0.6) and result.accuracy_fresh == 0.0

@@ -43,8 +43,8 @@ class ContaminationConfig:
     model: str = _opt(EMBEDDED_DEFAULT, "the model: openai:<model>@<url> | hf:<path or hub id> | smollm2-135m | fake:...")
     mapping_from: Path = _opt(None, "the release's api_doc.jsonl: the public names of the original instance",
                               required=True)
-    tasks: Path = _opt(None, "the release's task file(s) folder or file, e.g. datasets/test/single_test.jsonl",
-                       required=True)
+    tasks: Path = _opt(None, "the release's folder (its --split file is used) or one task file, e.g. "
+                             "datasets/test/single_test.jsonl", required=True)
     out: Path = _opt(None, "folder for the two instances, their rollouts and verdicts, and the result",
                      required=True)
     split: str = _opt("single_test", "which split of the tasks to ask", choices=SPLITS)
@@ -110,10 +110,15 @@ def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -
     """The instance at `root` with the tasks imported; built (closed-book needs no docs) when absent."""
     from sebench.obfuscate.build import build_instance
     from sebench.tasks.official import import_official
+    from sebench.tasks.release import SPLIT_FILE_NAMES, release_files
 
     if not (root / "manifest.json").is_file() or not Instance(root).split_path(cfg.split).is_file():
+        task_files, _ = release_files([Path(cfg.tasks)])  # a folder's api_doc.jsonl names only the original
+        chosen = [p for p in task_files if SPLIT_FILE_NAMES.get(p.name, cfg.split) == cfg.split]
+        if not chosen:
+            raise SebenchError(f"{cfg.tasks}: no {cfg.split} tasks here")
         build_instance(root, cfg.seed, mapping_from=mapping_from, docs=False, audit=cfg.audit)
-        import_official([Path(cfg.tasks)], root, split=cfg.split)
+        import_official(chosen, root, split=cfg.split)
     return Instance.open(root)
 
 
