@@ -57,7 +57,7 @@ class Rules:
     constructor: str | None = None  # e.g. "zwc.yitaf"
     array_type: str | None = None  # e.g. "zwc.Qoravet"
     in_place: frozenset = frozenset()  # functions that change their first argument (copyto, put, ...)
-    identity_like: frozenset = frozenset()  # the constructor, the array type and IDENTITY_LIKE's functions
+    identity_like: frozenset = frozenset()  # IDENTITY_LIKE's functions (the constructor and array type too)
 
     @classmethod
     def from_mapping(cls, mapping: dict) -> "Rules":
@@ -270,7 +270,8 @@ class _Flow:
     def __init__(self, tree: ast.AST, rules: Rules, scope: _Scope, selected: list | tuple):
         self.rules = rules
         self.scope = scope
-        self.no_count = set() if rules.identity_like & set(selected) else set(rules.identity_like)
+        identity = set(rules.identity_like) | {rules.constructor, rules.array_type} - {None}
+        self.no_count = set() if identity & set(selected) else identity
         self.functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         self.derived: set = set()  # helper names whose return value depends on the package
         self.saw_identity = False
@@ -369,7 +370,7 @@ class _Flow:
         `pkg.put(out, ...)`: a package call may change the arrays it is given (in-place functions); an
         identity-like one (`pkg.copyto(out, x)`) only passes on what its arguments already are."""
         dotted = self.callee(expr) if isinstance(expr, ast.Call) else None
-        if dotted is not None:
+        if dotted is not None or (isinstance(expr, ast.Call) and self.package_call(expr)):
             args = list(expr.args) + [k.value for k in expr.keywords]
             if not (self.package_call(expr) or ctx or any(self.tainted(a, names) for a in args)):
                 return
