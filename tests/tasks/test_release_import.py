@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -57,6 +58,9 @@ def test_released_rows_import_as_they_are(instance, tmp_path):
     assert kept[tasks[2].task_id] == rows[2]  # every released field, unknown ones included, unchanged
     assert kept[tasks[0].task_id]["major_vote_response_dict"] == rows[0]["major_vote_response_dict"]
     assert not kept_path(instance, "single_test", rejected=True).exists()
+    hashes = instance.manifest()["hashes"]
+    for path in (instance.split_path("single_test"), kept_path(instance, "single_test")):
+        assert hashes[path.relative_to(instance.root).as_posix()] == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.mark.parametrize("bad, field", [

@@ -302,15 +302,19 @@ class _Converter:
 
 
 def _refresh_manifest(inst: Instance, counts: dict[str, int]) -> None:
-    """Keeps manifest.json's counts and hashes true after the split files changed."""
+    """Keeps manifest.json's counts and hashes true after the split files (and the rows kept aside) changed."""
     if not inst.manifest_path.is_file():
         return
     manifest = inst.manifest()
     manifest.setdefault("counts", {}).update(counts)
     hashes = manifest.setdefault("hashes", {})
     for split in counts:
-        rel = SPLIT_FILES[split]
-        hashes[rel] = hashlib.sha256((inst.root / rel).read_bytes()).hexdigest()
+        for path in (inst.split_path(split), kept_path(inst, split), kept_path(inst, split, rejected=True)):
+            rel = path.relative_to(inst.root).as_posix()
+            if path.is_file():
+                hashes[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                hashes.pop(rel, None)
     manifest["hashes"] = dict(sorted(hashes.items()))
     inst.manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
