@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "sebench.train.cli",  # train
     "sebench.experiment",  # run
     "sebench.report.cli",  # report
+    "sebench.contamination",  # contamination
 )
 
 

@@ -14,8 +14,10 @@ In order, the first failing rule gives the verdict:
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
 - `not_using_package`: the value returned by the entry function does not depend on a call into the
   package (data flow through assignments, loops, comprehensions, container mutation, helper functions
-  and control dependence). A call of the array constructor alone does not count (unless the task is
-  about the constructor itself); methods of package arrays do not count.
+  and control dependence). Identity-like functions do not count: the array constructor, the array type
+  and the functions of IDENTITY_LIKE, whose result holds their argument's values unchanged (so a lookup
+  table of outputs passed through one of them is still not using the package); they count again when
+  the task is about one of them (one in its selected functions). Methods of package arrays do not count.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ BANNED_NAMES = frozenset({
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
 IN_PLACE = ("numpy.copyto", "numpy.place", "numpy.put", "numpy.putmask")
+# Functions whose result holds the values of their (first) argument, unchanged, for every input: NumPy's
+# "from existing data" conversions (asarray ... copy, astype), `positive` (documented as a copy), the
+# in-place copy `copyto`, and the as-array functions that only add length-1 axes (atleast_1d/2d/3d).
+IDENTITY_LIKE = ("numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray",
+                 "numpy.asfortranarray", "numpy.copy", "numpy.astype", "numpy.positive", "numpy.copyto",
+                 "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d")
 _FORMAT_FIELD_UNDERSCORE = re.compile(r"\{[^{}:!]*\._")
 _UNDERSCORE_IDENT = re.compile(r"_+[A-Za-z0-9_]+")
 
@@ -49,6 +57,7 @@ class Rules:
     constructor: str | None = None  # e.g. "zwc.yitaf"
     array_type: str | None = None  # e.g. "zwc.Qoravet"
     in_place: frozenset = frozenset()  # functions that change their first argument (copyto, put, ...)
+    identity_like: frozenset = frozenset()  # IDENTITY_LIKE's functions (the constructor and array type too)
 
     @classmethod
     def from_mapping(cls, mapping: dict) -> "Rules":
@@ -67,7 +76,9 @@ class Rules:
             public.add(constructor)
         functions = mapping.get("functions", {})
         in_place = frozenset(functions[n] for n in IN_PLACE if n in functions)
-        return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type, in_place)
+        identity = {functions[n] for n in IDENTITY_LIKE if n in functions} | {constructor, array_type} - {None}
+        return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type, in_place,
+                   frozenset(identity))
 
 
 @dataclass(frozen=True)
@@ -259,27 +270,30 @@ class _Flow:
     def __init__(self, tree: ast.AST, rules: Rules, scope: _Scope, selected: list | tuple):
         self.rules = rules
         self.scope = scope
-        self.no_count = set()
-        if rules.constructor and rules.constructor not in selected:
-            self.no_count.add(rules.constructor)
-        if rules.array_type and rules.array_type not in selected:
-            self.no_count.add(rules.array_type)
+        identity = set(rules.identity_like) | {rules.constructor, rules.array_type} - {None}
+        self.no_count = set() if identity & set(selected) else identity
         self.functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         self.derived: set = set()  # helper names whose return value depends on the package
-        self.saw_constructor = False
+        self.saw_identity = False
+
+    def callee(self, call: ast.Call) -> str | None:
+        """The dotted public name of the package function that `call` calls, or None."""
+        parts = _chain(call.func)
+        dotted = _resolve(parts, self.scope) if parts is not None else None
+        if dotted is not None and dotted in self.rules.public and dotted not in self.rules.modules:
+            return dotted
+        return None
 
     def package_call(self, call: ast.Call) -> bool:
+        """Whether `call` counts as a call into the package (identity-like functions do not)."""
+        dotted = self.callee(call)
+        if dotted is not None:
+            if dotted in self.no_count:
+                self.saw_identity = True
+                return False
+            return True
         parts = _chain(call.func)
-        if parts is not None:
-            dotted = _resolve(parts, self.scope)
-            if dotted is not None and dotted in self.rules.public and dotted not in self.rules.modules:
-                if dotted in self.no_count:
-                    self.saw_constructor = True
-                    return False
-                return True
-            if parts[-1] in self.derived:
-                return True
-        return False
+        return parts is not None and parts[-1] in self.derived
 
     def tainted(self, expr: ast.AST | None, names: set) -> bool:
         if expr is None:
@@ -353,10 +367,15 @@ class _Flow:
 
     def mutation(self, expr: ast.AST, names: set, ctx: bool) -> None:
         """`out.append(x)`, `out.update(x)`...: a container fed with a derived value becomes derived;
-        `pkg.put(out, ...)`: a package call may change the arrays it is given (in-place functions)."""
-        if isinstance(expr, ast.Call) and self.package_call(expr):
+        `pkg.put(out, ...)`: a package call may change the arrays it is given (in-place functions); an
+        identity-like one (`pkg.copyto(out, x)`) only passes on what its arguments already are."""
+        dotted = self.callee(expr) if isinstance(expr, ast.Call) else None
+        if dotted is not None or (isinstance(expr, ast.Call) and self.package_call(expr)):
+            args = list(expr.args) + [k.value for k in expr.keywords]
+            if not (self.package_call(expr) or ctx or any(self.tainted(a, names) for a in args)):
+                return
             changed = [k.value for k in expr.keywords if k.arg == "out"]
-            if _resolve(_chain(expr.func) or [""], self.scope) in self.rules.in_place:
+            if dotted in self.rules.in_place:
                 changed += expr.args[:1] + [k.value for k in expr.keywords if k.arg in ("a", "arr", "dst")]
             for arg in changed:
                 names.update(_target_names(arg))
@@ -418,6 +437,7 @@ def _check_data_flow(tree: ast.Module, entry_point: str, rules: Rules, scope: _S
         if len(flow.derived) == before:
             break
     if not flow.returns_derived(fn):
-        extra = " (a call of the array constructor alone does not count)" if flow.saw_constructor else ""
+        extra = (" (calls of the array constructor or of identity-like functions such as copy or asarray alone "
+                 "do not count)") if flow.saw_identity else ""
         raise _Violation("not_using_package", f"the value returned by '{entry_point}' does not depend on a "
                                               f"call into '{rules.package}'{extra}", fn)

@@ -1,7 +1,9 @@
 """`sebench build`: writes an instance directory (docs/architecture.md, "The instance directory").
 
-Order: names -> package -> docs (docs.build_docs) -> docstrings + api_doc.jsonl -> mapping.json ->
-tasks (only with task sizes) -> audit (any finding fails the build) -> manifest.json last.
+Order: names -> package -> docs (docs.build_docs, or with docs_from="original" the `rewritten_doc`
+texts of the release's api_doc.jsonl given as mapping_from) -> docstrings + api_doc.jsonl -> mapping.json ->
+tasks (only with task sizes) -> audit (any finding fails the build; with the release's docs, which
+sebench did not write and does not fix, the findings are only counted in a warning) -> manifest.json last.
 The instance is assembled in a sibling folder DIR.partial and moved into place only when complete, so
 an interrupted or failed build never leaves a half-written instance behind at DIR (a failed audit
 keeps DIR.partial for inspection).
@@ -23,7 +25,7 @@ from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.obfuscate.names import Names, generate_names, names_from_official
 from sebench.obfuscate.package import default_docs, write_docs, write_package
-from sebench.records import ApiDoc, write_records
+from sebench.records import ApiDoc, iter_json_lines, write_records
 
 log = logging.getLogger(__name__)
 MAX_LISTED_FINDINGS = 30
@@ -35,26 +37,38 @@ def make_names(seed: int, package_name: str | None = None, mapping_from: Path | 
     return generate_names(seed, package_name)
 
 
+DOCS_SOURCES = ("sebench", "original")
+
+
 def build_instance(out: Path, seed: int, package_name: str | None = None, mapping_from: Path | None = None,
-                   task_sizes=None, *, docs: bool = True, audit: bool = True) -> Path:
+                   task_sizes=None, *, docs: bool = True, audit: bool = True, docs_from: str = "sebench") -> Path:
     """Builds the instance for `seed` at `out` (replacing an earlier instance there); returns `out`.
 
+    docs_from="original" takes the docs from the release's api_doc.jsonl (`mapping_from`, required).
     docs=False keeps the minimal docstrings (signature + one line) instead of the rewritten docs, and
     audit=False skips the leak audit: both only for tests and quick experiments.
     """
+    if docs_from not in DOCS_SOURCES:
+        raise SebenchError(f"--docs: choose one of {', '.join(DOCS_SOURCES)}, got {docs_from!r}")
+    if docs_from == "original" and mapping_from is None:
+        raise SebenchError("--docs original takes the docs from the release's api_doc.jsonl: give it with --mapping-from")
     out = Path(out).absolute()
     _check_target(out)
+    names = make_names(seed, package_name, mapping_from)
+    released_docs = release_api_docs(Path(mapping_from), names) if docs_from == "original" else None
     work = out.with_name(out.name + ".partial")
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
     inst = Instance(work)
 
-    names = make_names(seed, package_name, mapping_from)
     log.info("build: package %s (linalg %s), seed %d", names.package, names.linalg, seed)
     pkg_dir = write_package(inst.package_dir, names)
     mapping = names.mapping()
-    api_docs = _docs(inst, names, mapping) if docs else _default_api_docs(names)
+    if released_docs is not None:
+        api_docs = released_docs
+    else:
+        api_docs = _docs(inst, names, mapping) if docs else _default_api_docs(names)
     write_docs(pkg_dir, {d.name: d.doc for d in api_docs}, names)
     write_records(inst.api_doc_path, api_docs)
     _write_json(inst.mapping_path, mapping)
@@ -67,9 +81,9 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
         counts.update(write_task_files(inst, seed, task_sizes))
     _clean_caches(inst.package_dir)
     if audit:
-        _audit(work, names)
+        _audit(work, names, strict=docs_from == "sebench")
     _clean_caches(inst.package_dir)
-    _write_manifest(inst, names, seed, counts)
+    _write_manifest(inst, names, seed, counts, docs_from)
     _replace(work, out)
     log.info("build: wrote %s", out)
     return out
@@ -103,7 +117,25 @@ def _default_api_docs(names: Names) -> list[ApiDoc]:
     return [ApiDoc(name=p, signature=docs[p].split("\n", 1)[0], doc=docs[p]) for p in names.functions.values()]
 
 
-def _audit(work: Path, names: Names) -> None:
+def release_api_docs(path: Path, names: Names) -> list[ApiDoc]:
+    """One ApiDoc per function from the release's api_doc.jsonl: its `rewritten_doc`, found by `curr_name`."""
+    texts: dict[str, str] = {}
+    for lineno, row in iter_json_lines(path):
+        where = f"{path}:{lineno}"
+        for fld in ("curr_name", "rewritten_doc"):
+            if not isinstance(row.get(fld) if isinstance(row, dict) else None, str):
+                raise SebenchError(f"{where}: field '{fld}': missing or not a string")
+        texts[row["curr_name"]] = row["rewritten_doc"]
+    signatures = default_docs(names)
+    missing = [p for p in names.functions.values() if p.rsplit(".", 1)[1] not in texts]
+    if missing:
+        raise SebenchError(f"{path}: field 'rewritten_doc': no row documents {', '.join(missing[:3])}"
+                           + (f" and {len(missing) - 3} more" if len(missing) > 3 else ""))
+    return [ApiDoc(name=p, signature=signatures[p].split("\n", 1)[0], doc=texts[p.rsplit(".", 1)[1]].strip("\n"))
+            for p in names.functions.values()]
+
+
+def _audit(work: Path, names: Names, strict: bool = True) -> None:
     try:
         from sebench.obfuscate.audit import audit_instance
     except ImportError:
@@ -112,6 +144,10 @@ def _audit(work: Path, names: Names) -> None:
     _forget_package(names.package)
     findings = audit_instance(work)
     _forget_package(names.package)
+    if findings and not strict:
+        log.warning("build: the release's docs are used as they are; the leak audit finds %d problem(s) in "
+                    "this instance (list them with `sebench audit DIR`)", len(findings))
+        return
     if findings:
         listed = "\n".join(f"  {f}" for f in findings[:MAX_LISTED_FINDINGS])
         more = f"\n  ... and {len(findings) - MAX_LISTED_FINDINGS} more" if len(findings) > MAX_LISTED_FINDINGS else ""
@@ -145,13 +181,14 @@ def file_hashes(root: Path) -> dict[str, str]:
     return out
 
 
-def _write_manifest(inst: Instance, names: Names, seed: int, counts: dict) -> None:
+def _write_manifest(inst: Instance, names: Names, seed: int, counts: dict, docs_from: str) -> None:
     manifest = {
         "package": names.package,
         "linalg": names.linalg,
         "array_type": names.array_type,
         "constructor": names.constructor,
         "seed": seed,
+        "docs": docs_from,
         "numpy_version": numpy.__version__,
         "sebench_version": sebench.__version__,
         "counts": counts,

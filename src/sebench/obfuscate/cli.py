@@ -19,6 +19,9 @@ def register(subparsers) -> None:
     p.add_argument("--package-name", help="use this package name instead of a random one")
     p.add_argument("--mapping-from", type=Path, metavar="FILE",
                    help="take every name from an existing instance's api_doc.jsonl (original benchmark format)")
+    p.add_argument("--docs", choices=("sebench", "original"), default="sebench",
+                   help="sebench: sebench's own leak-audited docs (default); original: the `rewritten_doc` texts "
+                        "of the release's api_doc.jsonl given with --mapping-from, as they are")
     p.add_argument("--n-train", type=int, help="number of training tasks")
     p.add_argument("--n-single", type=int, help="number of one-function test tasks")
     p.add_argument("--n-multiple", type=int, help="number of multi-function test tasks")
@@ -51,7 +54,7 @@ def run_build(args: argparse.Namespace) -> int:
     from sebench.obfuscate.build import build_instance
 
     out = build_instance(args.out, args.seed, package_name=args.package_name, mapping_from=args.mapping_from,
-                         task_sizes=task_sizes(args))
+                         task_sizes=task_sizes(args), docs_from=args.docs)
     print(out)
     return 0
 

@@ -1,23 +1,28 @@
 """The original benchmark's task files: import into an instance, and export an instance's tasks.
 
-Import (`sebench tasks import --official FILE... --data DIR`): DIR must be built with
-`sebench build --mapping-from` the original's api_doc.jsonl, so that its names are the original's.
-Each row must have the original's fields: query, function_name ("def name(...):"), example, test_cases
-(a list of {"input", "output"}), right_exe_result (the printed outputs joined by "#"),
-selected_functions (NumPy names, as a list or as a string holding a list or comma-separated names) and
-is_valid (a bool, or "True"/"False"; missing means True). A malformed row stops the import with the
-file, the line and the field. Conversion:
-  - test inputs: `np.array(` -> the instance's constructor, `np.<function>` -> its public name,
-    np.nan / np.inf / np.pi / np.e -> float('nan') / float('inf') / the number, NumPy scalar types
-    (np.float64, np.int32, ...) -> float / int / bool / complex; a row using anything else is kept with
-    is_valid = False;
+Import (`sebench tasks import --official PATH... --data DIR`) reads the release as it is (see
+`release`: a folder or single files). DIR must be built with `sebench build --mapping-from` the
+release's api_doc.jsonl, so that its names are the original's; an api_doc.jsonl among the given files
+is checked against DIR's names. Each row needs query, function_name ("def name(...):"), example (a
+dict {"input", "output"}, as released, or a string), test_cases (a list of {"input", "output"}),
+right_exe_result (the printed outputs joined by "#": the ground truth), selected_functions (NumPy
+names such as "bitwise_and" or "linalg.norm", or the package's public names such as "zwc.kocito"; a
+list, or a string holding a list or comma-separated names) and is_valid (a bool, or "True"/"False";
+missing means True). Every released row is kept unchanged beside its task (`release.KeptRow`); a bad
+row is logged as one line naming the file, the line and the field, kept among the rejected rows, and
+the good rows are still imported. Conversion:
+  - test inputs and the example: `np.array(` -> the instance's constructor, `np.<function>` -> its
+    public name, np.nan / np.inf / np.pi / np.e -> float('nan') / float('inf') / the number, NumPy
+    scalar types (np.float64, np.int32, ...) -> float / int / bool / complex; a row using anything else
+    is kept with is_valid = False;
   - expected outputs: the printed outputs are parsed into data where possible (Python literals,
     NumPy-style prints such as "[1. 2. 3.]" or "[[1 2]\n [3 4]]", reprs such as "array([1, 2])" or the
     constructor's "yitaf([1, 2])", tuples of those, NumPy scalar reprs); otherwise
     {"__printed__": text}, which the judge compares as printed text;
   - selected_functions: NumPy names -> the instance's public names;
-  - reference_solution: the row's NumPy reference (`example_output`, when present) with `np.` names
-    replaced by public names.
+  - reference_solution stays "": the released references (`example_output`) are NumPy programs that
+    mostly call array methods (`.tolist()`), which the package's arrays do not have (on the released
+    single_test, 43 of the 252 that convert pass the judge), so they are only kept aside.
 Export (`sebench tasks export --format official|parquet`): official writes one jsonl per split with
 exactly the original's fields (inputs with `np.array(`, selected_functions as NumPy names); parquet
 writes one HuggingFace-datasets parquet file per split with all our fields (`expected` as a JSON
@@ -31,20 +36,31 @@ import json
 import logging
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
-from sebench.records import Task, iter_json_lines, to_dict, write_records
+from sebench.records import Task, to_dict, write_records
 from sebench.tasks import plain
+from sebench.tasks.release import (
+    SPLIT_FILE_NAMES,
+    BadRow,
+    KeptRow,
+    check_api_doc,
+    kept_path,
+    read_rows,
+    release_files,
+    write_kept,
+)
 
 log = logging.getLogger(__name__)
 
 OFFICIAL_FIELDS = ("query", "function_name", "example", "test_cases", "right_exe_result",
                    "selected_functions", "is_valid")
-SPLIT_ALIASES = {"train": "train", "single_test": "single_test", "multiple_test": "multiple_test",
-                 "single": "single_test", "multiple": "multiple_test", "multi_test": "multiple_test"}
+SPLIT_ALIASES = {"single": "single_test", "multiple": "multiple_test", "multi_test": "multiple_test",
+                 **{name.split(".")[0]: split for name, split in SPLIT_FILE_NAMES.items()}}
 SCALAR_TYPES = {
     **{f"float{n}": "float" for n in (16, 32, 64, 128)}, **{f"int{n}": "int" for n in (8, 16, 32, 64)},
     **{f"uint{n}": "int" for n in (8, 16, 32, 64)}, "complex64": "complex", "complex128": "complex",
@@ -60,24 +76,58 @@ _DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(")
 
 
 def import_official(files: list[Path], data_dir: Path, split: str | None = None) -> dict[str, int]:
-    """Converts the original's jsonl files into `data_dir`'s split files; returns {split: tasks}."""
+    """Converts the released files (or folders) into `data_dir`'s split files; returns {split: tasks}.
+
+    Bad rows are logged (one line each) and skipped; nothing is written when a split would have no
+    task at all, or when a given api_doc.jsonl does not match the instance's names.
+    """
     inst = Instance.open(data_dir)
+    task_files, doc_files = release_files(files)
+    for path in doc_files:
+        log.info("%s: %d rows, names agree with %s", path, check_api_doc(path, inst), inst.root)
     mapping = inst.mapping()
-    by_split: dict[str, list[Task]] = {}
-    for path in files:
+    by_split: dict[str, tuple[list[tuple[Task, KeptRow]], list[BadRow]]] = {}
+    for path in task_files:
         target = split or _split_of(Path(path))
-        tasks = [convert_row(row, mapping, f"{path}:{lineno}", target)
-                 for lineno, row in iter_json_lines(path)]
-        by_split.setdefault(target, []).extend(tasks)
-    for target, tasks in by_split.items():
-        tasks = [_with_id(t, f"{target}-{i:04d}") for i, t in enumerate(tasks)]
-        write_records(inst.split_path(target), tasks)
-        invalid = sum(not t.is_valid for t in tasks)
-        if invalid:
-            log.warning("%s: %d of %d rows kept with is_valid = False (names the instance lacks)",
-                        target, invalid, len(tasks))
-    _refresh_manifest(inst, {s: len(t) for s, t in by_split.items()})
-    return {s: len(t) for s, t in by_split.items()}
+        good, bad = by_split.setdefault(target, ([], []))
+        _convert_file(Path(path), mapping, target, good, bad)
+    for target, (good, bad) in by_split.items():
+        if not good:
+            first = bad[0].error if bad else "the files have no rows"
+            raise SebenchError(f"{target}: none of the {len(bad)} rows could be imported; the first: {first}")
+    counts = {target: _write_split(inst, target, good, bad) for target, (good, bad) in by_split.items()}
+    _refresh_manifest(inst, counts)
+    return counts
+
+
+def _convert_file(path: Path, mapping: dict, split: str, good: list, bad: list) -> None:
+    """Appends (task, kept row) for each good row of `path` to `good`, and a BadRow for each bad one to `bad`."""
+    for lineno, row, bad_line in read_rows(path):
+        where = f"{path}:{lineno}"
+        if bad_line is None:
+            try:
+                good.append((convert_row(row, mapping, where, split), KeptRow("", where, row)))
+                continue
+            except SebenchError as exc:
+                bad_line = BadRow(where, str(exc), json.dumps(row, ensure_ascii=False))
+        log.warning("%s; row not imported", bad_line.error)
+        bad.append(bad_line)
+
+
+def _write_split(inst: Instance, split: str, good: list[tuple[Task, KeptRow]], bad: list[BadRow]) -> int:
+    """Writes the split's tasks (numbered in file order) and the rows kept aside; returns the task count."""
+    ids = [f"{split}-{i:04d}" for i in range(len(good))]
+    tasks = [replace(t, task_id=i) for i, (t, _) in zip(ids, good)]
+    write_records(inst.split_path(split), tasks)
+    write_kept(inst, split, [replace(k, task_id=i) for i, (_, k) in zip(ids, good)], bad)
+    invalid = sum(not t.is_valid for t in tasks)
+    if invalid:
+        log.warning("%s: %d of %d rows kept with is_valid = False (names the instance lacks)",
+                    split, invalid, len(tasks))
+    if bad:
+        log.warning("%s: %d tasks imported, %d rows not imported (kept in %s)", split, len(tasks), len(bad),
+                    kept_path(inst, split, rejected=True))
+    return len(tasks)
 
 
 def _split_of(path: Path) -> str:
@@ -89,7 +139,7 @@ def _split_of(path: Path) -> str:
 
 
 def convert_row(row: Any, mapping: dict, where: str, split: str) -> Task:
-    """One original row -> our Task (task_id left empty); errors name `where` (file:line) and the field."""
+    """One released row -> our Task (task_id left empty); errors name `where` (file:line) and the field."""
     if not isinstance(row, dict):
         raise SebenchError(f"{where}: expected a JSON object with the fields {', '.join(OFFICIAL_FIELDS)}")
     query = _text(row, "query", where, nonempty=True)
@@ -98,24 +148,39 @@ def convert_row(row: Any, mapping: dict, where: str, split: str) -> Task:
     if not match:
         raise SebenchError(f"{where}: field 'function_name': expected a signature like 'def name(args):', "
                            f"got {signature[:60]!r}")
-    example = _text(row, "example", where)
+    entry = match.group(1)
     cases = _test_cases(row, where)
     printed = _outputs(row, cases, where)
-    selected = _selected(row, where)
     valid = _is_valid(row, where)
     converter = _Converter(mapping)
+    functions = [converter.selected(name, where) for name in _selected(row, where)]
+    example = converter.code(_example(row, entry, where))
     inputs = [converter.code(c["input"]) for c in cases]
-    functions = [converter.function(name) for name in selected]
-    valid = valid and converter.ok and all(functions)
-    reference = _reference(row, converter)
     return Task(
-        task_id="", split=split, kind="single" if len(selected) == 1 else "multiple", query=query,
-        function_name=signature.strip(), entry_point=match.group(1), example=converter.code(example),
+        task_id="", split=split, kind="single" if len(functions) == 1 else "multiple", query=query,
+        function_name=signature.strip(), entry_point=entry, example=example,
         test_cases=[{"input": i, "output": o} for i, o in zip(inputs, printed)],
-        right_exe_result="#".join(printed), selected_functions=[f for f in functions if f],
-        is_valid=valid, reference_solution=reference,
+        right_exe_result="#".join(printed), selected_functions=functions,
+        is_valid=valid and converter.ok,
         expected=[parse_printed(o, converter.wrappers) for o in printed],
     )
+
+
+def _example(row: dict, entry: str, where: str) -> str:
+    """The example for the prompt: a released {"input", "output"} -> ">>> entry(input)\noutput"."""
+    value = row.get("example")
+    if isinstance(value, dict):
+        if not isinstance(value.get("input"), str):
+            raise SebenchError(f"{where}: field 'example.input': expected a string")
+        output = value.get("output", "")
+        output = output if isinstance(output, str) else json.dumps(output)
+        return f">>> {entry}({value['input']})\n{output}"
+    if "example" not in row:
+        raise SebenchError(f"{where}: field 'example': missing")
+    if not isinstance(value, str):
+        raise SebenchError(f"{where}: field 'example': expected an object with 'input' and 'output' or a "
+                           f"string, got {type(value).__name__}")
+    return value
 
 
 def _text(row: dict, name: str, where: str, nonempty: bool = False) -> str:
@@ -196,6 +261,7 @@ class _Converter:
         self.constructor = mapping.get("constructor") or self.functions["numpy.array"]
         self.package = mapping["package"]
         self.wrappers = {"array", self.constructor.rsplit(".", 1)[-1]}
+        self.publics = set(self.functions.values())
         self.ok = True
 
     def function(self, name: str) -> str | None:
@@ -204,6 +270,16 @@ class _Converter:
             if key in self.functions:
                 return self.functions[key]
         return None
+
+    def selected(self, name: str, where: str) -> str:
+        """A released selected function (a NumPy name, or already a public name) -> its public name."""
+        public = self.function(name)
+        if public is None and name.strip() in self.publics:
+            public = name.strip()
+        if public is None:
+            raise SebenchError(f"{where}: field 'selected_functions': {name!r} is neither a NumPy name of the "
+                               f"mapping nor a function of {self.package}")
+        return public
 
     def code(self, text: str) -> str:
         text = re.sub(r"^\s*import numpy as np\s*$", f"import {self.package}", text, flags=re.M)
@@ -225,34 +301,20 @@ class _Converter:
         return public
 
 
-def _reference(row: dict, converter: _Converter) -> str:
-    code = row.get("example_output") or row.get("reference_solution") or ""
-    if isinstance(code, list):
-        code = code[0] if code and isinstance(code[0], str) else ""
-    if not isinstance(code, str) or not code.strip():
-        return ""
-    before = converter.ok
-    converted = converter.code(code)
-    converter.ok = before  # an unconvertible reference does not invalidate the task itself
-    return converted
-
-
-def _with_id(task: Task, task_id: str) -> Task:
-    from dataclasses import replace
-
-    return replace(task, task_id=task_id)
-
-
 def _refresh_manifest(inst: Instance, counts: dict[str, int]) -> None:
-    """Keeps manifest.json's counts and hashes true after the split files changed."""
+    """Keeps manifest.json's counts and hashes true after the split files (and the rows kept aside) changed."""
     if not inst.manifest_path.is_file():
         return
     manifest = inst.manifest()
     manifest.setdefault("counts", {}).update(counts)
     hashes = manifest.setdefault("hashes", {})
     for split in counts:
-        rel = SPLIT_FILES[split]
-        hashes[rel] = hashlib.sha256((inst.root / rel).read_bytes()).hexdigest()
+        for path in (inst.split_path(split), kept_path(inst, split), kept_path(inst, split, rejected=True)):
+            rel = path.relative_to(inst.root).as_posix()
+            if path.is_file():
+                hashes[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                hashes.pop(rel, None)
     manifest["hashes"] = dict(sorted(hashes.items()))
     inst.manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
