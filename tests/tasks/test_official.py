@@ -8,7 +8,6 @@ import shutil
 import pytest
 
 from sebench.cli import main
-from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.tasks.official import export_tasks, import_official, parse_printed
 
