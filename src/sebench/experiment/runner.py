@@ -284,9 +284,10 @@ class Study:
             "commands": commands,
             "finished": finished,
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
+            "peak_rss_mb": max((r.get("peak_rss_mb") or 0.0 for r in records), default=0.0),
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
-                                                          "outputs")} for r in records},
+                                                          "peak_rss_mb", "outputs")} for r in records},
         }
         write_json(self.root / "manifest.json", manifest)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from sebench.errors import SebenchError
+from sebench.memory import peak_rss_mb, reset_peak_rss
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,7 @@ class StageBook:
         write_json(self.path(name), record)
         log.info("stage %s: running", name)
         t0 = time.monotonic()
+        reset_peak_rss()
         fn()
         missing = [str(out) for out in outputs if not out.exists()]
         if missing:
@@ -152,6 +154,7 @@ class StageBook:
             status="done",
             finished=now(),
             seconds=round(time.monotonic() - t0, 2),  # of the attempt that finished
+            peak_rss_mb=peak_rss_mb(),  # this process's peak resident memory during the stage (Linux)
             outputs={out.relative_to(self.root).as_posix(): path_hash(out) for out in outputs},
         )
         write_json(self.path(name), record)
