@@ -85,7 +85,7 @@ def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConf
                 callbacks: list | None = None) -> Any:
     """An SFTTrainer over conversational prompt-completion `examples`, the loss on the answer only."""
     from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
+    from trl import SFTConfig
 
     examples = fit_length(examples, tokenizer, cfg.max_length)
     dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in examples])

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sebench.rollout.backends import Backend, Completion, GenerationRequest
 from sebench.rollout.text import cut_at_stop
@@ -161,6 +162,7 @@ def generate_tokens(model: Any, prompts: list[list[int]], max_new_tokens: int, e
     leaves the batch, cache included, as soon as it ends: at an `eos_ids` token (kept as the row's last
     token) or when `should_stop(row, token)` says so after its newest token. Sampling draws from torch's
     global generator (seed it with torch.manual_seed), with temperature and nucleus (top_p) filtering.
+    Nothing here holds logits beyond one position a row, so memory is the weights and the KV cache.
     """
     import torch
     from transformers import DynamicCache
@@ -216,7 +218,8 @@ def _next_tokens(logits: Any, temperature: float, top_p: float) -> Any:
         outside = sorted_probs.cumsum(dim=-1) - sorted_probs > top_p  # keeps the smallest set reaching top_p
         sorted_probs[outside] = 0.0
         probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
-    return torch.multinomial(probs, 1)[:, 0]
+    # a draw from probs: argmax of p / E with E ~ Exp(1) (several times faster than multinomial over 49k tokens)
+    return (probs / torch.empty_like(probs).exponential_(1.0)).argmax(dim=-1)
 
 
 class _RowStop:
