@@ -31,7 +31,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from sebench.memory import peak_rss_mb, reset_peak_rss
+from sebench.memory import peak_rss_mb, release_memory, reset_peak_rss
 
 
 class Phases:
@@ -385,6 +385,7 @@ def main() -> None:
             reset_peak_rss()
             phases, batches, done = project_sft(model, tokenizer, examples, args.batch_size, steps, folder)
             peaks["sft project"] = peak_rss_mb()
+            release_memory()
             reset_peak_rss()
             raw = raw_sft(model, [raw_batch(b) for b in batches])
             peaks["sft raw"] = peak_rss_mb()
@@ -394,6 +395,8 @@ def main() -> None:
             print(f"\nSFT batch: {args.batch_size} rows, {real / len(batches) / args.batch_size:.0f} tokens a row "
                   f"({answer / len(batches) / args.batch_size:.0f} answer), padding {1 - real / cells:.0%}")
             table("SFT step", phases.per_step(done), raw.per_step(len(batches)))
+            del batches
+            release_memory()
         if "gen" in sections:
             torch.set_num_threads(gen_threads)
             prompts = gen_prompts(instance, tokenizer, prompts_n)
@@ -407,6 +410,7 @@ def main() -> None:
             print(f"  project: {p_sec:.1f} s, {p_tok} tokens ({p_tok / p_sec:.1f}/s; rows stop at their code block: "
                   f"{min(lengths)}-{max(lengths)} tokens)")
             print(f"  raw generate: {r_sec:.1f} s, {r_tok} tokens ({r_tok / r_sec:.1f}/s)")
+            release_memory()
             print(f"  ratio seconds per new token, project / raw: {(p_sec / p_tok) / (r_sec / r_tok):.2f}; "
                   f"wall project / raw: {p_sec / r_sec:.2f}")
         if "grpo" in sections:
@@ -414,6 +418,7 @@ def main() -> None:
             reset_peak_rss()
             phases, done = project_grpo(model, tokenizer, instance, steps, 4, 160, folder)
             peaks["grpo project"] = peak_rss_mb()
+            release_memory()
             reset_peak_rss()
             raw = raw_grpo(model, tokenizer, instance, steps, 4, 160)
             peaks["grpo raw"] = peak_rss_mb()

@@ -35,7 +35,14 @@ def peak_rss_mb() -> float:
     return round(peak / (1 << 20 if sys.platform == "darwin" else 1024), 1)
 
 
-def children_peak_rss_mb() -> float:
-    """The largest peak resident memory of any finished child process (the judge's workers), in MiB."""
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return round(peak / (1 << 20 if sys.platform == "darwin" else 1024), 1)
+def release_memory() -> None:
+    """Collects garbage (trainers hold reference cycles) and hands freed heap pages back to the OS
+    (glibc's malloc_trim), so that a finished stage's gigabytes do not stay resident in the next."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

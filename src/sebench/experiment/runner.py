@@ -231,6 +231,7 @@ class Study:
         return out
 
     def _train(self, regime: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
+        from sebench.memory import release_memory
         from sebench.train import TrainConfig, run
 
         cfg = self.cfg
@@ -244,6 +245,7 @@ class Study:
         settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})
         settings.update(cfg.train_extra.get(regime, {}))
         run(TrainConfig(**settings))
+        release_memory()  # the trainer's model, gradients and optimizer state
 
     # ---- report ----------------------------------------------------------------------------------
 
