@@ -61,26 +61,55 @@ def test_batches_are_cut_by_rows_and_tokens(tiny_model_dir):
     assert all(len(b) == 1 for b in backend._batches(rows))
 
 
-def test_stop_criteria_end_rows_at_their_code_block(backend):
-    import torch
-
-    from sebench.rollout.backends.hf import _StopCriteria
+def test_row_stop_ends_at_the_code_block_outside_thinking(backend):
+    from sebench.rollout.backends.hf import _RowStop
 
     tok = backend.tokenizer
     texts = ["Sure:\n```python\ndef f():\n    return 1\n```\nand more", "<think>\n```python\nx\n```\n</think> still"]
-    ids = [tok(t, add_special_tokens=False)["input_ids"] for t in texts]
-    stopper = _StopCriteria(tok, prompt_width=1, stops=None, code_block=True, rows=2)
-    finished_at = [None, None]
-    width = max(map(len, ids))
-    for step in range(1, width + 1):
-        batch = torch.tensor([[0] + (row[:step] + [0] * width)[:step] for row in ids])
-        done = stopper(batch, None)
-        for i in range(2):
-            if done[i] and finished_at[i] is None:
-                finished_at[i] = step
-    assert tok.decode(ids[0][: finished_at[0]]).rstrip().endswith("```")
-    assert "and more" not in tok.decode(ids[0][: finished_at[0]])
+    finished_at = []
+    for text in texts:
+        stop = _RowStop(tok, stops=None, code_block=True)
+        ids = tok(text, add_special_tokens=False)["input_ids"]
+        finished_at.append(next((i + 1 for i, t in enumerate(ids) if stop.add(t)), None))
+    first = tok.decode(tok(texts[0], add_special_tokens=False)["input_ids"][: finished_at[0]])
+    assert first.rstrip().endswith("```") and "and more" not in first
     assert finished_at[1] is None  # the block inside <think> does not count
+
+
+def _prompts(backend) -> list[list[int]]:
+    return [backend.prompt_ids([{"role": "user", "content": p}]) for p in PROMPTS]
+
+
+def test_generate_tokens_greedy_equals_transformers_generate(backend):
+    import torch
+
+    from sebench.rollout.backends.hf import generate_tokens
+
+    for ids in _prompts(backend):
+        with torch.inference_mode():
+            reference = backend.model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                                               max_new_tokens=10, do_sample=False, eos_token_id=[-1],
+                                               pad_token_id=backend.pad_id)
+        [ours] = generate_tokens(backend.model, [ids], 10, eos_ids=[], pad_id=backend.pad_id)
+        assert ours == reference[0, len(ids):].tolist()
+
+
+def test_a_stopped_row_leaves_the_batch_without_changing_the_others(backend):
+    from sebench.rollout.backends.hf import generate_tokens
+
+    prompts = _prompts(backend)
+    alone = [generate_tokens(backend.model, [ids], 10, eos_ids=[], pad_id=backend.pad_id)[0] for ids in prompts]
+    seen: list[int] = []
+
+    def stop_row_one_early(row: int, token: int) -> bool:
+        seen.append(row)
+        return row == 1 and len([r for r in seen if r == 1]) == 3
+
+    together = generate_tokens(backend.model, prompts, 10, eos_ids=[], pad_id=backend.pad_id,
+                               should_stop=stop_row_one_early)
+    assert together[1] == alone[1][:3]  # stopped after its third token, and asked no more
+    assert seen.count(1) == 3
+    assert together[0] == alone[0] and together[2] == alone[2]
 
 
 def test_completion_is_cut_after_the_code_block(backend):

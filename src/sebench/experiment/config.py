@@ -60,17 +60,21 @@ class RunConfig:
 
 
 PRESETS: dict[str, dict] = {
-    # the embedded model on a CPU (38 min measured on 2 cores shared with other jobs, 24 of them training;
-    # target ~15 min on 2 idle cores): a handful of functions, short answers, greedy
-    # decoding, Closed-SFT on reference solutions; enough to see closed-book accuracy move.
+    # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
+    # of the embedded model runs at ~150 tokens/s with 2 threads, a closed-book example is ~420 tokens,
+    # so 48 examples x 3 epochs (~60k tokens) take ~7 min; updates of 4 keep the 36 optimizer steps at
+    # lr 2e-4 that taught 12 functions before (3-5 epochs needed; 5e-5 too slow). Activations cost ~1.7 MB
+    # a token in fp32, so 2 rows a forward keep the peak near 4 GB. Closed-book evaluation only: the
+    # untrained model's open-book answers (0% before) cost more than the whole training.
     "quick": dict(
         model="smollm2-135m",
         regimes=["closed-sft"],
         build_train=720, build_single=259, build_multiple=300,
-        functions=12, max_train=96, max_single=24, max_multiple=8,
-        untrained_modes=["closed", "open"], trained_modes=["closed"],
+        functions=8, max_train=48, max_single=24, max_multiple=8,
+        untrained_modes=["closed"], trained_modes=["closed"],
         samples=1, temperature=0.0, max_tokens=128, concurrency=16,
-        train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
+        train_source="reference", epochs=3.0, lr=2e-4, batch_size=2,
+        train_extra={"grad_accum": 2},  # updates of 4 examples, computed 2 at a time: activations < 2 GB
     ),
     # an afternoon on a CPU: more functions, the paper's four regimes side by side.
     "cpu": dict(

@@ -231,6 +231,7 @@ class Study:
         return out
 
     def _train(self, regime: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
+        from sebench.memory import release_memory
         from sebench.train import TrainConfig, run
 
         cfg = self.cfg
@@ -244,6 +245,7 @@ class Study:
         settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})
         settings.update(cfg.train_extra.get(regime, {}))
         run(TrainConfig(**settings))
+        release_memory()  # the trainer's model, gradients and optimizer state
 
     # ---- report ----------------------------------------------------------------------------------
 
@@ -284,9 +286,10 @@ class Study:
             "commands": commands,
             "finished": finished,
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
+            "peak_rss_mb": max((r.get("peak_rss_mb") or 0.0 for r in records), default=0.0),
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
-                                                          "outputs")} for r in records},
+                                                          "peak_rss_mb", "outputs")} for r in records},
         }
         write_json(self.root / "manifest.json", manifest)
 

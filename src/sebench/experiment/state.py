@@ -25,6 +25,7 @@ from typing import Callable
 from sebench.errors import SebenchError
 from sebench.files import file_sha256 as file_hash  # noqa: F401 (re-exported; experiment/runner.py imports it)
 from sebench.files import tree_sha256, write_json
+from sebench.memory import peak_rss_mb, reset_peak_rss
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,7 @@ class StageBook:
         write_json(self.path(name), record)
         log.info("stage %s: running", name)
         t0 = time.monotonic()
+        reset_peak_rss()
         fn()
         missing = [str(out) for out in outputs if not out.exists()]
         if missing:
@@ -126,6 +128,7 @@ class StageBook:
             status="done",
             finished=now(),
             seconds=round(time.monotonic() - t0, 2),  # of the attempt that finished
+            peak_rss_mb=peak_rss_mb(),  # this process's peak resident memory during the stage (Linux)
             outputs={out.relative_to(self.root).as_posix(): tree_sha256(out) for out in outputs},
         )
         write_json(self.path(name), record)

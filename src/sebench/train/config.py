@@ -100,6 +100,11 @@ class TrainConfig:
                   "trained, in-process; e.g. fake:... in tests)"},
     )
     overwrite: bool = field(default=False, metadata={"help": "replace an existing checkpoint in OUT"})
+    threads: int | None = field(
+        default=None,
+        metadata={"help": "CPU threads for training (default: $SEBENCH_THREADS, else the cores no other process "
+                  "is busy on)"},
+    )
 
     def __post_init__(self) -> None:
         self.data = Path(self.data)

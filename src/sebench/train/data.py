@@ -128,3 +128,33 @@ def grpo_prompts(instance: Instance, tasks: list[Task], mode: str) -> list[dict]
 
     builder = PromptBuilder(instance, mode)
     return [{"prompt": builder.messages(t), "task_id": t.task_id} for t in tasks]
+
+
+class LeftPaddedBatches:
+    """Collates tokenized examples (`input_ids`, `labels` with -100 off the answer) into one left-padded batch.
+
+    Left padding makes every row end at the last column, so the answers of a batch sit in its last
+    columns and the LM head needs to run only there (see sft.AnswerOnlySFTTrainer). Explicit position
+    ids keep each row's positions what they would be unpadded; the attention mask keeps rows apart.
+    """
+
+    def __init__(self, pad_token_id: int):
+        self.pad_token_id = pad_token_id
+
+    def __call__(self, examples: list[dict]) -> dict:
+        import torch
+
+        width = max(len(e["input_ids"]) for e in examples)
+        shape = (len(examples), width)
+        input_ids = torch.full(shape, self.pad_token_id, dtype=torch.long)
+        labels = torch.full(shape, -100, dtype=torch.long)
+        attention_mask = torch.zeros(shape, dtype=torch.long)
+        position_ids = torch.zeros(shape, dtype=torch.long)
+        for row, example in enumerate(examples):
+            n = len(example["input_ids"])
+            input_ids[row, width - n:] = torch.as_tensor(example["input_ids"], dtype=torch.long)
+            labels[row, width - n:] = torch.as_tensor(example.get("labels", example["input_ids"]), dtype=torch.long)
+            attention_mask[row, width - n:] = 1
+            position_ids[row, width - n:] = torch.arange(n)
+        return {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": position_ids,
+                "labels": labels}

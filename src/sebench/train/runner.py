@@ -51,7 +51,8 @@ def run(cfg: TrainConfig) -> Path:
     # fp32 weights (bf16 autocast on GPUs that have it); frozen LoRA base weights may stay bf16 on GPUs.
     lora_bf16 = cfg.lora and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     dtype = torch.bfloat16 if lora_bf16 else torch.float32
-    model, tokenizer = load_causal_lm(str(start), device="cpu", dtype=dtype)  # the trainer moves it to the GPU
+    model, tokenizer = load_causal_lm(str(start), device="cpu", dtype=dtype,  # the trainer moves it to the GPU
+                                      threads=cfg.threads)
     losses = artifacts.LossLog()
     workdir = cfg.out / "trainer"
     trained, examples, extra = train(cfg, instance, prepared, model, tokenizer, workdir, losses)

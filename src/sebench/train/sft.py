@@ -1,11 +1,17 @@
 """Supervised fine-tuning with TRL's SFTTrainer: loss on the answer only (prompt-completion data).
 
+The step is kept close to a plain PyTorch loop: batches of similar length, left-padded so that the
+answers sit in the last columns, and the LM head (a 49k-token vocabulary for the embedded model) run
+only over those columns instead of over the whole prompt; no per-step passes over the logits for
+logging (TRL's entropy and token accuracy).
+
 Also holds what SFT and GRPO share: the trainer settings common to both (CPU fp32 by default, bf16 on
 GPUs that have it, no intermediate checkpoints) and LoRA set-up and merging.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -13,6 +19,7 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.train.artifacts import LossLog
 from sebench.train.config import TrainConfig
+from sebench.train.data import LeftPaddedBatches
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +85,7 @@ def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConf
                 callbacks: list | None = None) -> Any:
     """An SFTTrainer over conversational prompt-completion `examples`, the loss on the answer only."""
     from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
+    from trl import SFTConfig
 
     examples = fit_length(examples, tokenizer, cfg.max_length)
     dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in examples])
@@ -86,9 +93,52 @@ def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConf
         **common_args(cfg, workdir),
         max_length=cfg.max_length,
         completion_only_loss=True,  # the loss is on the answer, never on the prompt
+        train_sampling_strategy="group_by_length",  # batches of similar length: little padding
     )
-    return SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
-                      peft_config=peft_config(cfg), callbacks=callbacks)
+    collator = LeftPaddedBatches(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
+    return _answer_only_trainer_class()(
+        model=model, args=args, train_dataset=dataset, processing_class=tokenizer, data_collator=collator,
+        peft_config=peft_config(cfg), callbacks=callbacks,
+    )
+
+
+def answer_loss(model: Any, batch: dict, num_items_in_batch: Any = None) -> Any:
+    """Mean cross-entropy over the answer tokens of a left-padded batch (labels -100 elsewhere), with the
+    LM head run only from the column before the batch's first answer token to the end.
+
+    Divides by `num_items_in_batch` when the trainer gives it (the answer tokens of all the steps that
+    accumulate into one update), else by this batch's answer tokens, as transformers' own loss does.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    labels = batch["labels"]
+    answer_columns = (labels != -100).any(dim=0).nonzero()
+    first = max(1, int(answer_columns[0]) if len(answer_columns) else labels.shape[1] - 1)
+    outputs = model(input_ids=batch["input_ids"], attention_mask=batch.get("attention_mask"),
+                    position_ids=batch.get("position_ids"), use_cache=False,
+                    logits_to_keep=labels.shape[1] - first + 1)
+    logits = outputs.logits[:, :-1]  # column first-1+j predicts the token in column first+j
+    targets = labels[:, first:].to(logits.device)
+    total = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1),
+                            ignore_index=-100, reduction="sum")
+    count = num_items_in_batch if num_items_in_batch is not None else (targets != -100).sum().clamp(min=1)
+    return total / torch.as_tensor(count, device=total.device)
+
+
+@functools.lru_cache(maxsize=1)
+def _answer_only_trainer_class() -> type:
+    """SFTTrainer with `answer_loss` as its loss (built on first use: TRL is imported lazily)."""
+    from trl import SFTTrainer
+
+    class AnswerOnlySFTTrainer(SFTTrainer):
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            loss = answer_loss(model, inputs, num_items_in_batch)
+            if self.args.average_tokens_across_devices and num_items_in_batch is not None:
+                loss = loss * self.accelerator.num_processes  # DDP averages the gradients across ranks
+            return (loss, None) if return_outputs else loss
+
+    return AnswerOnlySFTTrainer
 
 
 def train_sft(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig, workdir: Path,

@@ -4,7 +4,8 @@ Spec: `hf:<path or hub id>`, and `smollm2-135m` (the embedded default, see seben
 Requests with the same sampling settings are batched, longest first, up to `batch_size` rows and
 `max_batch_tokens` padded tokens; a row stops at its end-of-turn token, at one of the request's stop
 strings, or at the end of its first complete code block outside <think>...</think>, because the judge
-only reads that block and a small model left alone rambles on to max_tokens.
+only reads that block and a small model left alone rambles on to max_tokens. A stopped row leaves the
+batch at once (generate_tokens, a KV-cached loop that trainers' sampling can reuse).
 Greedy requests for n > 1 samples generate once (the samples would be identical anyway).
 """
 
@@ -13,9 +14,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
-
-from transformers import StoppingCriteria
 
 from sebench.rollout.backends import Backend, Completion, GenerationRequest
 from sebench.rollout.text import cut_at_stop
@@ -34,12 +34,14 @@ class HFBackend(Backend):
         stop_at_code_block: bool = True,
         model: Any = None,
         tokenizer: Any = None,
+        threads: int | None = None,
         **_ignored: Any,
     ):
         if model is None or tokenizer is None:
             from sebench.models import EMBEDDED_DEFAULT, load_causal_lm
 
-            model, tokenizer = load_causal_lm(argument or EMBEDDED_DEFAULT, device=device, dtype=dtype)
+            model, tokenizer = load_causal_lm(argument or EMBEDDED_DEFAULT, device=device, dtype=dtype, threads=threads)
+        self.threads = threads  # CPU threads for generation (sebench.models.set_threads); None: the free cores
         self.name = f"hf:{argument}"
         self.model, self.tokenizer = model, tokenizer
         on_gpu = self.model.device.type == "cuda"
@@ -68,6 +70,10 @@ class HFBackend(Backend):
 
     # ---- generation ----
     def generate(self, requests: list[GenerationRequest]) -> list[list[Completion]]:
+        if self.model.device.type == "cpu":
+            from sebench.models import set_threads
+
+            set_threads(self.threads)  # other processes may have taken or freed cores since the last call
         rows = []  # (request index, prompt ids, request); greedy n > 1 generates one row
         for index, request in enumerate(requests):
             ids = self._fit(self.prompt_ids(request.messages), request.max_tokens)
@@ -112,38 +118,15 @@ class HFBackend(Backend):
 
     def _generate_batch(self, batch: list) -> list[Completion]:
         import torch
-        from transformers import GenerationConfig, StoppingCriteriaList
 
         request: GenerationRequest = batch[0][2]
-        width = max(len(row[1]) for row in batch)
-        input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        attention = torch.zeros((len(batch), width), dtype=torch.long)
-        for i, (_, ids, _) in enumerate(batch):  # left padding
-            input_ids[i, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
-            attention[i, width - len(ids) :] = 1
-        sample = request.temperature > 0
-        config = GenerationConfig(
-            max_new_tokens=request.max_tokens,
-            do_sample=sample,
-            temperature=request.temperature if sample else None,
-            top_p=request.top_p if sample else None,
-            top_k=0 if sample else None,
-            pad_token_id=self.pad_id,
-            eos_token_id=self.eos_ids,
-        )
         if request.seed is not None:
             torch.manual_seed(request.seed)
-        stopper = _StopCriteria(self.tokenizer, width, request.stop, self.stop_at_code_block, len(batch))
-        device = self.model.device
+        stops = [_RowStop(self.tokenizer, request.stop, self.stop_at_code_block) for _ in batch]
         started = time.perf_counter()
-        with torch.inference_mode():
-            out = self.model.generate(
-                input_ids=input_ids.to(device),
-                attention_mask=attention.to(device),
-                generation_config=config,
-                stopping_criteria=StoppingCriteriaList([stopper]),
-            )
-        new = out[:, width:].tolist()
+        new = generate_tokens(self.model, [ids for _, ids, _ in batch], request.max_tokens, self.eos_ids,
+                              self.pad_id, request.temperature, request.top_p,
+                              should_stop=lambda row, token: stops[row].add(token))
         seconds = time.perf_counter() - started
         return [
             dataclasses.replace(self._completion(tokens, len(ids), row_request), seconds=seconds)
@@ -169,31 +152,92 @@ def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
     return ids
 
 
-class _StopCriteria(StoppingCriteria):
-    """Per-row stop at the end of the first code block after the thinking, or at a stop string.
+def generate_tokens(model: Any, prompts: list[list[int]], max_new_tokens: int, eos_ids: list[int], pad_id: int,
+                    temperature: float = 0.0, top_p: float = 1.0,
+                    should_stop: Callable[[int, int], bool] | None = None) -> list[list[int]]:
+    """New token ids for each prompt (a batch, left-padded here), greedy or sampled, with a KV cache.
 
-    Each step decodes only the newest token of each row and appends it, so the check costs little;
-    byte-level pieces of a multi-byte character decode to replacement characters, which never matter
-    for fences. Returns a bool per row (transformers finishes those rows and pads them).
+    The fast path that rollouts use and that a trainer's sampling can call: the prompt's logits are
+    computed for its last position only (no full-vocabulary projection over the prompt), and a row
+    leaves the batch, cache included, as soon as it ends: at an `eos_ids` token (kept as the row's last
+    token) or when `should_stop(row, token)` says so after its newest token. Sampling draws from torch's
+    global generator (seed it with torch.manual_seed), with temperature and nucleus (top_p) filtering.
+    Nothing here holds logits beyond one position a row, so memory is the weights and the KV cache.
+    """
+    import torch
+    from transformers import DynamicCache
+
+    device = model.device
+    width = max(len(ids) for ids in prompts)
+    input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(prompts), width), dtype=torch.long)
+    for i, ids in enumerate(prompts):
+        input_ids[i, width - len(ids):] = torch.tensor(ids, dtype=torch.long)
+        attention[i, width - len(ids):] = 1
+    positions = (attention.cumsum(dim=1) - 1).clamp(min=0)
+    input_ids, attention, positions = input_ids.to(device), attention.to(device), positions.to(device)
+    cache = DynamicCache(config=model.config)
+    tokens: list[list[int]] = [[] for _ in prompts]
+    rows = list(range(len(prompts)))  # the prompt index of each row still in the batch
+    eos = set(eos_ids)
+    with torch.inference_mode():
+        logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions,
+                       past_key_values=cache, use_cache=True, logits_to_keep=1).logits[:, -1]
+        next_position = positions[:, -1:] + 1
+        for step in range(max_new_tokens):
+            chosen = _next_tokens(logits, temperature, top_p)
+            keep = []
+            for j, (row, token) in enumerate(zip(rows, chosen.tolist())):
+                tokens[row].append(token)
+                stopped = should_stop(row, token) if should_stop else False
+                if token not in eos and not stopped:
+                    keep.append(j)
+            if not keep or step + 1 == max_new_tokens:
+                break
+            if len(keep) < len(rows):
+                index = torch.tensor(keep, device=device)
+                cache.reorder_cache(index)
+                attention, next_position, chosen = attention[index], next_position[index], chosen[index]
+                rows = [rows[j] for j in keep]
+            attention = torch.cat([attention, attention.new_ones((len(rows), 1))], dim=1)
+            logits = model(input_ids=chosen[:, None], attention_mask=attention, position_ids=next_position,
+                           past_key_values=cache, use_cache=True).logits[:, -1]
+            next_position = next_position + 1
+    return tokens
+
+
+def _next_tokens(logits: Any, temperature: float, top_p: float) -> Any:
+    """Greedy (temperature <= 0) or sampled next tokens, one per row."""
+    import torch
+
+    if temperature <= 0:
+        return logits.argmax(dim=-1)
+    probs = torch.softmax(logits.float() / temperature, dim=-1)
+    if top_p < 1.0:
+        sorted_probs, order = probs.sort(dim=-1, descending=True)
+        outside = sorted_probs.cumsum(dim=-1) - sorted_probs > top_p  # keeps the smallest set reaching top_p
+        sorted_probs[outside] = 0.0
+        probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+    # a draw from probs: argmax of p / E with E ~ Exp(1) (several times faster than multinomial over 49k tokens)
+    return (probs / torch.empty_like(probs).exponential_(1.0)).argmax(dim=-1)
+
+
+class _RowStop:
+    """One row's stop check: the end of its first code block after the thinking, or a stop string.
+
+    Each token is decoded alone and appended, so the check costs little; byte-level pieces of a
+    multi-byte character decode to replacement characters, which never matter for fences.
     """
 
-    def __init__(self, tokenizer: Any, prompt_width: int, stops: list[str] | None, code_block: bool, rows: int):
+    def __init__(self, tokenizer: Any, stops: list[str] | None, code_block: bool):
         self.tokenizer = tokenizer
-        self.prompt_width = prompt_width
         self.stops = stops or []
         self.code_block = code_block
-        self.texts = [""] * rows
-        self.done = [False] * rows
+        self.text = ""
 
-    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-        import torch
-
-        if input_ids.shape[1] > self.prompt_width and (self.code_block or self.stops):
-            pieces = self.tokenizer.batch_decode(input_ids[:, -1:].tolist())
-            for i, piece in enumerate(pieces):
-                if self.done[i]:
-                    continue
-                self.texts[i] += piece
-                if ("`" in piece or self.stops) and cut_at_stop(self.texts[i], self.stops, self.code_block)[1]:
-                    self.done[i] = True
-        return torch.tensor(self.done, dtype=torch.bool, device=input_ids.device)
+    def add(self, token: int) -> bool:
+        if not (self.code_block or self.stops):
+            return False
+        piece = self.tokenizer.decode([token])
+        self.text += piece
+        return bool(("`" in piece or self.stops) and cut_at_stop(self.text, self.stops, self.code_block)[1])
