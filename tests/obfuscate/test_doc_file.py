@@ -13,7 +13,13 @@ import sys
 import zlib
 
 from sebench.obfuscate.names import generate_names
-from sebench.obfuscate.package import DOC_NAME, FORBIDDEN, clean_binary, default_docs, write_package
+from sebench.obfuscate.package import (
+    DOC_NAME,
+    FORBIDDEN,
+    clean_binary,
+    default_docs,
+    write_package,
+)
 
 SEED = 5
 

@@ -12,52 +12,36 @@ import logging
 import random
 
 import pytest
+from seed_sampling import sample_in_parallel  # tests/tasks is on sys.path (conftest.py)
 
-from sebench.obfuscate.surface import load_surface
 from sebench.tasks import gens
 from sebench.tasks.families import all_templates
-from sebench.tasks.generate import (DRAWS_PER_CASE, ROUNDS, Draft, TaskSizes, draft_rng, generate, plan,
-                                    sample_cases)
+from sebench.tasks.generate import (
+    DRAWS_PER_CASE,
+    ROUNDS,
+    Draft,
+    TaskSizes,
+    draft_rng,
+    generate,
+    sample_cases,
+)
 from sebench.tasks.spec import Template
 
 SEEDS = range(200)
 FORMER_FAILURES = (21, 113, 123, 127, 131, 132)
 
 
-def _surface_templates() -> tuple[list[str], list[Template]]:
-    functions = [f.key for f in load_surface()]
-    return functions, [t for t in all_templates() if all(f in functions for f in t.functions)]
-
-
-def _sample(seeds, rounds: int) -> tuple[list[str], int, int]:
-    """(lost cases, the most draws any one case took, drafts sampled) over the drafts of `rounds` rounds."""
-    functions, templates = _surface_templates()
-    lost, most, drafts = [], 0, 0
-    for seed in seeds:
-        for slots in plan(templates, seed, TaskSizes(), functions).values():
-            for slot in slots:
-                for d in slot[:rounds]:
-                    rng = draft_rng(seed, d)
-                    before = 0
-                    where: list[str] = []
-                    for _ in sample_cases(d.template, rng, where):
-                        most, before = max(most, rng.draws - before), rng.draws
-                    lost += [f"seed {seed} {d.template.key}: {x}" for x in where]
-                    drafts += 1
-    return lost, most, drafts
-
-
 def test_200_seeds_at_full_sizes_sample_every_case_within_the_draw_budget():
-    lost, most, drafts = _sample(SEEDS, rounds=1)
-    assert lost == []
-    assert drafts > 200 * 1300  # every slot of every seed was sampled
-    assert most < DRAWS_PER_CASE // 10  # legitimate cases stay far below the budget
+    sampled = sample_in_parallel(SEEDS, rounds=1)
+    assert sampled.lost == []
+    assert sampled.drafts > 200 * 1300  # every slot of every seed was sampled
+    assert sampled.most_draws < DRAWS_PER_CASE // 10  # legitimate cases stay far below the budget
 
 
 @pytest.mark.slow
 def test_200_seeds_every_round_of_drafts_within_the_draw_budget():
-    lost, most, _ = _sample(SEEDS, rounds=ROUNDS)
-    assert lost == [] and most < DRAWS_PER_CASE // 10
+    sampled = sample_in_parallel(SEEDS, rounds=ROUNDS)
+    assert sampled.lost == [] and sampled.most_draws < DRAWS_PER_CASE // 10
 
 
 def _looping(r: random.Random, i: int) -> dict:

@@ -19,16 +19,22 @@ import logging
 import random
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, write_records
 from sebench.tasks import gens, plain
 from sebench.tasks.execute import Job, run_jobs
-from sebench.tasks.spec import CONSTRUCTOR, Template, input_string, numpy_names, render_code
+from sebench.tasks.spec import (
+    CONSTRUCTOR,
+    Template,
+    input_string,
+    numpy_names,
+    render_code,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +84,7 @@ def sample_cases(t: Template, rng: gens.BudgetedRandom, lost: list[str]) -> Iter
             yield i, t.gen(rng, i)
         except gens.DrawsExhausted as e:
             lost.append(f"case {i}: {e}")
-        except Exception as e:  # a generator bug costs its case, never the build
+        except Exception as e:  # noqa: BLE001 - a generator bug costs its case, never the build
             lost.append(f"case {i}: generator error {type(e).__name__}: {e}")
 
 
@@ -293,6 +299,7 @@ class _Context:
         self.workers = workers
         self.drawer = InputDrawer(seed, self.constructor)
         self.problems: dict[str, str] = {}  # template key -> why its latest draft failed
+        self.lossy: set[str] = set()  # templates whose generator lost cases (warned once each)
 
     def fill_all(self, groups: dict[str, list[list[Draft]]]) -> dict[str, list[tuple[Task, Draft]]]:
         """Realizes each slot with its first draft that verifies; slots that never do are dropped.
@@ -325,6 +332,10 @@ class _Context:
         for n, d in enumerate(drafts):
             t = d.template
             drawn = self.drawer.draw(d)
+            if drawn.lost and t.key not in self.lossy:
+                self.lossy.add(t.key)
+                log.warning("template %s: %d of %d cases lost while drawing inputs, e.g. %s", t.key,
+                            len(drawn.lost), t.tries, drawn.lost[0])
             if len(drawn.inputs) < t.cases:  # cannot verify: not worth running
                 lost = f"; {len(drawn.lost)} cases lost, e.g. {drawn.lost[0]}" if drawn.lost else ""
                 self.problems[t.key] = f"{len(drawn.inputs)} distinct inputs, {t.cases} needed{lost}"
@@ -335,7 +346,7 @@ class _Context:
             jobs.append(Job(f"{n}n", np_code, t.entry, [s for _, s in drawn.inputs], "numpy", "numpy"))
             prepared.append((n, d, drawn.inputs, pkg_code))
         out: list[Task | None] = [None] * len(drafts)
-        results = run_jobs(self.package_dir, jobs, self.workers) if jobs else {}
+        results = run_jobs(self.package_dir, jobs, self.workers)
         for n, d, inputs, code in prepared:
             out[n] = self._task(d, inputs, code, results[f"{n}p"], results[f"{n}n"])
         return out

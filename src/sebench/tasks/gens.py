@@ -10,7 +10,8 @@ sample until a condition holds.
 from __future__ import annotations
 
 import random
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 NAN = float("nan")
 INF = float("inf")
