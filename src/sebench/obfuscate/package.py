@@ -29,13 +29,13 @@ DOC_NAME = "_doc.bin"
 TARGETS = {"numpy.trapz": "trapezoid", "numpy.array_repr": "~r:array_repr"}
 PUBLIC_ATTRS = ("shape", "ndim", "size", "dtype")
 # Substrings that no package file may contain (an audit would rightly flag them); encoded parts that
-# happen to spell one are re-encoded with another key or nonce.
+# happen to spell one are re-encoded with another key (modules) or other zlib settings (docstrings).
 FORBIDDEN = re.compile(r"numpy|ndarray|np\.|ufunc|linalg|dispatcher", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z_]\w*")
 # zlib (level, memLevel) settings tried in turn for the docstrings file, zlib's default (9, 8) first.
 # The memory level sets the deflate block size and the level the matches, so each setting gives other
-# blocks and Huffman tables and its bytes are in effect a fresh draw: about 1 in 20 spells "np." somewhere
-# in the ~140 kB file, and all 81 failing is out of reach.
+# blocks and Huffman tables and its bytes are in effect a fresh draw: a few in a hundred spell "np."
+# somewhere in the ~140 kB file (seeds 127 and 132 with the first), and all 81 failing is out of reach.
 DOC_SETTINGS = tuple((level, mem) for level in range(9, 0, -1) for mem in (8, 9, 7, 6, 5, 4, 3, 2, 1))
 
 
@@ -131,7 +131,8 @@ def encoded_module(doc: str, cfg: dict, key: int, names: Names, tail: str = "") 
         if clean_source(text, names):
             return text
         key = rng.getrandbits(64) | 1
-    raise RuntimeError("could not encode the configuration cleanly")
+    raise SebenchError("could not encode the package configuration without a flagged word in 1000 keys; "
+                       "report this as a bug")
 
 
 def module_source(doc: str, key: int, blob: str, tail: str = "") -> str:
