@@ -87,6 +87,14 @@ def test_budgeted_random_draws_what_random_draws():
     assert budgeted.draws > 0
 
 
+def test_number_helpers_draw_what_randint_and_uniform_draw():
+    a, b = random.Random(3), random.Random(3)
+    assert gens.vec(a, 40, -5, 5, 0) == [b.randint(-5, 5) for _ in range(40)]
+    assert gens.mat(a, 3, 4, -1, 1, 3) == [[round(b.uniform(-1, 1), 3) for _ in range(4)] for _ in range(3)]
+    with pytest.raises(ValueError):
+        gens.num(a, 2, 1, 0)
+
+
 def test_triangle_normal_inputs_are_never_parallel():
     triangles = [t for t in all_templates() if t.key.startswith("pipe.geometry.")]
     assert triangles

@@ -32,7 +32,8 @@ class BudgetedRandom(random.Random):
     once more than `limit` draws have been made since the last `allow(limit)`.
 
     Integer draws (randint, choice, shuffle, ...) go through `_randbelow`, overridden here with the
-    standard library's own algorithm so that each costs one counted call, not one per `getrandbits`."""
+    standard library's own algorithm calling the base `getrandbits` directly: one Python call less per
+    draw, the same values."""
 
     def __init__(self, seed: str, limit: int):
         self.draws = 0
@@ -61,7 +62,8 @@ class BudgetedRandom(random.Random):
         self._count()
         k = n.bit_length()
         r = _GETRANDBITS(self, k)
-        while r >= n:  # rejection sampling, accepts with probability > 1/2
+        while r >= n:  # rejection sampling (each try accepts with probability > 1/2)
+            self._count()
             r = _GETRANDBITS(self, k)
         return r
 
