@@ -7,7 +7,9 @@ whole: a pipeline template serves either train or the multi-function test split,
 Verification (see `_realize`): each drafted task's reference runs on its generated inputs twice, with the
 package and with NumPy; cases where either fails or they disagree are dropped, and a task needs
 `template.cases` agreeing cases with at least two distinct outputs, else the next draft of its slot is
-tried. Hygiene (see `hygiene_problems`): no test input equals a train input of the same template, no
+tried. Inputs are drawn with a draw budget per test case (see `InputDrawer`), so a generator that loops
+loses that case instead of hanging the build; a template none of whose drafts verify is dropped with its
+reason logged. Hygiene (see `hygiene_problems`): no test input equals a train input of the same template, no
 test text is close to a train text, every function of a test task has train tasks.
 """
 
@@ -17,15 +19,22 @@ import logging
 import random
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, write_records
-from sebench.tasks import plain
+from sebench.tasks import gens, plain
 from sebench.tasks.execute import Job, run_jobs
-from sebench.tasks.spec import CONSTRUCTOR, Template, input_string, numpy_names, render_code
+from sebench.tasks.spec import (
+    CONSTRUCTOR,
+    Template,
+    input_string,
+    numpy_names,
+    render_code,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +42,7 @@ MAX_CASES = 10
 TRAIN_MULTI_SHARE = 0.15  # share of the train split made of multi-function tasks
 SIMILAR_TEXT = 0.6  # word-trigram Jaccard above which two statements count as near-identical
 ROUNDS = 4  # drafts tried per slot
+DRAWS_PER_CASE = 5000  # random draws one test case's generator may make (legitimate ones need < 200)
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,60 @@ class Draft:
     text: int
     split: str
     attempt: int
+
+
+@dataclass(frozen=True)
+class DrawnInputs:
+    """A draft's distinct test inputs as (with the public constructor, with NumPy's), the random draws
+    they took, and the cases lost on the way (generator errors, exhausted draw budgets)."""
+
+    inputs: list[tuple[str, str]]
+    draws: int
+    lost: list[str]
+
+
+def draft_rng(seed: int, d: Draft) -> gens.BudgetedRandom:
+    """The draft's own random stream (so a draft draws the same inputs whatever else is drawn)."""
+    return gens.BudgetedRandom(f"{seed}|{d.split}|{d.template.key}|{d.text}|{d.attempt}", DRAWS_PER_CASE)
+
+
+def sample_cases(t: Template, rng: gens.BudgetedRandom, lost: list[str]) -> Iterator[tuple[int, dict]]:
+    """(i, {param: value}) for the template's cases i < t.tries, each within DRAWS_PER_CASE draws; a case
+    whose generator fails or runs out of draws is skipped and described in `lost`."""
+    for i in range(t.tries):
+        rng.allow(DRAWS_PER_CASE)
+        try:
+            yield i, t.gen(rng, i)
+        except gens.DrawsExhausted as e:
+            lost.append(f"case {i}: {e}")
+        except Exception as e:  # noqa: BLE001 - a generator bug costs its case, never the build
+            lost.append(f"case {i}: generator error {type(e).__name__}: {e}")
+
+
+class InputDrawer:
+    """Draws the test inputs of drafts. Train drafts record their inputs; test drafts avoid the inputs
+    that train drafts of the same template drew, so train drafts must be drawn first."""
+
+    def __init__(self, seed: int, constructor: str):
+        self.seed = seed
+        self.constructor = constructor
+        self.train_inputs: dict[str, set] = defaultdict(set)
+
+    def draw(self, d: Draft) -> DrawnInputs:
+        t = d.template
+        drawn = self.train_inputs[t.key]
+        avoid = () if d.split == "train" else drawn
+        rng = draft_rng(self.seed, d)
+        seen, out, lost = set(), [], []
+        for i, kwargs in sample_cases(t, rng, lost):
+            text = input_string(kwargs, t.params, self.constructor)
+            if text in seen or text in avoid:
+                continue
+            seen.add(text)
+            if d.split == "train":
+                drawn.add(text)
+            out.append((text, input_string(kwargs, t.params, "np.array")))
+        return DrawnInputs(out, rng.draws, lost)
 
 
 def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: int = 2) -> dict[str, int]:
@@ -232,9 +296,10 @@ class _Context:
         self.package = mapping["package"]
         self.constructor = mapping.get("constructor") or self.names[CONSTRUCTOR]
         self.repr_name = self.constructor.rsplit(".", 1)[-1]  # the package's arrays print as ctor(...)
-        self.seed = seed
         self.workers = workers
-        self.train_inputs: dict[str, set] = defaultdict(set)
+        self.drawer = InputDrawer(seed, self.constructor)
+        self.problems: dict[str, str] = {}  # template key -> why its latest draft failed
+        self.lossy: set[str] = set()  # templates whose generator lost cases (warned once each)
 
     def fill_all(self, groups: dict[str, list[list[Draft]]]) -> dict[str, list[tuple[Task, Draft]]]:
         """Realizes each slot with its first draft that verifies; slots that never do are dropped.
@@ -256,40 +321,34 @@ class _Context:
             if len(out[name]) < len(slots):
                 log.info("%d of %d %s slots (spares included) not filled", len(slots) - len(out[name]),
                          len(slots), name)
+        verified = {draft.template.key for task, draft in done.values()}
+        for key in sorted(set(self.problems) - verified):
+            log.warning("template %s dropped: no draft verified (last: %s)", key, self.problems[key])
         return out
 
     def _realize(self, drafts: list[Draft]) -> list[Task | None]:
+        """The verified task of each draft (None where it failed, with the reason kept in problems)."""
         jobs, prepared = [], []
         for n, d in enumerate(drafts):
-            inputs = self._inputs(d)
             t = d.template
+            drawn = self.drawer.draw(d)
+            if drawn.lost and t.key not in self.lossy:
+                self.lossy.add(t.key)
+                log.warning("template %s: %d of %d cases lost while drawing inputs, e.g. %s", t.key,
+                            len(drawn.lost), t.tries, drawn.lost[0])
+            if len(drawn.inputs) < t.cases:  # cannot verify: not worth running
+                lost = f"; {len(drawn.lost)} cases lost, e.g. {drawn.lost[0]}" if drawn.lost else ""
+                self.problems[t.key] = f"{len(drawn.inputs)} distinct inputs, {t.cases} needed{lost}"
+                continue
             pkg_code = render_code(t, self.names, self.package)
             np_code = render_code(t, numpy_names(t.functions), "numpy", "np")
-            np_inputs = [s for _, s in inputs]
-            jobs.append(Job(f"{n}p", pkg_code, t.entry, [s for s, _ in inputs], "package", self.package))
-            jobs.append(Job(f"{n}n", np_code, t.entry, np_inputs, "numpy", "numpy"))
-            prepared.append((d, inputs, pkg_code))
+            jobs.append(Job(f"{n}p", pkg_code, t.entry, [s for s, _ in drawn.inputs], "package", self.package))
+            jobs.append(Job(f"{n}n", np_code, t.entry, [s for _, s in drawn.inputs], "numpy", "numpy"))
+            prepared.append((n, d, drawn.inputs, pkg_code))
+        out: list[Task | None] = [None] * len(drafts)
         results = run_jobs(self.package_dir, jobs, self.workers)
-        return [self._task(d, inputs, code, results[f"{n}p"], results[f"{n}n"])
-                for n, (d, inputs, code) in enumerate(prepared)]
-
-    def _inputs(self, d: Draft) -> list[tuple[str, str]]:
-        """[(input with public constructor, input with NumPy's)] for the draft, deduplicated; train
-        drafts record their inputs, test drafts avoid the inputs train drafts of the template drew."""
-        t = d.template
-        drawn = self.train_inputs[t.key]
-        avoid = () if d.split == "train" else drawn
-        rng = random.Random(f"{self.seed}|{d.split}|{t.key}|{d.text}|{d.attempt}")
-        seen, out = set(), []
-        for i in range(t.tries):
-            kwargs = t.gen(rng, i)
-            text = input_string(kwargs, t.params, self.constructor)
-            if text in seen or text in avoid:
-                continue
-            seen.add(text)
-            if d.split == "train":
-                drawn.add(text)
-            out.append((text, input_string(kwargs, t.params, "np.array")))
+        for n, d, inputs, code in prepared:
+            out[n] = self._task(d, inputs, code, results[f"{n}p"], results[f"{n}n"])
         return out
 
     def _task(self, d: Draft, inputs, code: str, pkg_cases: list, np_cases: list) -> Task | None:
@@ -303,9 +362,10 @@ class _Context:
                 expected.append(p["value"])
         cases, expected = cases[:MAX_CASES], expected[:MAX_CASES]
         if len(cases) < t.cases or len({c["output"] for c in cases}) < 2:
-            errors = {c.get("error") for c in pkg_cases + np_cases if not c["ok"]}
-            log.debug("dropped draft %s/%d (%d cases agree; errors: %s)", t.key, d.text, len(cases),
-                      "; ".join(sorted(e for e in errors if e))[:300])
+            errors = sorted({c.get("error") or "" for c in pkg_cases + np_cases if not c["ok"]} - {""})
+            self.problems[t.key] = (f"{len(cases)} of {len(inputs)} cases agree, {t.cases} with two distinct "
+                                    f"outputs needed" + (f"; errors: {'; '.join(errors)[:300]}" if errors else ""))
+            log.debug("dropped draft %s/%d: %s", t.key, d.text, self.problems[t.key])
             return None
         example = f">>> {t.entry}({cases[0]['input']})\n{cases[0]['output']}"
         return Task(

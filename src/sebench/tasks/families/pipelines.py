@@ -593,11 +593,12 @@ def vector_geometry():
         "A drone computes the normal of a surface patch spanned by the 3-D vectors `u` and `v` (not parallel): <<prod>>. <<fin>>",
     )
 
+    def not_parallel(uv):
+        u, v = uv
+        return any((u[a] * v[b] - u[b] * v[a]) != 0 for a, b in ((0, 1), (1, 2), (0, 2)))
+
     def gen(r, i):
-        u = g.vec(r, 3, -5, 5, 0)
-        v = g.vec(r, 3, -5, 5, 0)
-        while u[0] * v[1] - u[1] * v[0] == 0 and u[1] * v[2] - u[2] * v[1] == 0 and u[0] * v[2] - u[2] * v[0] == 0:
-            v = g.vec(r, 3, -5, 5, 0)
+        u, v = g.redraw(lambda: (g.vec(r, 3, -5, 5, 0), g.vec(r, 3, -5, 5, 0)), not_parallel)
         return {"u": u, "v": v}
     return grid("pipe.geometry", "triangle_normal", "u v", "<<prod>>\n<<fin>>", texts, {"prod": prod, "fin": fin}, gen)
 
