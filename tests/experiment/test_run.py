@@ -52,7 +52,7 @@ def _rollout_keys(out: Path) -> dict:
 KILL_WHEN = [
     "stages/select.json",
     "stages/rollout--untrained--closed--single_test.json",
-    "evals/untrained/open/single_test/rollouts.jsonl",
+    "evals/untrained/closed/single_test/rollouts.jsonl",
     "stages/train--closed-sft.json",
     "stages/judge--closed-sft--closed--single_test.json",
     "stages/report.json",
@@ -65,7 +65,10 @@ ENV = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 def _run_until(args: list[str], out: Path, marker: str, timeout: float = 240) -> bool:
     """Starts `sebench run` in its own process group; SIGKILLs the group once `marker` exists.
-    Returns True if it was killed, False if the run finished first."""
+    Returns True if it was killed, False if the run finished first; a marker that an earlier run already
+    reached (a fast stage can pass two moments between polls) starts no run and returns False."""
+    if (out / marker).exists():
+        return False
     proc = subprocess.Popen([sys.executable, "-m", "sebench.cli", *args], start_new_session=True, env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout
