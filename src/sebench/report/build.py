@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from sebench import __version__
+from sebench.outputs import write_text_atomic
 from sebench.report import plots
 from sebench.report.tables import KS, function_table, load_run, main_table
 
@@ -48,9 +49,9 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
     }
     figures = _plots(rows, functions, curves, out) if plots_enabled else {}
     data["figures"] = figures
-    (out / "report.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_text_atomic(out / "report.json", json.dumps(data, indent=1) + "\n")
     md = out / "report.md"
-    md.write_text(render_markdown(data), encoding="utf-8")
+    write_text_atomic(md, render_markdown(data))
     log.info("report written to %s", md)
     return md
 

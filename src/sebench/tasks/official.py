@@ -36,6 +36,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
+from sebench.outputs import refuse_fewer_records
 from sebench.records import Task, iter_json_lines, to_dict, write_records
 from sebench.tasks import plain
 
@@ -59,8 +60,10 @@ _DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(")
 # ---- import -------------------------------------------------------------------------------------
 
 
-def import_official(files: list[Path], data_dir: Path, split: str | None = None) -> dict[str, int]:
-    """Converts the original's jsonl files into `data_dir`'s split files; returns {split: tasks}."""
+def import_official(files: list[Path], data_dir: Path, split: str | None = None,
+                    overwrite: bool = False) -> dict[str, int]:
+    """Converts the original's jsonl files into `data_dir`'s split files; returns {split: tasks}.
+    A split that would get fewer tasks than it has is refused (nothing written) unless `overwrite`."""
     inst = Instance.open(data_dir)
     mapping = inst.mapping()
     by_split: dict[str, list[Task]] = {}
@@ -69,6 +72,8 @@ def import_official(files: list[Path], data_dir: Path, split: str | None = None)
         tasks = [convert_row(row, mapping, f"{path}:{lineno}", target)
                  for lineno, row in iter_json_lines(path)]
         by_split.setdefault(target, []).extend(tasks)
+    for target, tasks in by_split.items():
+        refuse_fewer_records(inst.split_path(target), len(tasks), overwrite)
     for target, tasks in by_split.items():
         tasks = [_with_id(t, f"{target}-{i:04d}") for i, t in enumerate(tasks)]
         write_records(inst.split_path(target), tasks)
