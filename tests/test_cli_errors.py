@@ -35,6 +35,13 @@ def test_a_misspelt_flag_gets_did_you_mean(inst, tmp_path):
     assert rc == 2 and "did you mean --temperature?" in error_line(err)
 
 
+def test_a_misspelt_command_or_choice_gets_did_you_mean(inst, tmp_path):
+    rc, err = cli("rolout", "--data", inst)
+    assert rc == 2 and "did you mean 'rollout'?" in error_line(err)
+    rc, err = cli("rollout", "--data", inst, "--out", tmp_path / "r.jsonl", "--mode", "clsed")
+    assert rc == 2 and "did you mean 'closed'?" in error_line(err)
+
+
 @pytest.mark.parametrize("flag, value, says", [
     ("--temperature", "-1", "at least 0"),
     ("--top-p", "2", "at most 1"),

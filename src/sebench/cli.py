@@ -12,6 +12,7 @@ import difflib
 import errno
 import importlib
 import logging
+import re
 import sys
 
 from sebench.errors import SebenchError
@@ -32,8 +33,9 @@ INTERRUPTED = {
     "rollout": "the rollouts written so far are kept; run the same command again to resume",
     "run": "finished stages are kept; run the same command again to go on from the stage that was cut",
     "judge": "no verdicts were written; run the command again to judge from the start",
+    "train": "no checkpoint was saved; run the same command again to train from the start",
 }
-INTERRUPTED_DEFAULT = "nothing partial was written; run the command again to start it over"
+INTERRUPTED_DEFAULT = "stopped before finishing; run the command again to start it over"
 
 # errno -> the fix to suggest, for errors writing or reading a path
 OS_FIXES = {
@@ -81,6 +83,10 @@ class Parser(argparse.ArgumentParser):
         return f" ({'; '.join(hints)})" if hints else ""
 
     def error(self, message: str):
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            guess = difflib.get_close_matches(choice[1], re.findall(r"'([^']*)'", choice[2]), n=1, cutoff=0.6)
+            message += f" (did you mean '{guess[0]}'?)" if guess else ""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

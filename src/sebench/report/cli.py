@@ -25,9 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _main(args: argparse.Namespace) -> int:
     import json
 
-    from sebench.report.build import build_report, main_table_markdown
-
     from sebench.outputs import OutputLock, check_dir_target, refuse_same_file
+    from sebench.report.build import build_report, main_table_markdown
 
     check_dir_target(args.out)
     refuse_same_file(args.out, [("RUN_DIR", d) for d in args.run_dirs] + [("--data", args.data)])
