@@ -8,8 +8,11 @@ dependencies inside `func`, so `sebench --help` and the light stages start fast.
 from __future__ import annotations
 
 import argparse
+import difflib
+import errno
 import importlib
 import logging
+import re
 import sys
 
 from sebench.errors import SebenchError
@@ -26,8 +29,70 @@ COMMAND_MODULES = (
 )
 
 
+# what an interrupted command leaves behind, and what running it again does
+INTERRUPTED = {
+    "rollout": "the rollouts written so far are kept; run the same command again to resume",
+    "run": "finished stages are kept; run the same command again to go on from the stage that was cut",
+    "judge": "no verdicts were written; run the command again to judge from the start",
+    "train": "no checkpoint was saved; run the same command again to train from the start",
+}
+INTERRUPTED_DEFAULT = "stopped before finishing; run the command again to start it over"
+
+# errno -> the fix to suggest, for errors writing or reading a path
+OS_FIXES = {
+    errno.EROFS: "the filesystem is read-only; choose a path on a writable disk",
+    errno.EACCES: "no permission; choose a path you can write, or fix its permissions",
+    errno.EPERM: "not permitted; choose another path",
+    errno.EISDIR: "it is a directory; give a file path",
+    errno.ENOTDIR: "a part of the path is a file, not a folder; choose another path",
+    errno.ENOENT: "no such file or folder; check the path",
+    errno.ENOSPC: "the disk is full; free some space or choose another disk",
+    errno.EDQUOT: "the disk quota is exceeded; free some space or choose another disk",
+    errno.ENAMETOOLONG: "the name is too long; choose a shorter path",
+    errno.EEXIST: "it already exists; choose another path",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse without prefix abbreviations, with "did you mean" for unknown flags and one-line errors."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if not hasattr(namespace, "_parser"):  # the innermost (sub)command parser sets it first
+            namespace._parser = self
+        return namespace, extras
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        owner = namespace.__dict__.pop("_parser", self)
+        if extras:
+            owner.error(f"unrecognized arguments: {' '.join(extras)}{owner._suggestions(extras)}")
+        return namespace
+
+    def _suggestions(self, unknown: list[str]) -> str:
+        flags = [o for o in self._option_string_actions if o.startswith("--")]
+        hints = []
+        for word in unknown:
+            if word.startswith("-"):
+                guess = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1, cutoff=0.6)
+                if guess:
+                    hints.append(f"{word}: did you mean {guess[0]}?")
+        return f" ({'; '.join(hints)})" if hints else ""
+
+    def error(self, message: str):
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            guess = difflib.get_close_matches(choice[1], re.findall(r"'([^']*)'", choice[2]), n=1, cutoff=0.6)
+            message += f" (did you mean '{guess[0]}'?)" if guess else ""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sebench",
         description="SE-Bench: measure whether a language model internalizes a library it has never seen.",
     )
@@ -54,9 +119,21 @@ def main(argv: list[str] | None = None) -> int:
     except SebenchError as exc:
         print(f"sebench {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"sebench {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print(f"sebench {args.command}: interrupted; run the same command again to resume", file=sys.stderr)
+        print(f"sebench {args.command}: interrupted; {INTERRUPTED.get(args.command, INTERRUPTED_DEFAULT)}",
+              file=sys.stderr)
         return 130
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line: the path(s), what the system said, and the fix."""
+    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    what = exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
+    fix = OS_FIXES.get(exc.errno or 0)
+    return f"{paths + ': ' if paths else ''}{what}" + (f" ({fix})" if fix else "")
 
 
 if __name__ == "__main__":

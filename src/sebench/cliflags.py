@@ -1,7 +1,9 @@
 """Command-line flags generated from a stage's config dataclass, so that flags and config never drift.
 
 Each field becomes `--field-name` with the field's `help` metadata; metadata keys `required`,
-`choices` and `multiple` (repeatable flag) shape the argument; bools are on/off switches.
+`choices` and `multiple` (repeatable flag) shape the argument; bools are on/off switches. Metadata
+`minimum`/`maximum` (inclusive) and `above` (exclusive) bound a number: the flag refuses a value out of
+range, and `check_ranges` applies the same bounds to a config made in code.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import argparse
 import dataclasses
 import typing
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
+
+from sebench.errors import SebenchError
 
 
 def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
@@ -29,7 +33,7 @@ def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
             parser.add_argument(flag, action="append", metavar=f.metadata.get("metavar", "VALUE"), **options)
             continue
         base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
-        options["type"] = Path if base is Path else base
+        options["type"] = _ranged(base, f.metadata) if base in (int, float) else Path if base is Path else base
         if f.metadata.get("required"):
             options["required"] = True
         else:
@@ -37,3 +41,41 @@ def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
         if "choices" in f.metadata:
             options["choices"] = f.metadata["choices"]
         parser.add_argument(flag, **options)
+
+
+def range_problem(value: Any, metadata: dict) -> str | None:
+    """Why `value` is out of the field's bounds (see the module docstring), or None."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if value != value:
+        return "must be a number (got nan)"
+    if "minimum" in metadata and value < metadata["minimum"]:
+        return f"must be at least {metadata['minimum']} (got {value})"
+    if "above" in metadata and value <= metadata["above"]:
+        return f"must be more than {metadata['above']} (got {value})"
+    if "maximum" in metadata and value > metadata["maximum"]:
+        return f"must be at most {metadata['maximum']} (got {value})"
+    return None
+
+
+def _ranged(base: type, metadata: dict) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = base(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if base is int else 'a number'}, got '{text}'")
+        problem = range_problem(value, metadata)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    parse.__name__ = base.__name__
+    return parse
+
+
+def check_ranges(config: Any) -> None:
+    """Refuses a config (a dataclass built from these flags, or in code) with a value out of its bounds."""
+    for f in dataclasses.fields(config):
+        problem = range_problem(getattr(config, f.name), f.metadata)
+        if problem:
+            raise SebenchError(f"--{f.name.replace('_', '-')} {problem}")

@@ -61,15 +61,32 @@ class Instance:
         return self.root / SPLIT_FILES[split]
 
     def manifest(self) -> dict:
-        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        return _read_json(self.manifest_path, "rebuild the instance with `sebench build`")
+
+    def files(self) -> list[Path]:
+        """The instance's own files (manifest, docs, mapping, task splits): never a command's output."""
+        return [self.manifest_path, self.api_doc_path, self.mapping_path,
+                *(self.root / rel for rel in SPLIT_FILES.values())]
+
+    def require_package(self) -> Path:
+        """The package folder (DIR/package/<pkg>); one clear error when the instance lacks it."""
+        folder = self.package_dir / self.package_name
+        if not folder.is_dir():
+            raise SebenchError(f"{folder}: the instance has no package folder, so no program can import "
+                               f"'{self.package_name}'; rebuild the instance with `sebench build`")
+        return folder
 
     @property
     def package_name(self) -> str:
-        return self.manifest()["package"]
+        name = self.manifest().get("package")
+        if not isinstance(name, str) or not name:
+            raise SebenchError(f"{self.manifest_path}: field 'package': missing; rebuild the instance with `sebench build`")
+        return name
 
     def mapping(self) -> dict:
         """{"package": name, "functions": {"numpy.x": "pkg.y", ...}}: never shown to models."""
-        return json.loads(self.mapping_path.read_text(encoding="utf-8"))
+        return _read_json(self.mapping_path, "it is written by `sebench build`; rebuild the instance, or copy "
+                                             "private/ from the machine that built it")
 
     def api_docs(self) -> list[ApiDoc]:
         return read_records(self.api_doc_path, ApiDoc)
@@ -83,3 +100,16 @@ class Instance:
     def all_tasks(self) -> list[Task]:
         """Tasks of every split that the instance has."""
         return [t for s in SPLIT_FILES if self.split_path(s).is_file() for t in self.tasks(s)]
+
+
+def _read_json(path: Path, fix: str) -> dict:
+    """A JSON object file; a missing or broken one is one error naming the file and the fix."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SebenchError(f"{path}: missing from the instance; {fix}") from None
+    except (OSError, ValueError) as exc:
+        raise SebenchError(f"{path}: unreadable ({getattr(exc, 'strerror', None) or exc}); {fix}") from None
+    if not isinstance(data, dict):
+        raise SebenchError(f"{path}: expected a JSON object; {fix}")
+    return data

@@ -194,13 +194,11 @@ def read_records(path: str | Path, cls: type[R]) -> list[R]:
 
 def write_records(path: str | Path, records: Iterable[Any]) -> None:
     """Writes records to a JSONL file atomically (a temporary file renamed into place)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    from sebench.outputs import atomic_text  # a unique temporary name, so two writers never share one
+
+    with atomic_text(Path(path)) as handle:
         for record in records:
             handle.write(dumps_line(record))
-    os.replace(tmp, path)
 
 
 def dumps_line(record: Any) -> str:

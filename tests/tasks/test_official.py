@@ -46,7 +46,7 @@ def test_import_converts_names_inputs_and_outputs(instance, tmp_path):
     mapping = instance.mapping()
     rows = [_row(), _row(selected_functions="['mean', 'linalg.norm']", is_valid="False"),
             _row(selected_functions="mean, std")]
-    counts = import_official([_write(tmp_path / "single_test.jsonl", rows)], instance.root)
+    counts = import_official([_write(tmp_path / "single_test.jsonl", rows)], instance.root, overwrite=True)
     assert counts == {"single_test": 3}
     tasks = instance.tasks("single_test")
     first = tasks[0]
@@ -64,7 +64,7 @@ def test_import_converts_names_inputs_and_outputs(instance, tmp_path):
 def test_imported_task_is_judged(instance, tmp_path):
     from sebench.judge import Judge
 
-    import_official([_write(tmp_path / "single_test.jsonl", [_row()])], instance.root)
+    import_official([_write(tmp_path / "single_test.jsonl", [_row()])], instance.root, overwrite=True)
     task = instance.tasks("single_test")[0]
     pkg, mean = instance.mapping()["package"], instance.mapping()["functions"]["numpy.mean"]
     answer = f"```python\nimport {pkg}\n\ndef weekly_mean(temps):\n    return {mean}(temps, axis=1)\n```"
@@ -82,7 +82,7 @@ def test_export_official_roundtrip(instance, tmp_path):
     assert set(row) == {"query", "function_name", "example", "test_cases", "right_exe_result",
                         "selected_functions", "is_valid"}
     assert all("." not in f for f in row["selected_functions"])  # NumPy names, as in the original
-    import_official([tmp_path / "out/train.jsonl"], instance.root)
+    import_official([tmp_path / "out/train.jsonl"], instance.root, overwrite=True)
     after = instance.tasks("train")
     assert [t.query for t in after] == [t.query for t in before]
     assert [t.test_cases for t in after] == [t.test_cases for t in before]
@@ -117,6 +117,6 @@ def test_parse_printed(text, value):
 def test_trailing_separator_of_the_original_harness(instance, tmp_path):
     # the original harness prints "#" after every case, so the joined text may end with one
     row = _row(right_exe_result="[1.5 4. ]\n#\n[nan]\n#\n[4.]\n#\n")
-    import_official([_write(tmp_path / "single_test.jsonl", [row])], instance.root)
+    import_official([_write(tmp_path / "single_test.jsonl", [row])], instance.root, overwrite=True)
     task = instance.tasks("single_test")[0]
     assert task.expected[0] == [1.5, 4.0] and task.expected[2] == [4.0]

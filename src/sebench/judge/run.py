@@ -19,10 +19,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from sebench.cliflags import check_ranges
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.extract import extract_code
 from sebench.judge.summary import summarize
+from sebench.outputs import OutputLock, check_file_target, check_own_output, refuse_same_file, write_text_atomic
 from sebench.records import Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
 
 log = logging.getLogger(__name__)
@@ -45,12 +47,12 @@ class JudgeConfig:
                           required=True)
     out: Path = _opt(None, "the verdicts file to write (JSONL)", required=True)
     summary: Path | None = _opt(None, "also write the summary as JSON here")
-    workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)")
-    timeout: float = _opt(3.0, "wall-clock seconds per program (all its test cases)")
+    workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)", minimum=1)
+    timeout: float = _opt(3.0, "wall-clock seconds per program (all its test cases)", above=0.0)
     sandbox_url: list | None = _opt(None, "judge on this `sebench sandbox serve` server (repeat for several)",
                                     multiple=True, metavar="URL")
     no_bwrap: bool = _opt(False, "do not use bubblewrap even if installed (fallback layers only)")
-    memory_mb: int = _opt(1024, "address-space limit per program, in MiB")
+    memory_mb: int = _opt(1024, "address-space limit per program, in MiB", minimum=16)
     progress: bool = _opt(True, "show a progress bar", cli=False)
 
 
@@ -199,17 +201,33 @@ def run(cfg: JudgeConfig) -> Path:
 
 
 def run_with_summary(cfg: JudgeConfig) -> tuple[Path, dict]:
+    check_ranges(cfg)
     instance = Instance.open(cfg.data)
-    rollouts = read_rollouts(Path(cfg.rollouts))
-    if not rollouts:
-        raise SebenchError(f"{cfg.rollouts}: no rollouts to judge")
-    verdicts = judge_records(instance, rollouts, cfg.workers, sandbox_urls=cfg.sandbox_url or None,
-                             timeout_s=cfg.timeout, bwrap=False if cfg.no_bwrap else None,
-                             memory_mb=cfg.memory_mb, progress=cfg.progress)
-    write_records(cfg.out, verdicts)
-    summary = summarize(verdicts)
-    if cfg.summary:
-        Path(cfg.summary).parent.mkdir(parents=True, exist_ok=True)
-        Path(cfg.summary).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    out, rollouts_path = Path(cfg.out), Path(cfg.rollouts)
+    summary_path = Path(cfg.summary) if cfg.summary else None
+    inputs = [("--rollouts", rollouts_path)] + [("--data", p) for p in instance.files()]
+    check_file_target(out)
+    refuse_same_file(out, inputs)
+    check_own_output(out, _is_verdict, "verdicts")
+    if summary_path:
+        check_file_target(summary_path, "--summary")
+        refuse_same_file(summary_path, inputs + [("--out", out)], "--summary")
+    if not cfg.sandbox_url:
+        instance.require_package()
+    with OutputLock(out):
+        rollouts = read_rollouts(rollouts_path)
+        if not rollouts:
+            raise SebenchError(f"{cfg.rollouts}: no rollouts to judge")
+        verdicts = judge_records(instance, rollouts, cfg.workers, sandbox_urls=cfg.sandbox_url or None,
+                                 timeout_s=cfg.timeout, bwrap=False if cfg.no_bwrap else None,
+                                 memory_mb=cfg.memory_mb, progress=cfg.progress)
+        write_records(out, verdicts)
+        summary = summarize(verdicts)
+        if summary_path:
+            write_text_atomic(summary_path, json.dumps(summary, indent=2) + "\n")
     log.info("%s: %d verdicts, accuracy %.1f%%", cfg.out, len(verdicts), 100 * summary["overall"]["accuracy"])
-    return Path(cfg.out), summary
+    return out, summary
+
+
+def _is_verdict(obj: object) -> bool:
+    return isinstance(obj, dict) and {"task_id", "sample_idx", "verdict"} <= obj.keys()

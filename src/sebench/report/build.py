@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.metrics import pass_ks
+from sebench.outputs import write_text_atomic
 from sebench.report import plots
 from sebench.report.tables import function_table, load_run, main_table
 
@@ -49,9 +50,9 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
     }
     figures = _plots(rows, functions, curves, out) if plots_enabled else {}
     data["figures"] = figures
-    (out / "report.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_text_atomic(out / "report.json", json.dumps(data, indent=1) + "\n")
     md = out / "report.md"
-    md.write_text(render_markdown(data), encoding="utf-8")
+    write_text_atomic(md, render_markdown(data))
     log.info("report written to %s", md)
     return md
 

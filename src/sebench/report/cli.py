@@ -25,9 +25,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _main(args: argparse.Namespace) -> int:
     import json
 
+    from sebench.outputs import OutputLock, check_dir_target, refuse_same_file
     from sebench.report.build import build_report, main_table_markdown
 
-    md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots, data=args.data)
+    check_dir_target(args.out)
+    refuse_same_file(args.out, [("RUN_DIR", d) for d in args.run_dirs] + [("--data", args.data)])
+    with OutputLock(args.out):
+        md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots, data=args.data)
     data = json.loads((args.out / "report.json").read_text(encoding="utf-8"))
     print(main_table_markdown(data["main_table"]))
     print(f"report: {md}")

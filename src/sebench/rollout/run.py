@@ -1,9 +1,10 @@
 """`sebench rollout`: ask a model for solutions to a split's tasks, one record per (task, sample).
 
 Resumable and safe: each record is appended as a whole line, flushed and fsynced; on restart a
-half-written last line is cut, (task_id, sample_idx) pairs already present are skipped, and the rest
-are asked. `--overwrite` starts afresh instead; a file holding another model's or mode's rollouts is
-refused rather than mixed. Truncated, empty, thinking and failed answers are all recorded, with their
+half-written last line is dropped, (task_id, sample_idx) pairs already present are skipped, and the rest
+are asked. `--overwrite` starts afresh instead; a file that is not rollouts, or holds another model's,
+mode's or settings' rollouts, is refused rather than mixed or "repaired", and one run at a time writes
+a file (see sebench.outputs). Truncated, empty, thinking and failed answers are all recorded, with their
 finish reason.
 """
 
@@ -15,11 +16,20 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Iterator
 
+from sebench.cliflags import check_ranges
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.extract import extract_code  # the judge's own, so that records and verdicts agree
 from sebench.models import EMBEDDED_DEFAULT
-from sebench.records import MODES, SPLITS, RecordAppender, Rollout, Task, from_dict, iter_json_lines, repair_tail
+from sebench.outputs import (
+    OutputLock,
+    check_file_target,
+    check_own_output,
+    prepare_resume,
+    refuse_same_file,
+    settings_differences,
+)
+from sebench.records import MODES, SPLITS, RecordAppender, Rollout, Task, from_dict, iter_json_lines
 from sebench.rollout.backends import Backend, Completion, GenerationRequest, get_backend, resolve_spec
 from sebench.rollout.prompts import PromptBuilder
 
@@ -39,43 +49,55 @@ class RolloutConfig:
     split: str = _opt("single_test", "which tasks", choices=SPLITS)
     mode: str = _opt("closed", "what help the prompt gives", choices=MODES)
     model: str = _opt(EMBEDDED_DEFAULT, "openai:<model>@<url>[,<url>...] | hf:<path or hub id> | smollm2-135m | fake:...")
-    n: int = _opt(1, "samples per task")
-    temperature: float = _opt(0.0, "sampling temperature (0 = greedy)")
-    top_p: float = _opt(1.0, "nucleus sampling threshold")
-    max_tokens: int = _opt(512, "the most tokens per answer (per turn in retrieval mode)")
-    concurrency: int = _opt(16, "requests in flight at once (openai backend)")
-    limit: int | None = _opt(None, "only the first N tasks, for a quick look")
+    n: int = _opt(1, "samples per task", minimum=1)
+    temperature: float = _opt(0.0, "sampling temperature (0 = greedy)", minimum=0.0)
+    top_p: float = _opt(1.0, "nucleus sampling threshold", above=0.0, maximum=1.0)
+    max_tokens: int = _opt(512, "the most tokens per answer (per turn in retrieval mode)", minimum=1)
+    concurrency: int = _opt(16, "requests in flight at once (openai backend)", minimum=1)
+    limit: int | None = _opt(None, "only the first N tasks, for a quick look", minimum=1)
     seed: int | None = _opt(0, "sampling seed (per task: seed + task index)")
     overwrite: bool = _opt(False, "start the file afresh instead of resuming it")
+    base_url: str | None = _opt(None, "server URL(s), comma-separated, for an openai:<model> spec given without "
+                                "@URL (default: $OPENAI_BASE_URL)")
     api_key_env: str | None = _opt(None, "environment variable holding the API key (default OPENAI_API_KEY)")
     device: str | None = _opt(None, "cpu | cuda | cuda:1 ... for hf models (default: cuda if available)")
-    batch_size: int | None = _opt(None, "rows per generate call for hf models (default 16 on CPU, 64 on GPU)")
-    context_tokens: int | None = _opt(None, "the model's context length, when the backend cannot tell (full-doc)")
-    max_searches: int = _opt(3, "retrieval mode: searches allowed before the answer")
-    search_k: int = _opt(3, "retrieval mode: doc entries returned per search")
+    batch_size: int | None = _opt(None, "rows per generate call for hf models (default 16 on CPU, 64 on GPU)",
+                                  minimum=1)
+    context_tokens: int | None = _opt(None, "the model's context length, when the backend cannot tell (full-doc)",
+                                      minimum=1)
+    max_searches: int = _opt(3, "retrieval mode: searches allowed before the answer", minimum=0)
+    search_k: int = _opt(3, "retrieval mode: doc entries returned per search", minimum=1)
     progress: bool = _opt(True, "show a progress bar", cli=False)
 
 
 def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
     """Writes the missing rollouts of `cfg` to cfg.out and returns it; `backend` reuses a loaded model."""
+    check_ranges(cfg)
     instance = Instance.open(cfg.data)
     if backend is None:
-        resolve_spec(cfg.model)  # an unknown spec fails before any file is touched
+        check_model_spec(cfg)  # an unknown spec, or an openai one with no URL, fails before any file is touched
     if cfg.mode not in MODES:
         raise SebenchError(f"unknown mode '{cfg.mode}'; choose one of {', '.join(MODES)}")
-    if cfg.n < 1:
-        raise SebenchError(f"--n must be at least 1 (got {cfg.n})")
     tasks = select_tasks(instance, cfg.split, cfg.limit)
     out = Path(cfg.out)
-    if cfg.overwrite and out.exists():
-        out.unlink()
+    check_file_target(out)
+    refuse_same_file(out, [("--data", p) for p in instance.files()])
+    with OutputLock(out):
+        if cfg.overwrite and out.exists():
+            check_own_output(out, _is_rollout, "rollouts", "overwrite")
+            out.unlink()
+        _write_missing(cfg, backend, instance, tasks, out)
+    return out
+
+
+def _write_missing(cfg: RolloutConfig, backend: Backend | None, instance: Instance, tasks: list[Task], out: Path) -> None:
     done = existing_samples(out, cfg)
     todo = [(i, t, [s for s in range(cfg.n) if (t.task_id, s) not in done]) for i, t in enumerate(tasks)]
     todo = [item for item in todo if item[2]]
     total = len(tasks) * cfg.n
     if not todo:
         log.info("%s: all %d samples already present", out, total)
-        return out
+        return
     if cfg.n > 1 and cfg.temperature <= 0:
         log.warning("n=%d with temperature 0 gives identical samples; pass --temperature for pass@k", cfg.n)
     own_backend = backend is None
@@ -101,11 +123,20 @@ def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
     finally:
         if own_backend:
             backend.close()
-    return out
+
+
+def check_model_spec(cfg: RolloutConfig) -> None:
+    """Refuses an unknown model spec, and an openai one that names no server (see --base-url)."""
+    prefix, argument = resolve_spec(cfg.model)
+    if prefix == "openai":
+        from sebench.rollout.backends.openai import parse_argument
+
+        parse_argument(argument, cfg.base_url)
 
 
 def backend_options(cfg: RolloutConfig) -> dict:
-    options = {"concurrency": cfg.concurrency, "device": cfg.device, "batch_size": cfg.batch_size}
+    options = {"concurrency": cfg.concurrency, "device": cfg.device, "batch_size": cfg.batch_size,
+               "base_url": cfg.base_url}
     if cfg.api_key_env:
         options["api_key_env"] = cfg.api_key_env
     if cfg.context_tokens:
@@ -122,11 +153,12 @@ def select_tasks(instance: Instance, split: str, limit: int | None) -> list[Task
 
 
 def existing_samples(out: Path, cfg: RolloutConfig) -> set[tuple[str, int]]:
-    """(task_id, sample_idx) pairs already in `out`, after cutting a half-written last line."""
+    """(task_id, sample_idx) pairs already in `out`, after dropping a half-written last line; a file that
+    is not rollouts, or holds rollouts of another model, mode or settings, is refused."""
     if not out.exists():
         return set()
-    if repair_tail(out):
-        log.warning("%s: cut a half-written last line left by an interrupted run", out)
+    prepare_resume(out, _is_rollout, "rollouts", "task_id")
+    wanted = generation_settings(cfg)
     done = set()
     for lineno, obj in iter_json_lines(out):
         record = from_dict(Rollout, obj, f"{out}:{lineno}")
@@ -135,10 +167,33 @@ def existing_samples(out: Path, cfg: RolloutConfig) -> set[tuple[str, int]]:
                 f"{out}:{lineno}: holds rollouts of model '{record.model}' in mode '{record.mode}', not "
                 f"'{cfg.model}' in mode '{cfg.mode}'; choose another --out, or pass --overwrite to replace it"
             )
+        recorded = record.usage.get("settings")
+        changed = settings_differences(recorded, wanted) if isinstance(recorded, dict) else []
+        if changed:
+            raise SebenchError(
+                f"{out}:{lineno}: these rollouts were made with other settings ({'; '.join(changed)}); "
+                "rerun with the same settings to resume, pass --overwrite to start the file afresh, or choose "
+                "another --out"
+            )
         done.add((record.task_id, record.sample_idx))
     if done:
         log.info("%s: resuming; %d samples already present", out, len(done))
     return done
+
+
+def generation_settings(cfg: RolloutConfig) -> dict:
+    """The settings that shape each sample, kept in every record so that a resumed run cannot mix them."""
+    settings = {"split": cfg.split, "temperature": cfg.temperature, "top_p": cfg.top_p,
+                "max_tokens": cfg.max_tokens, "seed": cfg.seed}
+    if cfg.mode == "full-doc":
+        settings["context_tokens"] = cfg.context_tokens
+    if cfg.mode == "retrieval":
+        settings.update(max_searches=cfg.max_searches, search_k=cfg.search_k)
+    return settings
+
+
+def _is_rollout(obj: object) -> bool:
+    return isinstance(obj, dict) and {"task_id", "sample_idx", "mode", "model", "response"} <= obj.keys()
 
 
 def _generate(cfg: RolloutConfig, backend: Backend, builder: PromptBuilder, instance: Instance, todo: list) -> Iterator[Rollout]:
@@ -186,6 +241,7 @@ def _request(cfg: RolloutConfig, messages: list[dict], n: int, task_index: int) 
 
 def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[dict], completion: Completion, searches: list[str] | None = None) -> Rollout:
     usage = {"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens}
+    usage["settings"] = generation_settings(cfg)
     return Rollout(
         task_id=task.task_id,
         sample_idx=sample_idx,

@@ -18,6 +18,8 @@ def register(subparsers) -> None:
                    help="instance directory built with `sebench build --mapping-from` (its names must match)")
     p.add_argument("--split", choices=("train", "single_test", "multiple_test"),
                    help="split for all the given files (default: from each file's name)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="allow replacing a split with fewer tasks than it has")
     p.set_defaults(func=_import)
 
     p = sub.add_parser("export", help="write an instance's tasks in the original's format or as parquet")
@@ -34,34 +36,65 @@ def register(subparsers) -> None:
                    help="backend spec, e.g. 'openai:MODEL@http://127.0.0.1:8000/v1' (see `sebench rollout`)")
     p.add_argument("--functions", required=True,
                    help="comma-separated public names of the package's functions (e.g. zwc.kocito,zwc.rfx.qu)")
-    p.add_argument("--n", type=int, default=10, help="number of tasks to ask for (default 10)")
-    p.add_argument("--samples", type=int, default=2,
+    p.add_argument("--n", type=_positive, default=10, help="number of tasks to ask for (default 10)")
+    p.add_argument("--samples", type=_positive, default=2,
                    help="independent solutions that must agree on every output (default 2)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--out", type=Path, required=True, help="jsonl file for the kept tasks")
     p.set_defaults(func=_generate)
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
+
+
 def _import(args: argparse.Namespace) -> int:
+    from sebench.instance import Instance
+    from sebench.outputs import OutputLock
     from sebench.tasks.official import import_official
 
-    counts = import_official(args.official, args.data, split=args.split)
+    with OutputLock(Instance.open(args.data).root / "datasets"):
+        counts = import_official(args.official, args.data, split=args.split, overwrite=args.overwrite)
     print(", ".join(f"{split}: {n} tasks" for split, n in counts.items()))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
+    from sebench.instance import SPLIT_FILES, Instance
+    from sebench.outputs import OutputLock, check_dir_target, refuse_same_file
     from sebench.tasks.official import export_tasks
 
-    for path in export_tasks(args.data, args.format, args.out):
-        print(path)
+    instance = Instance.open(args.data)
+    check_dir_target(args.out)
+    suffix = ".jsonl" if args.format == "official" else ".parquet"
+    for split in SPLIT_FILES:
+        refuse_same_file(args.out / f"{split}{suffix}", [("--data", p) for p in instance.files()])
+    with OutputLock(args.out):
+        for path in export_tasks(args.data, args.format, args.out):
+            print(path)
     return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from sebench.instance import Instance
+    from sebench.outputs import OutputLock, check_file_target, check_own_output, refuse_same_file
+    from sebench.rollout.run import RolloutConfig, check_model_spec
     from sebench.tasks.modelgen import run_generate
 
-    kept = run_generate(args.data, args.model, [f.strip() for f in args.functions.split(",") if f.strip()],
-                        args.n, args.out, seed=args.seed, samples=args.samples)
+    # every check on --out comes before the model's work, which a refused write would lose
+    instance = Instance.open(args.data)
+    check_model_spec(RolloutConfig(data=args.data, out=args.out, model=args.model))
+    check_file_target(args.out)
+    refuse_same_file(args.out, [("--data", p) for p in instance.files()])
+    check_own_output(args.out, lambda obj: isinstance(obj, dict) and {"task_id", "query"} <= obj.keys(), "tasks")
+    with OutputLock(args.out):
+        kept = run_generate(args.data, args.model, [f.strip() for f in args.functions.split(",") if f.strip()],
+                            args.n, args.out, seed=args.seed, samples=args.samples)
     print(f"{kept} tasks kept -> {args.out}")
     return 0

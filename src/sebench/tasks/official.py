@@ -42,6 +42,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
+from sebench.outputs import refuse_fewer_records
 from sebench.records import Task, to_dict, write_records
 from sebench.tasks import plain
 from sebench.tasks.release import (
@@ -75,11 +76,13 @@ _DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(")
 # ---- import -------------------------------------------------------------------------------------
 
 
-def import_official(files: list[Path], data_dir: Path, split: str | None = None) -> dict[str, int]:
+def import_official(files: list[Path], data_dir: Path, split: str | None = None,
+                    overwrite: bool = False) -> dict[str, int]:
     """Converts the released files (or folders) into `data_dir`'s split files; returns {split: tasks}.
 
     Bad rows are logged (one line each) and skipped; nothing is written when a split would have no
-    task at all, or when a given api_doc.jsonl does not match the instance's names.
+    task at all, when a given api_doc.jsonl does not match the instance's names, or when a split would get
+    fewer tasks than it has (unless `overwrite`).
     """
     inst = Instance.open(data_dir)
     task_files, doc_files = release_files(files)
@@ -95,6 +98,8 @@ def import_official(files: list[Path], data_dir: Path, split: str | None = None)
         if not good:
             first = bad[0].error if bad else "the files have no rows"
             raise SebenchError(f"{target}: none of the {len(bad)} rows could be imported; the first: {first}")
+    for target, (good, _) in by_split.items():
+        refuse_fewer_records(inst.split_path(target), len(good), overwrite)
     counts = {target: _write_split(inst, target, good, bad) for target, (good, bad) in by_split.items()}
     _refresh_manifest(inst, counts)
     return counts

@@ -46,11 +46,17 @@ class _RequestRejected(Exception):
         self.status = status
 
 
-def parse_argument(argument: str) -> tuple[str, list[str]]:
-    """"model@url1,url2" -> ("model", ["url1/v1", "url2/v1"]) (a bare host gets /v1)."""
+def parse_argument(argument: str, base_url: str | None = None) -> tuple[str, list[str]]:
+    """"model@url1,url2" -> ("model", ["url1/v1", "url2/v1"]) (a bare host gets /v1). Without "@url" the
+    URLs come from `base_url` (--base-url) or $OPENAI_BASE_URL; with neither the spec is refused, so that
+    no request goes to a public endpoint by accident (name it, e.g. @https://api.openai.com/v1)."""
     model, sep, urls = argument.rpartition("@")
     if not sep:
-        model, urls = argument, os.environ.get("OPENAI_BASE_URL", DEFAULT_BASE_URL)
+        model, urls = argument, base_url or os.environ.get("OPENAI_BASE_URL", "")
+        if not urls.strip():
+            raise SebenchError(f"openai backend: 'openai:{argument}' names no server; give one as "
+                               f"openai:{argument or '<model>'}@http://HOST:8000/v1 (or @{DEFAULT_BASE_URL}), "
+                               "or pass --base-url, or set OPENAI_BASE_URL")
     if not model:
         raise SebenchError(f"openai backend: no model name in 'openai:{argument}' (form: openai:<model>@<base_url>)")
     bases = []
@@ -78,9 +84,10 @@ class OpenAIBackend(Backend):
         max_backoff_s: float = 30.0,
         use_n: bool = True,
         context_tokens: int | None = None,
+        base_url: str | None = None,
         **_ignored: Any,
     ):
-        self.model, self.base_urls = parse_argument(argument)
+        self.model, self.base_urls = parse_argument(argument, base_url)
         self.concurrency = max(1, int(concurrency))
         self.batch_size = max(self.concurrency * 4, 64)
         self.timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
