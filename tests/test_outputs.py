@@ -223,8 +223,9 @@ def test_import_of_an_empty_file_does_not_replace_a_split(inst, tmp_path):
     line = error_line(err)
     assert rc == 2 and f"would replace {N_TASKS} tasks with 0" in line and "--overwrite" in line
     assert snapshot(split, inst / "manifest.json") == before
-    assert cli("tasks", "import", "--official", empty, "--data", inst, "--overwrite")[0] == 0
-    assert split.read_text() == ""
+    # even with --overwrite a split is never replaced by no task at all
+    assert cli("tasks", "import", "--official", empty, "--data", inst, "--overwrite")[0] == 2
+    assert snapshot(split, inst / "manifest.json") == before
 
 
 def test_export_into_the_instance_tasks_folder_is_refused(inst):

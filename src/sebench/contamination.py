@@ -118,7 +118,7 @@ def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -
         if not chosen:
             raise SebenchError(f"{cfg.tasks}: no {cfg.split} tasks here")
         build_instance(root, cfg.seed, mapping_from=mapping_from, docs=False, audit=cfg.audit)
-        import_official(chosen, root, split=cfg.split)
+        import_official(chosen, root, split=cfg.split, overwrite=True)
     return Instance.open(root)
 
 

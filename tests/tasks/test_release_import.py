@@ -42,7 +42,7 @@ def test_released_rows_import_as_they_are(instance, tmp_path):
     rows = [released_row(), norm_row(), released_row(selected_functions=[public_mean], extra_field={"x": 1}),
             released_row(example="running_total(sales=[1])  # [1]")]
     path = write_jsonl(tmp_path / "single_test.jsonl", rows)
-    assert import_official([path], instance.root) == {"single_test": 4}
+    assert import_official([path], instance.root, overwrite=True) == {"single_test": 4}
     tasks = instance.tasks("single_test")
     first = tasks[0]
     assert first.selected_functions == [functions["numpy.cumsum"]]
@@ -78,7 +78,7 @@ def test_released_rows_import_as_they_are(instance, tmp_path):
 def test_a_bad_row_is_one_line_and_the_good_rows_are_imported(instance, tmp_path, caplog, bad, field):
     path = write_jsonl(tmp_path / "train.jsonl", [released_row(), released_row(**bad), norm_row()])
     with caplog.at_level(logging.WARNING, logger="sebench"):
-        assert import_official([path], instance.root) == {"train": 2}
+        assert import_official([path], instance.root, overwrite=True) == {"train": 2}
     lines = [r.getMessage() for r in caplog.records if "row not imported" in r.getMessage()]
     assert len(lines) == 1 and lines[0].startswith(f"{path}:2: field '{field}'")
     assert "\n" not in lines[0]
@@ -90,7 +90,7 @@ def test_a_bad_row_is_one_line_and_the_good_rows_are_imported(instance, tmp_path
 def test_lines_that_are_not_rows_are_skipped_too(instance, tmp_path, caplog):
     path = write_jsonl(tmp_path / "multiple_test.jsonl", [released_row(), "{not json", "[1, 2]", norm_row()])
     with caplog.at_level(logging.WARNING, logger="sebench"):
-        assert import_official([path], instance.root) == {"multiple_test": 2}
+        assert import_official([path], instance.root, overwrite=True) == {"multiple_test": 2}
     messages = " | ".join(r.getMessage() for r in caplog.records)
     assert f"{path}:2: not valid JSON" in messages and f"{path}:3: expected a JSON object" in messages
     rejected = read_records(kept_path(instance, "multiple_test", rejected=True), BadRow)
@@ -115,7 +115,7 @@ def test_a_release_folder_with_its_api_doc(instance, tmp_path, capsys):
     write_jsonl(release / "test/single_test.jsonl", [norm_row()])
     write_jsonl(release / "test/multiple_test.jsonl",
                 [released_row(selected_functions=["cumsum", "linalg.norm"])])
-    assert main(["tasks", "import", "--official", str(tmp_path), "--data", str(instance.root)]) == 0
+    assert main(["tasks", "import", "--official", str(tmp_path), "--data", str(instance.root), "--overwrite"]) == 0
     assert capsys.readouterr().out.strip() == "multiple_test: 1 tasks, single_test: 1 tasks, train: 2 tasks"
     assert instance.tasks("multiple_test")[0].kind == "multiple"
     assert instance.manifest()["counts"]["train"] == 2
@@ -135,7 +135,7 @@ def test_an_api_doc_of_other_names_stops_the_import(instance, tmp_path):
 def test_an_empty_folder_is_one_line(instance, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(SebenchError, match="no released file here"):
-        import_official([tmp_path / "empty"], instance.root)
+        import_official([tmp_path / "empty"], instance.root, overwrite=True)
 
 
 # ---- the release itself: the shared sample rows and the fetched original repository --------------
@@ -164,7 +164,7 @@ def _released_names() -> dict[str, set[str]]:
 def test_the_twelve_released_rows(original_instance, caplog):
     rows = [json.loads(line) for line in SHARED_SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     with caplog.at_level(logging.WARNING, logger="sebench"):
-        counts = import_official([SHARED_SAMPLE, SHARED_API_DOC], original_instance.root, split="single_test")
+        counts = import_official([SHARED_SAMPLE, SHARED_API_DOC], original_instance.root, split="single_test", overwrite=True)
     assert counts == {"single_test": len(rows)} and not caplog.records
     released = _released_names()
     for row, task in zip(rows, original_instance.tasks("single_test")):
@@ -207,7 +207,7 @@ def test_the_released_single_test_of_the_original_repository(original_instance, 
         pytest.skip("the original repository is not fetched (set SEBENCH_ORIGINAL_REPO)")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     with caplog.at_level(logging.WARNING, logger="sebench"):
-        counts = import_official([path], original_instance.root)
+        counts = import_official([path], original_instance.root, overwrite=True)
     assert counts == {"single_test": len(rows)} and not caplog.records
     tasks = original_instance.tasks("single_test")
     released = _released_names()

@@ -95,11 +95,12 @@ def import_official(files: list[Path], data_dir: Path, split: str | None = None,
         good, bad = by_split.setdefault(target, ([], []))
         _convert_file(Path(path), mapping, target, good, bad)
     for target, (good, bad) in by_split.items():
-        if not good:
-            first = bad[0].error if bad else "the files have no rows"
-            raise SebenchError(f"{target}: none of the {len(bad)} rows could be imported; the first: {first}")
+        if not good and bad:
+            raise SebenchError(f"{target}: none of the {len(bad)} rows could be imported; the first: {bad[0].error}")
     for target, (good, _) in by_split.items():
         refuse_fewer_records(inst.split_path(target), len(good), overwrite)
+        if not good:
+            raise SebenchError(f"{target}: the files have no rows; a split is never replaced by no task")
     counts = {target: _write_split(inst, target, good, bad) for target, (good, bad) in by_split.items()}
     _refresh_manifest(inst, counts)
     return counts
