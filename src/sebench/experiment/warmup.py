@@ -11,7 +11,8 @@ See Also and Examples, names a studied one or is named by it, or that has the sa
 package keeps NumPy's aliases, such as abs and absolute, under unrelated names). A training task is kept only if all its functions remain.
 
 Cache: `CACHE_DIR/<key>/checkpoint` (an HF checkpoint with train_config.json, train_data.jsonl,
-loss.csv) and `CACHE_DIR/<key>/warmup.json`. The key is the sha256 of: the instance's manifest (which
+loss.csv), `CACHE_DIR/<key>/instance` (the compact-docs copy it trained on, with --docs compact) and
+`CACHE_DIR/<key>/warmup.json`, written last: an entry without it is unfinished and is trained again. The key is the sha256 of: the instance's manifest (which
 holds the content hashes of its package, docs and tasks), the sorted warm-up functions, and every
 setting in `WarmupConfig.key_settings()` (the start model, and for a local model folder its content
 hash). The same instance, studied functions and settings reuse the checkpoint across runs and seeds.
@@ -167,24 +168,21 @@ def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
     from sebench.rollout.compact_docs import write_compact_instance
     from sebench.train import TrainConfig, run
 
-    partial = p.entry.with_name(p.entry.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    shutil.rmtree(p.entry, ignore_errors=True)  # an unfinished warm-up (no warmup.json) is redone
     data = cfg.data
     if cfg.docs == "compact":
-        data = write_compact_instance(Instance.open(cfg.data), partial / "instance")
+        data = write_compact_instance(Instance.open(cfg.data), p.entry / "instance")
     log.info("warm-up %s: Open-SFT on %d functions (%d excluded), %s docs", p.key, len(p.functions),
              len(p.excluded), cfg.docs)
     started = time.time()
     run(TrainConfig(
-        data=data, regime="open-sft", out=partial / "checkpoint", model=cfg.model, train_source="reference",
+        data=data, regime="open-sft", out=p.checkpoint, model=cfg.model, train_source="reference",
         functions=p.functions, max_examples=cfg.max_examples, epochs=cfg.epochs, lr=cfg.lr,
         batch_size=cfg.batch_size, max_length=cfg.max_length, seed=cfg.seed,
     ))
-    write_json(partial / "warmup.json", {
+    write_json(p.entry / "warmup.json", {  # written last: it marks the entry complete
         "key": p.key, "settings": cfg.key_settings(), "instance": str(cfg.data),
         "instance_manifest_sha256": file_sha256(Instance.open(cfg.data).manifest_path),
         "studied": cfg.studied_functions(), "excluded": p.excluded, "functions": p.functions,
         "seconds": round(time.time() - started, 1),
     })
-    shutil.rmtree(p.entry, ignore_errors=True)
-    partial.rename(p.entry)
