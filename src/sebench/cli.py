@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "sebench.judge.cli",  # judge, sandbox serve
     "sebench.train.cli",  # train
     "sebench.experiment",  # run
+    "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report
     "sebench.contamination",  # contamination
 )

@@ -1,0 +1,188 @@
+"""The doc-literate base model: Open-SFT on functions disjoint from the studied ones, cached.
+
+A small model does not use docs it is shown (SmolLM2-135M scores 0 open-book), so regimes that learn
+from its open-book answers have nothing to learn from. The warm-up teaches it to read docs: Open-SFT
+(`sebench train --regime open-sft`, reference solutions as answers) on the training tasks of functions
+that the study never evaluates. Its checkpoint is the study's base model: open-book it should use the
+docs of the studied functions, closed-book it has never seen them.
+
+Excluded from the warm-up: the studied functions and their relatives (a function whose doc prose, before
+See Also and Examples, names a studied one or is named by it, or that has the same summary line: the
+package keeps NumPy's aliases, such as abs and absolute, under unrelated names). A training task is kept only if all its functions remain.
+
+Cache: `CACHE_DIR/<key>/checkpoint` (an HF checkpoint with train_config.json, train_data.jsonl,
+loss.csv), `CACHE_DIR/<key>/instance` (the compact-docs copy it trained on, with --docs compact) and
+`CACHE_DIR/<key>/warmup.json`, written last: an entry without it is unfinished and is trained again. The key is the sha256 of: the instance's manifest (which
+holds the content hashes of its package, docs and tasks), the sorted warm-up functions, and every
+setting in `WarmupConfig.key_settings()` (the start model, and for a local model folder its content
+hash). The same instance, studied functions and settings reuse the checkpoint across runs and seeds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sebench.errors import SebenchError
+from sebench.files import file_sha256, tree_sha256, write_json
+from sebench.instance import Instance
+from sebench.records import ApiDoc
+from sebench.rollout.compact_docs import DOCS_FORMS
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sebench" / "warmup"
+KEY_VERSION = 1  # raise when the warm-up's data or training changes meaning, so old entries are not reused
+
+
+def _opt(default, help: str, **extra):
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass
+class WarmupConfig:
+    """The options of `sebench warmup`; each field is one flag (underscores become dashes)."""
+
+    data: Path = _opt(None, "the full instance directory (from `sebench build`); its train tasks are the warm-up's",
+                      required=True)
+    studied: str | None = _opt(None, "comma-separated public names of the studied functions (kept out of the warm-up)")
+    studied_from: Path | None = _opt(None, "a studied subset directory (`sebench run`'s RUN_DIR/data): its manifest "
+                                     "names the studied functions")
+    model: str = _opt("smollm2-135m", "model to warm up: smollm2-135m (embedded), a local HF folder, or hf:<path>")
+    docs: str = _opt("full", "docs in the warm-up prompts: full (the paper's) or compact (name, signature, summary, "
+                     "one example: for small models)", choices=DOCS_FORMS)
+    max_examples: int | None = _opt(240, "warm-up training examples at most (a seeded choice)")
+    epochs: float = _opt(1.0, "passes over the warm-up examples")
+    lr: float = _opt(2e-4, "learning rate")
+    batch_size: int = _opt(8, "examples per optimizer step")
+    max_length: int = _opt(2048, "longest prompt+answer in tokens; longer examples are left out")
+    seed: int = _opt(0, "seed of the example choice and of training")
+    cache_dir: Path = _opt(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
+
+    def __post_init__(self) -> None:
+        self.data = Path(self.data)
+        self.cache_dir = Path(self.cache_dir)
+        if self.studied_from is not None:
+            self.studied_from = Path(self.studied_from)
+
+    def studied_functions(self) -> list[str]:
+        """The studied functions' public names, from --studied or --studied-from."""
+        if self.studied:
+            return sorted({name.strip() for name in self.studied.split(",") if name.strip()})
+        if self.studied_from is not None:
+            subset = Instance.open(self.studied_from).manifest().get("subset")
+            if not subset or not subset.get("functions"):
+                raise SebenchError(f"{self.studied_from}/manifest.json: no subset.functions (not a studied subset)")
+            return sorted(subset["functions"])
+        raise SebenchError("name the studied functions: --studied a,b,c or --studied-from SUBSET_DIR")
+
+    def key_settings(self) -> dict:
+        """The settings that decide the warm-up checkpoint (all but paths and the studied list)."""
+        skip = {"data", "studied", "studied_from", "cache_dir"}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in skip}
+
+
+@dataclass(frozen=True)
+class WarmupPlan:
+    """What a warm-up trains on and where its checkpoint lives."""
+
+    key: str
+    functions: list[str]  # the warm-up functions (public names)
+    excluded: list[str]  # studied functions and their relatives
+    entry: Path  # CACHE_DIR/<key>
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.entry / "checkpoint"
+
+
+def excluded_functions(docs: list[ApiDoc], studied: list[str]) -> list[str]:
+    """The studied functions and their relatives (see the module docstring), sorted."""
+    by_name = {d.name: d for d in docs}
+    unknown = [name for name in studied if name not in by_name]
+    if unknown:
+        raise SebenchError(f"studied function(s) {', '.join(unknown)} are not in the instance's docs")
+    summaries = {_summary(by_name[name]) for name in studied}
+    excluded = set(studied)
+    for doc in docs:
+        if _summary(doc) in summaries or any(_mentions(doc, name) or _mentions(by_name[name], doc.name)
+                                             for name in studied):
+            excluded.add(doc.name)
+    return sorted(excluded)
+
+
+def _summary(doc: ApiDoc) -> str:
+    from sebench.rollout.compact_docs import compact_doc
+
+    return compact_doc(doc).doc.split("\n", 1)[0].strip()
+
+
+def _mentions(doc: ApiDoc, name: str) -> bool:
+    """Whether the doc's prose (before its See Also and Examples sections) names `name`."""
+    prose = doc.doc
+    for section in ("See Also", "Examples"):
+        prose = prose.split(section, 1)[0]
+    return doc.name != name and re.search(re.escape(name) + r"(?![\w.])", prose) is not None
+
+
+def plan(cfg: WarmupConfig) -> WarmupPlan:
+    """The warm-up functions and the cache key for `cfg` (no training)."""
+    instance = Instance.open(cfg.data)
+    docs = instance.api_docs()
+    excluded = excluded_functions(docs, cfg.studied_functions())
+    functions = sorted(d.name for d in docs if d.name not in set(excluded))
+    settings = cfg.key_settings()
+    model_path = Path(cfg.model)
+    if model_path.is_dir():
+        settings["model_sha256"] = tree_sha256(model_path)
+    blob = json.dumps({"version": KEY_VERSION, "instance": file_sha256(instance.manifest_path),
+                       "functions": functions, "settings": settings}, sort_keys=True, default=str)
+    key = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+    return WarmupPlan(key=key, functions=functions, excluded=excluded, entry=cfg.cache_dir / key)
+
+
+def warm_up(cfg: WarmupConfig) -> Path:
+    """The warm-up checkpoint for `cfg`: from the cache if there, else trained and cached; returns its path."""
+    p = plan(cfg)
+    if (p.entry / "warmup.json").is_file():
+        log.info("warm-up %s: cached at %s", p.key, p.checkpoint)
+        return p.checkpoint
+    cfg.cache_dir.mkdir(parents=True, exist_ok=True)
+    with (cfg.cache_dir / f"{p.key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process warming up the same key: wait, then reuse
+        if not (p.entry / "warmup.json").is_file():
+            _train(cfg, p)
+    return p.checkpoint
+
+
+def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
+    from sebench.rollout.compact_docs import write_compact_instance
+    from sebench.train import TrainConfig, run
+
+    shutil.rmtree(p.entry, ignore_errors=True)  # an unfinished warm-up (no warmup.json) is redone
+    data = cfg.data
+    if cfg.docs == "compact":
+        data = write_compact_instance(Instance.open(cfg.data), p.entry / "instance")
+    log.info("warm-up %s: Open-SFT on %d functions (%d excluded), %s docs", p.key, len(p.functions),
+             len(p.excluded), cfg.docs)
+    started = time.time()
+    run(TrainConfig(
+        data=data, regime="open-sft", out=p.checkpoint, model=cfg.model, train_source="reference",
+        functions=p.functions, max_examples=cfg.max_examples, epochs=cfg.epochs, lr=cfg.lr,
+        batch_size=cfg.batch_size, max_length=cfg.max_length, seed=cfg.seed,
+    ))
+    write_json(p.entry / "warmup.json", {  # written last: it marks the entry complete
+        "key": p.key, "settings": cfg.key_settings(), "instance": str(cfg.data),
+        "instance_manifest_sha256": file_sha256(Instance.open(cfg.data).manifest_path),
+        "studied": cfg.studied_functions(), "excluded": p.excluded, "functions": p.functions,
+        "seconds": round(time.time() - started, 1),
+    })

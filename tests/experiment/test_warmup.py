@@ -1,0 +1,97 @@
+"""The warm-up stage on the tiny test model: disjoint training data, the cache key, reuse without training."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from sebench.experiment.warmup import WarmupConfig, plan, warm_up
+from sebench.instance import Instance
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from sebench.models import create_tiny_model
+
+    return create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def studied_names(instance_dir, count: int = 3) -> list[str]:
+    """`count` functions that some training task uses, never the array constructor."""
+    from sebench.tasks.spec import CONSTRUCTOR
+
+    instance = Instance.open(instance_dir)
+    constructor = instance.mapping()["functions"][CONSTRUCTOR]
+    used = [f for t in instance.tasks("train") if t.kind == "single" for f in t.selected_functions]
+    return sorted(dict.fromkeys(f for f in used if f != constructor))[:count]
+
+
+def config(instance_dir, model, cache_dir, **changes) -> WarmupConfig:
+    base = WarmupConfig(data=instance_dir, studied=",".join(studied_names(instance_dir)), model=str(model),
+                        docs="compact", max_examples=8, epochs=1.0, batch_size=8, max_length=1024,
+                        cache_dir=cache_dir)
+    return dataclasses.replace(base, **changes)
+
+
+def test_warmup_trains_only_on_other_functions_and_is_reused(built_instance, tiny_model, tmp_path, monkeypatch):
+    cfg = config(built_instance, tiny_model, tmp_path / "cache")
+    studied = set(cfg.studied_functions())
+    checkpoint = warm_up(cfg)
+
+    assert checkpoint == plan(cfg).checkpoint and (checkpoint / "config.json").is_file()
+    examples = [json.loads(line) for line in (checkpoint / "train_data.jsonl").read_text().splitlines()]
+    assert len(examples) == 8
+    tasks = {t.task_id: t for t in Instance.open(built_instance).tasks("train")}
+    excluded = set(plan(cfg).excluded)
+    assert studied <= excluded
+    for example in examples:
+        used = set(tasks[example["task_id"]].selected_functions)
+        assert not used & excluded, example["task_id"]
+        prompt = " ".join(m["content"] for m in example["prompt"])
+        assert "Documentation of the" in prompt  # open-book prompts
+        assert not any(f"### {name}\n" in prompt for name in studied)
+    record = json.loads((checkpoint.parent / "warmup.json").read_text())
+    assert record["studied"] == sorted(studied) and not set(record["functions"]) & excluded
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("the cached warm-up trained again")
+
+    monkeypatch.setattr("sebench.train.run", no_training)
+    before = (checkpoint / "model.safetensors").stat().st_mtime_ns
+    assert warm_up(dataclasses.replace(cfg)) == checkpoint
+    assert (checkpoint / "model.safetensors").stat().st_mtime_ns == before
+
+
+def test_cache_key_changes_with_each_setting(built_instance, tiny_model, tmp_path):
+    cfg = config(built_instance, tiny_model, tmp_path / "cache")
+    key = plan(cfg).key
+    changed = {"docs": "full", "max_examples": 9, "epochs": 2.0, "lr": 1e-4, "batch_size": 4, "max_length": 512,
+               "seed": 1, "model": "smollm2-135m"}
+    assert set(changed) == set(cfg.key_settings())  # every setting of the key is tried here
+    for name, value in changed.items():
+        assert plan(dataclasses.replace(cfg, **{name: value})).key != key, name
+    fewer = ",".join(cfg.studied_functions()[:-1])
+    assert plan(dataclasses.replace(cfg, studied=fewer)).key != key
+    moved = plan(dataclasses.replace(cfg, cache_dir=tmp_path / "elsewhere"))
+    assert moved.key == key and moved.entry == tmp_path / "elsewhere" / key
+
+
+def test_studied_function_must_exist(built_instance, tiny_model, tmp_path):
+    from sebench.errors import SebenchError
+
+    with pytest.raises(SebenchError, match="not in the instance's docs"):
+        plan(config(built_instance, tiny_model, tmp_path, studied="nosuch.function"))
+
+
+def test_cli_plan_prints_key_and_an_error_is_one_line(built_instance, tmp_path, capsys):
+    from sebench.cli import main
+
+    names = ",".join(studied_names(built_instance))
+    assert main(["warmup", "--data", str(built_instance), "--studied", names, "--cache-dir", str(tmp_path),
+                 "--plan"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("key ") and str(tmp_path) in out
+    assert main(["warmup", "--data", str(built_instance), "--cache-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
