@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent / "tasks"))
 from released import norm_row, released_row, write_api_doc, write_jsonl  # noqa: E402
 
 from sebench.cli import main  # noqa: E402
-from sebench.contamination import ContaminationConfig, compare, plain_verdict, run  # noqa: E402
+from sebench.experiment.contamination import ContaminationConfig, compare, plain_verdict, run  # noqa: E402
 from sebench.obfuscate.names import generate_names  # noqa: E402
 from sebench.records import Verdict  # noqa: E402
 from sebench.rollout.backends.fake import FakeBackend  # noqa: E402

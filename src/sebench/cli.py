@@ -26,7 +26,7 @@ COMMAND_MODULES = (
     "sebench.experiment",  # run
     "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report
-    "sebench.contamination",  # contamination
+    "sebench.experiment.contamination",  # contamination
 )
 
 
