@@ -170,8 +170,8 @@ def _hint_name(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
-def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """Yields (line number, parsed object) for each non-blank line; a bad line names file and line."""
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yields (line number, text) for each non-blank line; a file that cannot be opened is one line."""
     path = Path(path)
     try:
         handle = path.open(encoding="utf-8")
@@ -179,12 +179,22 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
         raise SebenchError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
         for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SebenchError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if line.strip():
+                yield lineno, line
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """The reason a line is not JSON, as the file:line messages write it."""
+    return f"not valid JSON ({exc.msg} at column {exc.colno})"
+
+
+def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yields (line number, parsed object) for each non-blank line; a bad line names file and line."""
+    for lineno, line in iter_lines(path):
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SebenchError(f"{path}:{lineno}: {json_error(exc)}") from None
 
 
 def read_records(path: str | Path, cls: type[R]) -> list[R]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.records import from_dict, iter_json_lines, write_records
+from sebench.records import from_dict, iter_json_lines, iter_lines, json_error, write_records
 
 SPLIT_FILE_NAMES = {"train.jsonl": "train", "single_test.jsonl": "single_test",
                     "multiple_test.jsonl": "multiple_test"}
@@ -73,26 +73,18 @@ def _inside_instance(file: Path, top: Path) -> bool:
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict | None, BadRow | None]]:
     """(line number, row, None) for each JSON object; (line number, None, BadRow) for each bad line."""
-    try:
-        handle = Path(path).open(encoding="utf-8")
-    except OSError as exc:
-        raise SebenchError(f"{path}: cannot open ({exc.strerror})") from None
-    with handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield lineno, None, BadRow(where, f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
-                                           line.rstrip("\n"))
-                continue
-            if not isinstance(row, dict):
-                yield lineno, None, BadRow(where, f"{where}: expected a JSON object, got {type(row).__name__}",
-                                           line.rstrip("\n"))
-                continue
-            yield lineno, row, None
+    for lineno, line in iter_lines(path):
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield lineno, None, BadRow(where, f"{where}: {json_error(exc)}", line.rstrip("\n"))
+            continue
+        if not isinstance(row, dict):
+            yield lineno, None, BadRow(where, f"{where}: expected a JSON object, got {type(row).__name__}",
+                                       line.rstrip("\n"))
+            continue
+        yield lineno, row, None
 
 
 def check_api_doc(path: Path, inst: Instance) -> int:
