@@ -111,7 +111,7 @@ def open_instance(path: str | None, folder: Path):
 
     if path:
         return Instance.open(Path(path))
-    from sebench.obfuscate.build import build_instance
+    from sebench.build.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     print("building a small instance (about 30 s)")

@@ -18,7 +18,8 @@ import sys
 from sebench.errors import SebenchError
 
 COMMAND_MODULES = (
-    "sebench.obfuscate.cli",  # build, audit
+    "sebench.build.cli",  # build
+    "sebench.obfuscate.cli",  # audit
     "sebench.tasks.cli",  # tasks import|export|generate
     "sebench.rollout.cli",  # rollout
     "sebench.judge.cli",  # judge, sandbox serve

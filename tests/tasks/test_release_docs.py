@@ -9,10 +9,10 @@ import sys
 import pytest
 from released import SHARED_API_DOC, write_api_doc, write_jsonl
 
+from sebench.build.run import build_instance
 from sebench.cli import main
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.obfuscate.build import build_instance
 from sebench.obfuscate.names import generate_names
 
 

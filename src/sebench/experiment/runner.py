@@ -110,7 +110,7 @@ class Study:
         return TaskSizes(train=train, single=single, multiple=multiple)
 
     def _build(self, out: Path, sizes) -> None:
-        from sebench.obfuscate.build import build_instance
+        from sebench.build.run import build_instance
 
         build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
 

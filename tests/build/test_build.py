@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from sebench.build.run import build_instance
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.obfuscate.build import build_instance
 from sebench.records import ApiDoc, read_records
 
 OFFICIAL = Path(__file__).resolve().parents[3] / "shared/reference/official_api_doc.jsonl"
@@ -104,7 +104,7 @@ def test_mapping_from_official_builds_zwc(tmp_path):
 def test_cli_build_and_flags(tmp_path):
     import argparse
 
-    from sebench.obfuscate import cli
+    from sebench.build import cli
 
     parser = argparse.ArgumentParser()
     cli.register(parser.add_subparsers(dest="command"))
@@ -122,17 +122,17 @@ def test_cli_build_and_flags(tmp_path):
 
 
 def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
-    from sebench.obfuscate import build as build_mod
+    from sebench.obfuscate import write as write_mod
 
     build_instance(tmp_path / "clean", 8, docs=False)  # minimal docs: the audit finds nothing
     assert (tmp_path / "clean/manifest.json").is_file()
-    real = build_mod._default_api_docs
+    real = write_mod._minimal_docs
 
     def leaky(names):
         docs = real(names)
         return [docs[0].__class__(docs[0].name, docs[0].signature, docs[0].doc + "\nSame as numpy.mean.")] + docs[1:]
 
-    monkeypatch.setattr(build_mod, "_default_api_docs", leaky)
+    monkeypatch.setattr(write_mod, "_minimal_docs", leaky)
     with pytest.raises(SebenchError, match=r"(?s)leak audit found .*numpy-word"):
         build_instance(tmp_path / "leaky", 8, docs=False)
     assert not (tmp_path / "leaky").exists() and (tmp_path / "leaky.partial").is_dir()

@@ -1,0 +1,117 @@
+"""`sebench build`: writes an instance directory (docs/architecture.md, "The instance directory").
+
+Order: names -> package, docs, api_doc.jsonl, mapping.json (obfuscate.write) -> tasks (tasks.generate,
+only with task sizes) -> audit (any finding fails the build; with the release's docs, which sebench did
+not write and does not fix, the findings are only counted in a warning) -> manifest.json last.
+The instance is assembled in a sibling folder DIR.partial and moved into place only when complete, so
+an interrupted or failed build never leaves a half-written instance behind at DIR (a failed audit
+keeps DIR.partial for inspection).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from pathlib import Path
+
+import numpy
+
+import sebench
+from sebench.errors import SebenchError
+from sebench.files import write_json
+from sebench.instance import Instance
+from sebench.obfuscate.names import Names
+from sebench.obfuscate.write import (
+    DOCS_SOURCES,
+    audit_or_fail,
+    clean_caches,
+    forget_package,
+    make_names,
+    release_api_docs,
+    write_obfuscated,
+)
+from sebench.tasks.generate import TaskSizes, write_task_files
+
+log = logging.getLogger(__name__)
+
+
+def build_instance(out: Path, seed: int, package_name: str | None = None, mapping_from: Path | None = None,
+                   task_sizes: TaskSizes | None = None, *, docs: bool = True, audit: bool = True,
+                   docs_from: str = "sebench") -> Path:
+    """Builds the instance for `seed` at `out` (replacing an earlier instance there); returns `out`.
+
+    docs_from="original" takes the docs from the release's api_doc.jsonl (`mapping_from`, required).
+    docs=False keeps the minimal docstrings (signature + one line) instead of the rewritten docs, and
+    audit=False skips the leak audit: both only for tests and quick experiments.
+    """
+    if docs_from not in DOCS_SOURCES:
+        raise SebenchError(f"--docs: choose one of {', '.join(DOCS_SOURCES)}, got {docs_from!r}")
+    if docs_from == "original" and mapping_from is None:
+        raise SebenchError("--docs original takes the docs from the release's api_doc.jsonl: give it with --mapping-from")
+    out = Path(out).absolute()
+    _check_target(out)
+    names = make_names(seed, package_name, mapping_from)
+    released_docs = release_api_docs(Path(mapping_from), names) if docs_from == "original" else None
+    work = out.with_name(out.name + ".partial")
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    inst = Instance(work)
+
+    log.info("build: seed %d", seed)
+    counts = {"functions": len(names.functions),
+              "api_docs": write_obfuscated(inst, names, docs=docs, released_docs=released_docs)}
+    if task_sizes is not None:
+        counts.update(write_task_files(inst, seed, task_sizes))
+        forget_package(names.package)
+    clean_caches(inst.package_dir)
+    if audit:
+        audit_or_fail(work, names, strict=docs_from == "sebench")
+    _write_manifest(inst, names, seed, counts, docs_from)
+    _replace(work, out)
+    log.info("build: wrote %s", out)
+    return out
+
+
+def _check_target(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
+        raise SebenchError(f"{out}: exists and is not an instance directory; choose an empty or new folder")
+
+
+def file_hashes(root: Path) -> dict[str, str]:
+    """sha256 of every file under root except manifest.json, by POSIX relative path (sorted)."""
+    out = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if rel != "manifest.json":
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def _write_manifest(inst: Instance, names: Names, seed: int, counts: dict, docs_from: str) -> None:
+    write_json(inst.manifest_path, {
+        "package": names.package,
+        "linalg": names.linalg,
+        "array_type": names.array_type,
+        "constructor": names.constructor,
+        "seed": seed,
+        "docs": docs_from,
+        "numpy_version": numpy.__version__,
+        "sebench_version": sebench.__version__,
+        "counts": counts,
+        "hashes": file_hashes(inst.root),
+    }, indent=2)
+
+
+def _replace(work: Path, out: Path) -> None:
+    if out.exists():
+        old = out.with_name(out.name + ".old")
+        if old.exists():
+            shutil.rmtree(old)
+        out.rename(old)
+        work.rename(out)
+        shutil.rmtree(old)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        work.rename(out)
