@@ -104,8 +104,7 @@ def generate_tasks(instance: Instance, backend, functions: list[str], n: int, se
                    samples: int = 2, min_cases: int = MIN_CASES) -> list[Task]:
     """Up to n verified tasks over `functions` (public names); see the module docstring."""
     from sebench.judge.extract import extract_code
-    from sebench.judge.sandbox import Sandbox
-    from sebench.judge.static import Rules, check_code
+    from sebench.judge.outputs import program_outputs
     from sebench.rollout.backends import GenerationRequest
 
     mapping = instance.mapping()
@@ -133,15 +132,13 @@ def generate_tasks(instance: Instance, backend, functions: list[str], n: int, se
                                n=samples, temperature=0.8, max_tokens=1200, seed=seed + 1000 + i)
              for i, p in enumerate(proposals)]
     answers = backend.generate(solve)
-    rules = Rules.from_mapping(mapping)
     tasks = []
-    with Sandbox(instance.package_dir, pkg, workers=2) as sandbox:
-        for p, completions in zip(proposals, answers):
-            programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
-            programs = [c if check_code(c, p.entry_point, rules).verdict is None else "" for c in programs]
-            task = _vote(p, programs, sandbox, samples, min_cases, known)
-            if task is not None:
-                tasks.append(task)
+    for p, completions in zip(proposals, answers):
+        programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
+        outputs = program_outputs(instance, programs, p.entry_point, p.inputs)
+        task = _vote(p, programs, outputs, samples, min_cases, known)
+        if task is not None:
+            tasks.append(task)
     log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(tasks), len(proposals), samples)
     return [_numbered(t, i, seed) for i, t in enumerate(tasks)]
 
@@ -161,14 +158,12 @@ def _leak_checker(mapping: dict):
     return leaks
 
 
-def _vote(p: Proposal, programs: list[str], sandbox, samples: int, min_cases: int, known: set) -> Task | None:
-    runs = [sandbox.run(code, p.entry_point, p.inputs) if code else None for code in programs]
-    outputs = []  # per program: list of encoded values (None for a failed case), or None
-    for run in runs:
-        if run is None or run.status != "ok":
-            outputs.append(None)
-            continue
-        outputs.append([plain.encode(c.value) if c.ok else None for c in run.cases])
+def _vote(p: Proposal, programs: list[str], results: list[list | None], samples: int, min_cases: int,
+          known: set) -> Task | None:
+    """The task when `samples` programs agree on every usable input (results: from program_outputs)."""
+    # per program: the encoded value on each input (None where it failed), or None
+    outputs = [None if cases is None else [plain.encode(c.value) if c.ok else None for c in cases]
+               for cases in results]
     usable = [i for i in range(len(p.inputs)) if any(o is not None and o[i] is not None for o in outputs)]
     if len(usable) < min_cases:
         return None
