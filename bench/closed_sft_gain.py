@@ -65,7 +65,8 @@ def main() -> None:
     from sebench.experiment.select import write_subset
     from sebench.instance import Instance
     from sebench.tasks.generate import TaskSizes
-    from sebench.train import TrainConfig, run
+    from sebench.train.config import TrainConfig
+    from sebench.train.run import run
 
     timings, out = {}, args.out
     started = time.time()

@@ -24,7 +24,7 @@ COMMAND_MODULES = (
     "sebench.rollout.cli",  # rollout
     "sebench.judge.cli",  # judge, sandbox serve
     "sebench.train.cli",  # train
-    "sebench.experiment",  # run
+    "sebench.experiment.cli",  # run
     "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report
     "sebench.experiment.contamination",  # contamination

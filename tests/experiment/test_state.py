@@ -71,7 +71,7 @@ def test_presets_and_overrides():
 
 
 def test_training_a_served_model_needs_weights(tmp_path):
-    from sebench.experiment.runner import Study
+    from sebench.experiment.run import Study
 
     cfg = resolve("quick", {"model": "openai:m@http://127.0.0.1:9/v1"})
     with pytest.raises(SebenchError, match="pass --train-model hf:<the same model>"):

@@ -58,7 +58,7 @@ def test_warmup_trains_only_on_other_functions_and_is_reused(built_instance, tin
     def no_training(*args, **kwargs):
         raise AssertionError("the cached warm-up trained again")
 
-    monkeypatch.setattr("sebench.train.run", no_training)
+    monkeypatch.setattr("sebench.train.run.run", no_training)
     before = (checkpoint / "model.safetensors").stat().st_mtime_ns
     assert warm_up(dataclasses.replace(cfg)) == checkpoint
     assert (checkpoint / "model.safetensors").stat().st_mtime_ns == before

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from sebench.records import Rollout, Verdict, write_records
-from sebench.train import TrainConfig, run
+from sebench.train.config import TrainConfig
+from sebench.train.run import run
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")

@@ -14,7 +14,8 @@ import pytest
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, Verdict, read_records
-from sebench.train import TrainConfig, run
+from sebench.train.config import TrainConfig
+from sebench.train.run import run
 
 pytest.importorskip("trl")
 

@@ -166,7 +166,8 @@ def warm_up(cfg: WarmupConfig) -> Path:
 
 def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
     from sebench.rollout.compact_docs import write_compact_instance
-    from sebench.train import TrainConfig, run
+    from sebench.train.config import TrainConfig
+    from sebench.train.run import run
 
     shutil.rmtree(p.entry, ignore_errors=True)  # an unfinished warm-up (no warmup.json) is redone
     data = cfg.data

@@ -48,7 +48,7 @@ def _parser_type(hint):
 
 
 def _main(args: argparse.Namespace) -> int:
-    from sebench.train.runner import run
+    from sebench.train.run import run
 
     names = {f.name for f in dataclasses.fields(TrainConfig)}
     values = {k: v for k, v in vars(args).items() if k in names and v is not None}

@@ -232,7 +232,8 @@ class Study:
 
     def _train(self, regime: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
         from sebench.memory import release_memory
-        from sebench.train import TrainConfig, run
+        from sebench.train.config import TrainConfig
+        from sebench.train.run import run
 
         cfg = self.cfg
         settings = dict(
