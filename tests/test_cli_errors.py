@@ -67,6 +67,12 @@ def test_judge_values_out_of_range_are_refused(inst, tmp_path, flag, value):
     assert rc == 2 and flag in error_line(err)
 
 
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_sandbox_serve_refuses_a_port_that_cannot_be_one(inst, port):
+    rc, err = cli("sandbox", "serve", "--data", inst, "--port", port)
+    assert rc == 2 and "--port" in error_line(err)
+
+
 def test_range_checks_apply_to_configs_made_in_code(inst, tmp_path):
     from sebench.errors import SebenchError
     from sebench.rollout.run import RolloutConfig, run

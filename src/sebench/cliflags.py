@@ -73,6 +73,11 @@ def _ranged(base: type, metadata: dict) -> Callable[[str], Any]:
     return parse
 
 
+def port_number(text: str) -> int:
+    """A TCP port from a flag: 0 (any free port) to 65535."""
+    return _ranged(int, {"minimum": 0, "maximum": 65535})(text)
+
+
 def check_ranges(config: Any) -> None:
     """Refuses a config (a dataclass built from these flags, or in code) with a value out of its bounds."""
     for f in dataclasses.fields(config):

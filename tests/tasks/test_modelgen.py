@@ -131,3 +131,13 @@ def test_parse_proposal_rejects_bad_answers():
     assert parse_proposal('```json\n{"query": "q", "function_name": "f(x)", "test_inputs": ["x=1"], "solution": "s"}\n```') is None
     good = parse_proposal('{"query": "q", "function_name": "def f(x):", "test_inputs": ["x=1", "x=1", "x=2"], "solution": "```python\\nimport a\\n```"}')
     assert good.entry_point == "f" and good.inputs == ["x=1", "x=2"] and good.solution == "import a\n"
+
+
+def test_cli_takes_the_server_from_base_url(built_instance, fake_server, tmp_path):
+    spec, mapping = fake_server
+    model, url = spec.split("@")
+    out = tmp_path / "gen.jsonl"
+    code = main(["tasks", "generate", "--data", str(built_instance), "--model", model, "--base-url", url,
+                 "--functions", mapping["functions"]["numpy.mean"], "--n", "3", "--out", str(out)])
+    assert code == 0
+    assert len(read_records(out, Task)) == 1

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sebench.cliflags import add_config_flags
+from sebench.cliflags import add_config_flags, port_number
 
 
 def register(subparsers) -> None:
@@ -56,7 +56,7 @@ def _register_sandbox(subparsers) -> None:
     )
     serve.add_argument("--data", type=Path, required=True, help="the instance directory")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8111, help="port (default: 8111)")
+    serve.add_argument("--port", type=port_number, default=8111, help="port (default: 8111)")
     serve.add_argument("--workers", type=int, default=None, help="programs at once (default: the number of CPUs)")
     serve.add_argument("--timeout", type=float, default=3.0, help="default seconds per program (default: 3.0)")
     serve.add_argument("--max-timeout", type=float, default=10.0,

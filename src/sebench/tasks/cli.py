@@ -40,6 +40,8 @@ def register(subparsers) -> None:
     p.add_argument("--samples", type=_positive, default=2,
                    help="independent solutions that must agree on every output (default 2)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--base-url", help="server URL(s), comma-separated, for an openai:<model> spec given without "
+                   "@URL (default: $OPENAI_BASE_URL)")
     p.add_argument("--out", type=Path, required=True, help="jsonl file for the kept tasks")
     p.set_defaults(func=_generate)
 
@@ -89,12 +91,12 @@ def _generate(args: argparse.Namespace) -> int:
 
     # every check on --out comes before the model's work, which a refused write would lose
     instance = Instance.open(args.data)
-    check_model_spec(RolloutConfig(data=args.data, out=args.out, model=args.model))
+    check_model_spec(RolloutConfig(data=args.data, out=args.out, model=args.model, base_url=args.base_url))
     check_file_target(args.out)
     refuse_same_file(args.out, [("--data", p) for p in instance.files()])
     check_own_output(args.out, lambda obj: isinstance(obj, dict) and {"task_id", "query"} <= obj.keys(), "tasks")
     with OutputLock(args.out):
         kept = run_generate(args.data, args.model, [f.strip() for f in args.functions.split(",") if f.strip()],
-                            args.n, args.out, seed=args.seed, samples=args.samples)
+                            args.n, args.out, seed=args.seed, samples=args.samples, base_url=args.base_url)
     print(f"{kept} tasks kept -> {args.out}")
     return 0

@@ -204,12 +204,12 @@ def _numbered(task: Task, i: int, seed: int) -> Task:
 
 
 def run_generate(data: Path, model: str, functions: list[str], n: int, out: Path, seed: int = 0,
-                 samples: int = 2) -> int:
+                 samples: int = 2, base_url: str | None = None) -> int:
     """`sebench tasks generate`: writes the kept tasks to `out` (jsonl); returns how many."""
     from sebench.rollout.backends import get_backend
 
     instance = Instance.open(data)
-    with get_backend(model) as backend:
+    with get_backend(model, base_url=base_url) as backend:
         tasks = generate_tasks(instance, backend, functions, n, seed=seed, samples=samples)
     write_records(out, tasks)
     return len(tasks)
