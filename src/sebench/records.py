@@ -100,6 +100,8 @@ class Verdict:
     model: str = ""  # the rollout's model spec, "" when unknown
     split: str = ""  # the task's split (one of SPLITS), "unknown" for tasks made from the rollout itself
     kind: str = ""  # the task's kind: "single" | "multiple"
+    protocol: str = ""  # the protocol that judged it (sebench.protocols); "" in files from before protocols
+    outcome: str = ""  # under protocol "original": its outcome (right, result_error, numpy, exe_error, without_zwc)
 
     @staticmethod
     def upgrade(data: dict) -> dict:

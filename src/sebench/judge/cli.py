@@ -64,6 +64,9 @@ def _register_sandbox(subparsers) -> None:
     serve.add_argument("--read-timeout", type=float, default=30.0,
                        help="seconds a client has to send a whole request (default: 30.0)")
     serve.add_argument("--no-bwrap", action="store_true", help="do not use bubblewrap (fallback layers only)")
+    serve.add_argument("--protocol", choices=("sebench", "original"), default="sebench",
+                       help="original: programs see the package as the original benchmark's did (its printing, "
+                            "its 3 s limit and timeout answer) and /judge uses its rules (default: sebench)")
     serve.set_defaults(func=_serve)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
@@ -72,5 +75,5 @@ def _serve(args: argparse.Namespace) -> int:
     from sebench.judge.server import serve
 
     serve(args.data, args.host, args.port, args.workers, args.timeout, False if args.no_bwrap else None,
-          max_timeout_s=args.max_timeout, read_timeout_s=args.read_timeout)
+          max_timeout_s=args.max_timeout, read_timeout_s=args.read_timeout, protocol=args.protocol)
     return 0

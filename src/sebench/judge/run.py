@@ -25,6 +25,9 @@ from sebench.instance import Instance
 from sebench.judge.extract import extract_code
 from sebench.judge.summary import summarize
 from sebench.outputs import OutputLock, check_file_target, check_own_output, refuse_same_file, write_text_atomic
+from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
+from sebench.protocols import PROTOCOLS
+from sebench.protocols import get as get_protocol
 from sebench.records import Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
 
 log = logging.getLogger(__name__)
@@ -53,6 +56,9 @@ class JudgeConfig:
                                     multiple=True, metavar="URL")
     no_bwrap: bool = _opt(False, "do not use bubblewrap even if installed (fallback layers only)")
     memory_mb: int = _opt(1024, "address-space limit per program, in MiB", minimum=16)
+    protocol: str = _opt(DEFAULT_PROTOCOL, "sebench: sebench's rules (test cases run one by one, strict package "
+                         "checks); original: the original benchmark's judge, exactly (docs/protocols.md)",
+                         choices=tuple(PROTOCOLS))
     progress: bool = _opt(True, "show a progress bar", cli=False)
 
 
@@ -81,9 +87,11 @@ def read_rollouts(path: Path) -> list[Rollout | dict]:
 
 def judge_records(instance: Instance | Path, rollouts: list, workers: int | None = None, *,
                   sandbox_urls: list[str] | None = None, timeout_s: float = 3.0, bwrap: bool | None = None,
-                  memory_mb: int = 1024, progress: bool = False) -> list[Verdict]:
-    """One verdict per rollout (Rollout records or original-format dicts), in input order."""
+                  memory_mb: int = 1024, progress: bool = False, protocol: str = DEFAULT_PROTOCOL) -> list[Verdict]:
+    """One verdict per rollout (Rollout records or original-format dicts), in input order, judged under
+    `protocol`'s rules (sebench.protocols)."""
     from sebench.judge.core import Judge, _verdict
+    from sebench.judge.original import OriginalJudge
 
     instance = instance if isinstance(instance, Instance) else Instance.open(instance)
     tasks = instance.all_tasks()
@@ -108,14 +116,21 @@ def judge_records(instance: Instance | Path, rollouts: list, workers: int | None
         if task is None:
             stub = Task(str(getattr(r, "task_id", "") or f"unmatched-{i}"), "unknown", "unknown", "", "", "", "",
                         [], "", [])
-            verdicts[i] = _with(_verdict(stub, idx, "judge_error", 0, message=missing), extra)
+            verdicts[i] = _with(_verdict(stub, idx, "judge_error", 0, message=missing), {**extra, "protocol": protocol})
             continue
         if not isinstance(r, Rollout):
             seen[task.task_id] = idx + 1
         items.append((task, response, idx))
         slots.append((i, extra))
-    with Judge(instance, workers=workers, sandbox_urls=sandbox_urls, timeout_s=timeout_s, bwrap=bwrap,
-               memory_mb=memory_mb) as judge, _bar(progress, len(rollouts)) as bar:
+    if get_protocol(protocol).judge == "original":
+        if sandbox_urls:
+            raise SebenchError("--protocol original judges with a local sandbox; leave out --sandbox-url")
+        judge = OriginalJudge(instance, workers, timeout_s=timeout_s, bwrap=bwrap, memory_mb=memory_mb)
+    else:
+        judge = Judge(instance, workers=workers, sandbox_urls=sandbox_urls, timeout_s=timeout_s, bwrap=bwrap,
+                      memory_mb=memory_mb)
+    slots = [(i, {**extra, "protocol": protocol}) for i, extra in slots]
+    with judge, _bar(progress, len(rollouts)) as bar:
         bar.update(len(rollouts) - len(items))
         for start in range(0, len(items), CHUNK):
             chunk = judge.judge_many(items[start:start + CHUNK])
@@ -220,7 +235,7 @@ def run_with_summary(cfg: JudgeConfig) -> tuple[Path, dict]:
             raise SebenchError(f"{cfg.rollouts}: no rollouts to judge")
         verdicts = judge_records(instance, rollouts, cfg.workers, sandbox_urls=cfg.sandbox_url or None,
                                  timeout_s=cfg.timeout, bwrap=False if cfg.no_bwrap else None,
-                                 memory_mb=cfg.memory_mb, progress=cfg.progress)
+                                 memory_mb=cfg.memory_mb, progress=cfg.progress, protocol=cfg.protocol)
         write_records(out, verdicts)
         summary = summarize(verdicts)
         if summary_path:

@@ -215,7 +215,7 @@ class Sandbox:
 
     def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,
                  memory_mb: int = 1024, max_stdout: int = 64 * 1024, max_result: int = 16 * 1024 * 1024,
-                 start_timeout_s: float = 60.0):
+                 start_timeout_s: float = 60.0, semantics: str = "sebench"):
         if sys.platform != "linux":
             raise SebenchError(f"the sandbox needs Linux (namespaces, seccomp, pidfd); this is {sys.platform}: "
                                "run `sebench sandbox serve` on a Linux machine and judge with --sandbox-url")
@@ -229,6 +229,7 @@ class Sandbox:
         self.max_stdout = max_stdout
         self.max_result = max_result
         self.start_timeout_s = start_timeout_s
+        self.semantics = semantics  # "original": the package behaves as the original benchmark's (runtime.py)
         self._slots = threading.BoundedSemaphore(self.workers)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -301,6 +302,7 @@ class Sandbox:
         cfg = {
             "ctl_fd": child_end.fileno(), "package": self.package_name,
             "paths": [str(self.package_dir)] + sites, "drop_uid": os.getuid() == 0, "seccomp": seccomp,
+            "semantics": self.semantics,
         }
         env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",

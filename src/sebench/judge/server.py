@@ -88,6 +88,7 @@ class SandboxServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], limits: ServerLimits):
         self.limits = limits
         self.judge = None
+        self.original = False  # protocol "original" (see serve)
         self.tasks: dict[str, Task] = {}
         self.watch: ConnectionWatch | None = None
         self._connections = 0
@@ -314,6 +315,8 @@ def _run(handler: _Handler, body: dict) -> dict:
     if not isinstance(code, str):
         raise _HttpError(400, "'code' must be a string")
     result = handler.run_program(code, handler.server.limits.program_time(body.get("timeout")))
+    if result.status == "timeout" and handler.server.original:
+        return {"stdout": "", "stderr": "TLE"}  # the original server's answer to a program out of time
     stderr = result.stderr
     if result.status != "ok" and not stderr:
         stderr = result.error or result.status
@@ -370,18 +373,28 @@ ROUTES: dict[str, Callable[[_Handler, dict], dict]] = {"/run": _run, "/judge": _
 
 def serve(data: Path, host: str = "127.0.0.1", port: int = 8111, workers: int | None = None,
           timeout_s: float = 3.0, bwrap: bool | None = None, ready=None, *, max_timeout_s: float = 10.0,
-          read_timeout_s: float = 30.0, max_body: int = ServerLimits.max_body) -> None:
-    """Serves until interrupted. `ready(server)` is called once listening (tests use it to learn the port)."""
-    from sebench.judge.core import Judge
+          read_timeout_s: float = 30.0, max_body: int = ServerLimits.max_body, protocol: str = "sebench") -> None:
+    """Serves until interrupted. `ready(server)` is called once listening (tests use it to learn the port).
 
+    protocol "original": programs see the package as the original benchmark's (its printing included),
+    /judge uses the original's rules, and a program stopped at its time limit answers as the original's
+    server did: no output, stderr "TLE"."""
+    from sebench.judge.core import Judge
+    from sebench.judge.original import OriginalJudge
+    from sebench.protocols import get as get_protocol
+
+    original = get_protocol(protocol).judge == "original"
     limits = ServerLimits(timeout_s, max_timeout_s, read_timeout_s, max_body)
     server = _listen(host, port, limits)
+    server.original = original
     try:
-        with Judge(data, workers=workers, timeout_s=timeout_s, bwrap=bwrap) as judge:
+        judge_class = OriginalJudge if original else Judge
+        with judge_class(data, workers=workers, timeout_s=timeout_s, bwrap=bwrap) as judge:
             judge.sandbox  # start the zygote before accepting requests
             server.attach(judge)
-            log.info("sandbox server on http://%s:%d (package %s, %d workers, programs at most %g s)", host,
-                     server.server_address[1], judge.rules.package, judge.workers, limits.max_timeout_s)
+            log.info("sandbox server on http://%s:%d (package %s, %d workers, programs at most %g s, protocol %s)",
+                     host, server.server_address[1], judge.package_identity()["package"], judge.workers,
+                     limits.max_timeout_s, protocol)
             if ready:
                 ready(server)
             try:

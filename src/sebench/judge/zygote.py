@@ -521,6 +521,7 @@ class Zygote:
 
     def warm_up(self):
         sys.path[:0] = self.cfg["paths"]
+        os.environ["SEBENCH_PACKAGE_SEMANTICS"] = self.cfg.get("semantics", "sebench")  # read at import
         pkg = __import__(self.cfg["package"])
         plain = getattr(pkg, "_plain", None)
         import pkgutil

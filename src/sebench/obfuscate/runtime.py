@@ -9,6 +9,12 @@ What crosses the public surface is converted: arrays become instances of the pac
 library scalars become Python scalars, tuples and named results are rebuilt from package values,
 callables are wrapped in both directions, and the library's exceptions are re-raised as the
 package's own (or builtin) classes with cleaned messages.
+
+With SEBENCH_PACKAGE_SEMANTICS=original in the environment when the package is imported (the sandbox
+sets it for the original benchmark's protocol), the package behaves as the original benchmark's package
+did: arrays print their repr as `TypeName([...])`, functions return the library's scalars as they are,
+the linear-algebra submodule returns the library's own results unconverted, and arrays also offer `.T`
+and their real dtype.
 """
 
 import binascii as _binascii
@@ -80,6 +86,7 @@ def _resolve(target):
 def _setup_root(modname, cfg):
     _S["cfg"] = cfg
     _S["pkg"] = modname
+    _S["original"] = _os.environ.get("SEBENCH_PACKAGE_SEMANTICS") == "original"
     _S["tname"] = cfg["T"]
     lib = _importlib.import_module(cfg["M"]["lb"])
     _S["lib"] = lib
@@ -347,7 +354,7 @@ def _mkfunc(target, pub, modname, doc):
                 o = kwargs["out"]
                 if isinstance(o, _S["cls"]) and _S["get"](o) is r:
                     return o
-            return _wrapval(r)
+            return _original_result(r, modname != _S["pkg"]) if _S["original"] else _wrapval(r)
         raise err
 
     _function.__name__ = pub
@@ -355,6 +362,21 @@ def _mkfunc(target, pub, modname, doc):
     _function.__module__ = modname
     _function.__doc__ = doc
     return _function
+
+
+def _original_result(v, raw):
+    """A function result as the original package gave it: the linear-algebra submodule's as it is (raw),
+    else arrays wrapped (also inside lists, tuples and dict values) and everything else untouched."""
+    nd = _S["nd"]
+    if raw:
+        return v
+    if isinstance(v, nd):
+        return _wrap(v)
+    if isinstance(v, (list, tuple)) and any(isinstance(x, nd) for x in v):
+        return type(v)(_original_result(x, False) for x in v)
+    if isinstance(v, dict):
+        return {k: _original_result(x, False) for k, x in v.items()}
+    return v
 
 
 def _repr_fn(target):
@@ -521,6 +543,8 @@ def _make_type(modname, cfg):
         raise AttributeError(hint)
 
     def _repr(self):
+        if _S["original"]:
+            return f"{tname}({_S['get'](self).tolist()!r})"
         return _S["lib_repr"](_S["get"](self).view(_S["repr_cls"]))
 
     def _str(self):
@@ -567,6 +591,9 @@ def _make_type(modname, cfg):
     def _lib_protocol(self, *args, **kwargs):
         return _S["asarr"](_S["get"](self), *args, **kwargs)
 
+    def _original_protocol(self):  # the original package's takes no dtype: the library fails where it asks for one
+        return _S["get"](self)
+
     ns = {
         "__slots__": (slot,),
         "__module__": modname,
@@ -600,9 +627,11 @@ def _make_type(modname, cfg):
     for name, op in _UNARY.items():
         ns[name] = _unary(op)
     cls = type(tname, (), ns)
-    setattr(cls, cfg["M"]["proto"], _lib_protocol)
+    setattr(cls, cfg["M"]["proto"], _original_protocol if _S["original"] else _lib_protocol)
     for i, name in enumerate(attrs):
-        setattr(cls, name, property(_attr_getter(name, i == 3), doc=f"the array's {name}"))
+        setattr(cls, name, property(_attr_getter(name, i == 3 and not _S["original"]), doc=f"the array's {name}"))
+    if _S["original"]:
+        cls.T = property(lambda self: _S["get"](self).T, doc="the transposed array (the library's own)")
     desc = cls.__dict__[slot]
     _S["get"] = desc.__get__
     _S["set"] = desc.__set__
