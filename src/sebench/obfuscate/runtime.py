@@ -372,7 +372,7 @@ def _original_result(v, raw):
         return v
     if isinstance(v, nd):
         return _wrap(v)
-    if isinstance(v, (list, tuple)) and any(isinstance(x, nd) for x in v):
+    if isinstance(v, (list, tuple)) and [x for x in v if isinstance(x, nd)]:
         return type(v)(_original_result(x, False) for x in v)
     if isinstance(v, dict):
         return {k: _original_result(x, False) for k, x in v.items()}
