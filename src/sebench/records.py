@@ -79,6 +79,7 @@ class Rollout:
     seconds: float = 0.0
     error: str | None = None  # why generation failed (finish_reason "error"), else None
     searches: list = field(default_factory=list)  # retrieval mode: the model's search queries, in order
+    protocol: str = ""  # the protocol whose prompts asked it (sebench.protocols); "" in older files
 
     @staticmethod
     def upgrade(data: dict) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -29,8 +29,12 @@ from sebench.outputs import (
     refuse_same_file,
     settings_differences,
 )
+from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
+from sebench.protocols import PROTOCOLS
+from sebench.protocols import get as get_protocol
 from sebench.records import MODES, SPLITS, RecordAppender, Rollout, Task, from_dict, iter_json_lines
 from sebench.rollout.backends import Backend, Completion, GenerationRequest, get_backend, resolve_spec
+from sebench.rollout.original_prompts import OriginalPromptBuilder, OriginalTemplates
 from sebench.rollout.prompts import PromptBuilder
 
 log = logging.getLogger(__name__)
@@ -49,10 +53,19 @@ class RolloutConfig:
     split: str = _opt("single_test", "which tasks", choices=SPLITS)
     mode: str = _opt("closed", "what help the prompt gives", choices=MODES)
     model: str = _opt(EMBEDDED_DEFAULT, "openai:<model>@<url>[,<url>...] | hf:<path or hub id> | smollm2-135m | fake:...")
-    n: int = _opt(1, "samples per task", minimum=1)
-    temperature: float = _opt(0.0, "sampling temperature (0 = greedy)", minimum=0.0)
+    protocol: str = _opt(DEFAULT_PROTOCOL, "sebench: sebench's prompts; original: the original benchmark's prompts "
+                         "(read from --original-repo) and its decoding defaults (docs/protocols.md)",
+                         choices=tuple(PROTOCOLS))
+    original_repo: Path | None = _opt(None, "your copy of the original SE-Bench repository (--protocol original "
+                                      "reads its prompt templates and api_doc.jsonl there)")
+    n: int | None = _opt(None, "samples per task (default: 1; --protocol original: 5)", minimum=1)
+    temperature: float | None = _opt(None, "sampling temperature, 0 = greedy (default: 0; --protocol original: "
+                                     "0.6)", minimum=0.0)
     top_p: float = _opt(1.0, "nucleus sampling threshold", above=0.0, maximum=1.0)
-    max_tokens: int = _opt(512, "the most tokens per answer (per turn in retrieval mode)", minimum=1)
+    max_tokens: int | None = _opt(None, "the most tokens per answer, per turn in retrieval mode (default: 512; "
+                                  "--protocol original: 8192)", minimum=1)
+    thinking: str | None = _opt(None, "on | off: the chat template's enable_thinking, where it has one (default: "
+                                "the template's own; --protocol original: on)", choices=("on", "off"))
     concurrency: int = _opt(16, "requests in flight at once (openai backend)", minimum=1)
     limit: int | None = _opt(None, "only the first N tasks, for a quick look", minimum=1)
     seed: int | None = _opt(0, "sampling seed (per task: seed + task index)")
@@ -70,8 +83,23 @@ class RolloutConfig:
     progress: bool = _opt(True, "show a progress bar", cli=False)
 
 
+SEBENCH_DECODING = {"n": 1, "temperature": 0.0, "max_tokens": 512}
+
+
+def with_decoding_defaults(cfg: RolloutConfig) -> RolloutConfig:
+    """`cfg` with the decoding settings it leaves open taken from its protocol (sebench.protocols)."""
+    protocol = get_protocol(cfg.protocol)
+    defaults = {"n": protocol.samples, "temperature": protocol.temperature, "max_tokens": protocol.max_tokens}
+    values = {name: getattr(cfg, name) if getattr(cfg, name) is not None else
+              (defaults[name] if defaults[name] is not None else SEBENCH_DECODING[name]) for name in defaults}
+    if cfg.thinking is None and protocol.thinking is not None:
+        values["thinking"] = "on" if protocol.thinking else "off"
+    return replace(cfg, **values)
+
+
 def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
     """Writes the missing rollouts of `cfg` to cfg.out and returns it; `backend` reuses a loaded model."""
+    cfg = with_decoding_defaults(cfg)
     check_ranges(cfg)
     instance = Instance.open(cfg.data)
     if backend is None:
@@ -103,15 +131,8 @@ def _write_missing(cfg: RolloutConfig, backend: Backend | None, instance: Instan
     own_backend = backend is None
     backend = backend or get_backend(cfg.model, **backend_options(cfg))
     try:
-        builder = PromptBuilder(
-            instance,
-            cfg.mode,
-            context_tokens=cfg.context_tokens or backend.context_tokens,
-            count_tokens=backend.count_tokens,
-            answer_tokens=cfg.max_tokens,
-            max_searches=cfg.max_searches,
-        )
-        if cfg.mode == "full-doc" and builder.context_tokens is None:
+        builder = prompt_builder(cfg, instance, backend)
+        if cfg.mode == "full-doc" and getattr(builder, "context_tokens", 0) is None:
             log.warning("the model's context length is unknown, so the full docs are not cut; pass --context-tokens")
         with RecordAppender(out) as appender, _progress(cfg, total, total - sum(len(s) for _, _, s in todo)) as bar:
             finishes: Counter = Counter()
@@ -123,6 +144,15 @@ def _write_missing(cfg: RolloutConfig, backend: Backend | None, instance: Instan
     finally:
         if own_backend:
             backend.close()
+
+
+def prompt_builder(cfg: RolloutConfig, instance: Instance, backend: Backend):
+    """The prompts of cfg's protocol: sebench's (PromptBuilder) or the original's (OriginalPromptBuilder)."""
+    if get_protocol(cfg.protocol).prompts == "original":
+        return OriginalPromptBuilder(instance, cfg.mode, OriginalTemplates.read(cfg.original_repo))
+    return PromptBuilder(instance, cfg.mode, context_tokens=cfg.context_tokens or backend.context_tokens,
+                         count_tokens=backend.count_tokens, answer_tokens=cfg.max_tokens,
+                         max_searches=cfg.max_searches)
 
 
 def check_model_spec(cfg: RolloutConfig) -> None:
@@ -185,6 +215,8 @@ def generation_settings(cfg: RolloutConfig) -> dict:
     """The settings that shape each sample, kept in every record so that a resumed run cannot mix them."""
     settings = {"split": cfg.split, "temperature": cfg.temperature, "top_p": cfg.top_p,
                 "max_tokens": cfg.max_tokens, "seed": cfg.seed}
+    if cfg.protocol != DEFAULT_PROTOCOL or cfg.thinking is not None:
+        settings.update(protocol=cfg.protocol, thinking=cfg.thinking)
     if cfg.mode == "full-doc":
         settings["context_tokens"] = cfg.context_tokens
     if cfg.mode == "retrieval":
@@ -236,6 +268,7 @@ def _request(cfg: RolloutConfig, messages: list[dict], n: int, task_index: int) 
         top_p=cfg.top_p,
         max_tokens=cfg.max_tokens,
         seed=None if cfg.seed is None else cfg.seed + task_index,
+        thinking=None if cfg.thinking is None else cfg.thinking == "on",
     )
 
 
@@ -255,6 +288,7 @@ def make_record(cfg: RolloutConfig, task: Task, sample_idx: int, messages: list[
         seconds=round(completion.seconds, 4),
         error=completion.error or None,
         searches=list(searches or []),
+        protocol=cfg.protocol,
     )
 
 

@@ -31,6 +31,7 @@ class GenerationRequest:
     max_tokens: int = 512
     seed: int | None = None
     stop: list[str] | None = None
+    thinking: bool | None = None  # the chat template's enable_thinking; None: the template's default
 
 
 @dataclass(frozen=True)

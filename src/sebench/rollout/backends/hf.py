@@ -64,8 +64,10 @@ class HFBackend(Backend):
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    def prompt_ids(self, messages: list[dict]) -> list[int]:
-        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    def prompt_ids(self, messages: list[dict], thinking: bool | None = None) -> list[int]:
+        """The chat template applied to `messages`; `thinking` is its enable_thinking (None: its default)."""
+        extra = {} if thinking is None else {"enable_thinking": thinking}
+        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **extra)
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     # ---- generation ----
@@ -76,7 +78,7 @@ class HFBackend(Backend):
             set_threads(self.threads)  # other processes may have taken or freed cores since the last call
         rows = []  # (request index, prompt ids, request); greedy n > 1 generates one row
         for index, request in enumerate(requests):
-            ids = self._fit(self.prompt_ids(request.messages), request.max_tokens)
+            ids = self._fit(self.prompt_ids(request.messages, request.thinking), request.max_tokens)
             copies = 1 if request.temperature <= 0 else request.n
             rows += [(index, ids, request)] * copies
         outputs: list[list[Completion]] = [[] for _ in requests]

@@ -252,6 +252,8 @@ class OpenAIBackend(Backend):
             body["seed"] = request.seed + offset  # distinct samples when asked one by one
         if request.stop:
             body["stop"] = request.stop
+        if request.thinking is not None:  # vLLM's and SGLang's way to reach the chat template
+            body["chat_template_kwargs"] = {"enable_thinking": request.thinking}
         return body
 
     async def _post(self, slots: asyncio.Queue, request: GenerationRequest, n: int, offset: int = 0) -> list[Completion]:

@@ -1,0 +1,160 @@
+"""The original SE-Bench prompts (`--protocol original`), read at run time from the user's copy of the
+original repository; sebench holds none of their text.
+
+The templates are the string constants of the original's src/utils/prompt_template.py, found with `ast`
+(the module is never imported or run): its query-only template for closed-book, its docs template for
+open-book (the docs of the task's selected functions) and full-doc (every doc). They are filled as the
+original's pipeline fills them (`string.Template.safe_substitute`): the problem, the example's input (a
+one-entry dict, its `np.array` written as the package's constructor), the function's signature and, with
+docs, the list of {name: rewritten doc} of the release's api_doc.jsonl (the original repository's
+datasets/train/api_doc.jsonl, in its order; for an instance with other names than the release's, its own
+docs). The prompt is one user message, with no system message.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+from sebench.errors import SebenchError
+from sebench.instance import Instance
+from sebench.records import Task
+
+TEMPLATE_FILE = "src/utils/prompt_template.py"
+API_DOC_FILE = "datasets/train/api_doc.jsonl"
+CLOSED_TEMPLATE = "query_only_prompt"
+DOCS_TEMPLATE = "doc_query_cot_prompt"
+MODES = ("closed", "open", "full-doc")
+
+
+@dataclass(frozen=True)
+class OriginalTemplates:
+    """The original's two prompt templates and its docs (rows of its api_doc.jsonl), as read from its copy."""
+
+    closed: str
+    docs: str
+    api_doc: list[dict]
+
+    @classmethod
+    def read(cls, repo: Path | str | None) -> "OriginalTemplates":
+        if repo is None:
+            raise SebenchError("--protocol original reads the original's prompts from its repository: give the "
+                               "path of your copy of github.com/thunlp/SE-Bench with --original-repo")
+        repo = Path(repo)
+        constants = _string_constants(repo / TEMPLATE_FILE)
+        missing = [name for name in (CLOSED_TEMPLATE, DOCS_TEMPLATE) if name not in constants]
+        if missing:
+            raise SebenchError(f"{repo / TEMPLATE_FILE}: no string constant {', '.join(missing)} (is this the "
+                               "original SE-Bench repository?)")
+        return cls(constants[CLOSED_TEMPLATE], constants[DOCS_TEMPLATE], _api_doc_rows(repo / API_DOC_FILE))
+
+
+def _string_constants(path: Path) -> dict[str, str]:
+    """NAME -> text for every top-level `NAME = "..."` of a Python file, read with ast (nothing is run)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except FileNotFoundError:
+        raise SebenchError(f"{path}: not found; --original-repo must be a copy of the original SE-Bench "
+                           "repository") from None
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise SebenchError(f"{path}: cannot be read as Python ({exc})") from None
+    found = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            found[node.targets[0].id] = node.value.value
+    return found
+
+
+def _api_doc_rows(path: Path) -> list[dict]:
+    rows = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise SebenchError(f"{path}: cannot be read ({exc.strerror or exc}); the original's docs are its "
+                           "datasets/train/api_doc.jsonl") from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SebenchError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+        for field in ("original_name", "curr_name", "rewritten_doc"):
+            if not isinstance(row.get(field) if isinstance(row, dict) else None, str):
+                raise SebenchError(f"{path}:{lineno}: field '{field}': missing or not a string")
+        rows.append(row)
+    return rows
+
+
+class OriginalPromptBuilder:
+    """`PromptBuilder`'s interface for the original's prompts: one user message per task."""
+
+    def __init__(self, instance: Instance, mode: str, templates: OriginalTemplates):
+        if mode not in MODES:
+            raise SebenchError(f"--protocol original has the modes {', '.join(MODES)}, not '{mode}'")
+        self.mode = mode
+        self.templates = templates
+        self.docs: list = []
+        self.constructor = str(instance.manifest().get("constructor", "")) or "array"
+        self.to_numpy = {public: name.split(".", 1)[1] for name, public in instance.mapping()["functions"].items()}
+        self.rows = _release_rows(instance)
+        self.api_doc = templates.api_doc if instance.manifest().get("docs") == "original" else [
+            {"original_name": self.to_numpy.get(d.name, d.name), "curr_name": d.name.rsplit(".", 1)[-1],
+             "rewritten_doc": d.doc} for d in instance.api_docs()]  # an instance of other names: its own docs
+
+    def messages(self, task: Task) -> list[dict]:
+        row = self.rows.get(task.task_id) or {}
+        values = {"question": row.get("query", task.query), "function": row.get("function_name", task.function_name),
+                  "example_test_cases": self._example(row, task)}
+        template = self.templates.closed
+        if self.mode != "closed":
+            template = self.templates.docs
+            values["ref_code"] = self._docs(row, task)
+        return [{"role": "user", "content": Template(template).safe_substitute(values)}]
+
+    def _example(self, row: dict, task: Task) -> dict:
+        """The example's first entry (its input), `np.array` written as the package's constructor."""
+        example = _literal(row.get("example"))
+        if not isinstance(example, dict) or not example:
+            example = {"input": task.test_cases[0]["input"] if task.test_cases else ""}
+        key, value = next(iter(example.items()))
+        return {self._constructor(str(key)): self._constructor(str(value))}
+
+    def _constructor(self, text: str) -> str:
+        return re.sub(r"\bnp\.array\b", self.constructor, text)
+
+    def _docs(self, row: dict, task: Task) -> list[dict]:
+        if self.mode == "full-doc":
+            return [{d["curr_name"]: d["rewritten_doc"]} for d in self.api_doc]
+        selected = _literal(row.get("selected_functions"))
+        if not isinstance(selected, list):
+            selected = [self.to_numpy.get(name, name) for name in task.selected_functions]
+        return [{d["curr_name"]: d["rewritten_doc"]} for d in self.api_doc if d["original_name"] in selected]
+
+
+def _literal(value):
+    """A released field that may be stored as the text of a Python literal."""
+    if isinstance(value, str):
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return value
+    return value
+
+
+def _release_rows(instance: Instance) -> dict[str, dict]:
+    """task_id -> the released row it was imported from (kept by `sebench tasks import`), for every split."""
+    rows = {}
+    folder = instance.root / "private" / "release"
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                kept = json.loads(line)
+                if isinstance(kept, dict) and isinstance(kept.get("row"), dict):
+                    rows[kept.get("task_id")] = kept["row"]
+    return rows
