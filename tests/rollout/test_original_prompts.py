@@ -5,35 +5,13 @@ message with the paper's decoding defaults."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from original_fixtures import RIGHT_ANSWER, SHARED_API_DOC, original_repo, released_instance
 
-from sebench.build.run import build_instance
 from sebench.cli import main
 from sebench.records import Rollout, read_records
-
-SHARED_API_DOC = Path(__file__).resolve().parents[3] / "shared/reference/official_api_doc.jsonl"
-
-TEMPLATES = '''"""Stand-in for the original's prompt templates (not its text)."""
-unused_prompt = """ignored ${question}"""
-query_only_prompt = """PROBLEM ${question}
-EXAMPLE ${example_test_cases}
-COMPLETE ${function}
-$$ kept"""
-doc_query_cot_prompt = """DOCS ${ref_code}
-PROBLEM ${question}
-EXAMPLE ${example_test_cases}
-COMPLETE ${function}"""
-'''
-
-ROW = {"selected_functions": "['cumsum']", "query": "Return the running total of `sales`.",
-       "function_name": "def running_total(sales):",
-       "test_cases": [{"input": "sales=np.array([3, 1])", "output": "[3 4]"}, {"input": "sales=[2]", "output": "[2]"}],
-       "example": {"input": "sales=np.array([3, 1])", "output": "[3 4]"}, "example_output": [""],
-       "right_exe_result": "[3 4]#[2]", "is_valid": True, "1func_query_id": 1}
 
 
 @pytest.fixture(scope="module")
@@ -41,16 +19,7 @@ def setup(tmp_path_factory):
     if not SHARED_API_DOC.is_file():
         pytest.skip("shared/reference/official_api_doc.jsonl is not beside the checkout")
     base = tmp_path_factory.mktemp("orig")
-    repo = base / "SE-Bench"
-    (repo / "src/utils").mkdir(parents=True)
-    (repo / "src/utils/prompt_template.py").write_text(TEMPLATES)
-    (repo / "datasets/train").mkdir(parents=True)
-    shutil.copy(SHARED_API_DOC, repo / "datasets/train/api_doc.jsonl")
-    inst = build_instance(base / "inst", 0, mapping_from=SHARED_API_DOC, docs_from="original", audit=False)
-    (base / "single_test.jsonl").write_text(json.dumps(ROW) + "\n")
-    assert main(["tasks", "import", "--official", str(base / "single_test.jsonl"), "--data", str(inst),
-                 "--split", "single_test"]) == 0
-    return repo, inst
+    return original_repo(base), released_instance(base)
 
 
 def _rollout(setup, tmp_path, *flags):
@@ -59,7 +28,7 @@ def _rollout(setup, tmp_path, *flags):
 
     def answer(body):
         bodies.append(body)
-        return "```python\nimport zwc\ndef running_total(sales):\n    return zwc.dorujot(sales)\n```"
+        return RIGHT_ANSWER
 
     out = tmp_path / "r.jsonl"
     with FakeOpenAIServer(answer=answer) as server:

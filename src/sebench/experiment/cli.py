@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Builds an instance, evaluates the untrained model closed-book and open-book, trains the "
         "chosen regimes, evaluates each trained model, judges everything and writes RUN_DIR/report/. Each stage "
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
-        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 38 min measured on 2 busy cores), cpu (an "
+        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 6 min measured on 2 cores), cpu (an "
         "afternoon, four regimes), gpu (full sizes).",
     )
     p.add_argument("--out", type=Path, required=True, metavar="RUN_DIR", help="run directory")
@@ -41,6 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--samples", type=int, help="samples per task (pass@k needs k or more)")
     p.add_argument("--max-tokens", type=int, help="longest answer, in tokens")
     p.add_argument("--epochs", type=float, help="training epochs")
+    p.add_argument("--protocol", choices=("sebench", "original"), help="evaluation protocol (default: sebench); "
+                   "original: the original benchmark's prompts, decoding and judge (docs/protocols.md)")
+    p.add_argument("--original-repo", type=Path, metavar="DIR", help="your copy of the original SE-Bench "
+                   "repository (--protocol original reads its prompt templates there)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="any other setting of the preset, e.g. --set lr=1e-4 --set trained_modes='[\"closed\"]'")
     p.add_argument("--overwrite", action="store_true", help="redo stages whose settings changed")
@@ -57,7 +61,8 @@ def _main(args: argparse.Namespace) -> int:
     overrides = {k: v for k, v in (
         ("model", args.model), ("train_model", args.train_model), ("seed", args.seed), ("regimes", args.regimes),
         ("instance", str(args.instance.resolve()) if args.instance else None), ("samples", args.samples),
-        ("max_tokens", args.max_tokens), ("epochs", args.epochs),
+        ("max_tokens", args.max_tokens), ("epochs", args.epochs), ("protocol", args.protocol),
+        ("original_repo", str(args.original_repo.resolve()) if args.original_repo else None),
     ) if v is not None}
     if args.functions is not None:
         overrides["functions"] = args.functions or None

@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from sebench.errors import SebenchError
+from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
 
 REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
@@ -44,6 +45,11 @@ class RunConfig:
     max_tokens: int = 512
     concurrency: int = 8  # requests in flight (openai) / prompts per batch (local models)
     judge_workers: int | None = None
+    # the evaluation protocol (sebench.protocols): "original" also means the original's prompts, read from
+    # original_repo, and its decoding (5 samples, T=0.6, 8192 tokens, thinking on) unless set here
+    protocol: str = "sebench"
+    original_repo: str | None = None
+    thinking: str | None = None  # "on" | "off": the chat template's enable_thinking (None: the protocol's)
     # training
     train_source: str = "reference"  # "reference" solutions, or the model's own judged open-book "rollouts"
     source_samples: int = 4  # open-book samples per training task when train_source is "rollouts"
@@ -121,6 +127,14 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     _check("untrained_modes", cfg.untrained_modes, MODES)
     _check("trained_modes", cfg.trained_modes, MODES)
     _check("train_source", [cfg.train_source], ("reference", "rollouts"))
+    _check("protocol", [cfg.protocol], tuple(PROTOCOLS))
+    protocol = PROTOCOLS[cfg.protocol]
+    for name, value in (("samples", protocol.samples), ("temperature", protocol.temperature),
+                        ("max_tokens", protocol.max_tokens)):
+        if value is not None and name not in overrides:
+            setattr(cfg, name, value)
+    if cfg.thinking is None and protocol.thinking is not None:
+        cfg.thinking = "on" if protocol.thinking else "off"
     return cfg
 
 

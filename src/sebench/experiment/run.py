@@ -143,10 +143,14 @@ class Study:
             "n": samples or cfg.samples, "temperature": cfg.temperature if temperature is None else temperature,
             "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed,
         }
+        if cfg.protocol != "sebench" or cfg.thinking is not None:  # (absent by default: older runs resume)
+            rollout_cfg.update(protocol=cfg.protocol, thinking=cfg.thinking)
         name = f"rollout:{regime}:{mode}:{split}"
         self.book.run(name, rollout_cfg, [rollouts],
                       lambda: self._rollout(model, mode, split, rollouts, rollout_cfg), resumable=True)
         judge_cfg = {"rollouts": self.book.get(name)["outputs"][_rel(self.root, rollouts)], "data": self._data_hash()}
+        if cfg.protocol != "sebench":
+            judge_cfg["protocol"] = cfg.protocol
         self.book.run(f"judge:{regime}:{mode}:{split}", judge_cfg, [verdicts, folder / "summary.json"],
                       lambda: self._judge(rollouts, verdicts))
         return verdicts
@@ -162,7 +166,8 @@ class Study:
 
         cfg = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
                             temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
-                            concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"])
+                            concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"],
+                            protocol=self.cfg.protocol, original_repo=self.cfg.original_repo, thinking=self.cfg.thinking)
         run(cfg, backend=self._backend(cfg))
 
     def _backend(self, rollout_cfg):
@@ -188,7 +193,7 @@ class Study:
         from sebench.judge.run import JudgeConfig, run
 
         run(JudgeConfig(data=self.data, rollouts=rollouts, out=out, summary=out.with_name("summary.json"),
-                        workers=self.cfg.judge_workers))
+                        workers=self.cfg.judge_workers, protocol=self.cfg.protocol))
 
     # ---- training --------------------------------------------------------------------------------
 

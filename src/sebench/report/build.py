@@ -78,13 +78,14 @@ def main_table_markdown(rows: list[dict]) -> str:
     with_model = len({r["model"] for r in rows}) > 1
     ks = [k for k in pass_ks(rows) if k > 1]  # pass@1 is the accuracy column
     verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
-    head = (["model"] if with_model else []) + ["regime", "mode", "split", "n", "accuracy %", "95% CI", "Δ vs untrained"]
+    head = (["model"] if with_model else []) + ["regime", "mode", "split", "protocol", "n", "accuracy %", "95% CI",
+                                                 "Δ vs untrained"]
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         gain = r["gain_vs_untrained"]
         cells = ([r["model"]] if with_model else []) + [
-            r["regime"], r["mode"], r["split"], str(r["n"]), _pct(r["accuracy"]),
+            r["regime"], r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), _pct(r["accuracy"]),
             f"{_pct(r['ci95'][0])}–{_pct(r['ci95'][1])}", "" if gain is None else f"{100 * gain:+.1f}",
         ]
         cells += [_pct(r.get(f"pass@{k}")) for k in ks]

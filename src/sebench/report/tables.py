@@ -151,21 +151,28 @@ def row_sort_key(row: dict) -> tuple:
 # ---- tables ---------------------------------------------------------------------------------------
 
 
+def protocol_of(verdicts: list[Verdict]) -> str:
+    """The protocol that judged these verdicts ("sebench" for files from before protocols; "mixed" if several)."""
+    found = {v.protocol or "sebench" for v in verdicts} or {"sebench"}
+    return found.pop() if len(found) == 1 else "mixed"
+
+
 def main_table(runs: list[RunData]) -> list[dict]:
-    """One row per (model, regime, mode, split), pooled over runs (seeds) of the same model."""
+    """One row per (model, regime, mode, split, protocol), pooled over runs (seeds) of the same model."""
     groups: dict[tuple, list[tuple[tuple, str]]] = defaultdict(list)
     per_run: dict[tuple, list[dict]] = defaultdict(list)
     for run in runs:
         for ev in run.evals:
-            key = (run.model, ev.regime, ev.mode, ev.split)
+            key = (run.model, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))
             samples = [(task_key(v, str(run.root)), v.verdict) for v in ev.verdicts]
             groups[key] += samples
             acc = sum(verdict == "correct" for _, verdict in samples) / len(samples) if samples else 0.0
             per_run[key].append({"run": str(run.root), "seed": run.seed, "n": len(samples), "accuracy": acc})
     rows = []
-    for (model, regime, mode, split), samples in groups.items():
-        row = {"model": model, "regime": regime, "mode": mode, "split": split, **verdict_stats(samples)}
-        row["runs"] = per_run[(model, regime, mode, split)]
+    for (model, regime, mode, split, protocol), samples in groups.items():
+        row = {"model": model, "regime": regime, "mode": mode, "split": split, "protocol": protocol,
+               **verdict_stats(samples)}
+        row["runs"] = per_run[(model, regime, mode, split, protocol)]
         rows.append(row)
     rows.sort(key=row_sort_key)
     _add_gains(rows)
@@ -174,9 +181,9 @@ def main_table(runs: list[RunData]) -> list[dict]:
 
 def _add_gains(rows: list[dict]) -> None:
     """Each row's accuracy minus the untrained model's in the same mode and split (the headline number)."""
-    base = {(r["model"], r["mode"], r["split"]): r["accuracy"] for r in rows if r["regime"] == BASELINE}
+    base = {(r["model"], r["mode"], r["split"], r["protocol"]): r["accuracy"] for r in rows if r["regime"] == BASELINE}
     for r in rows:
-        b = base.get((r["model"], r["mode"], r["split"]))
+        b = base.get((r["model"], r["mode"], r["split"], r["protocol"]))
         r["gain_vs_untrained"] = None if b is None or r["regime"] == BASELINE else r["accuracy"] - b
 
 
