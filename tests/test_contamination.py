@@ -104,3 +104,19 @@ def test_plain_verdicts():
     assert plain_verdict(0.3, 0.1, 0.5, 100).startswith("likely contaminated")
     assert plain_verdict(-0.3, -0.5, -0.1, 100).startswith("not contaminated")
     assert "wide" in plain_verdict(0.1, -0.2, 0.4, 5)
+
+
+def test_contamination_under_the_original_protocol(release, tmp_path):
+    from original_fixtures import original_repo
+
+    api_doc, tasks = release
+    cfg = ContaminationConfig(model="fake:memorised", mapping_from=api_doc, tasks=tasks, out=tmp_path / "c", seed=3,
+                              workers=1, audit=False, protocol="original", original_repo=original_repo(tmp_path))
+    result = run(cfg, backend=FakeBackend(responses=_memorised))
+    assert result.accuracy_original == pytest.approx(0.6) and result.accuracy_fresh == 0.0
+    rollouts = [json.loads(line) for line in (tmp_path / "c/original.rollouts.jsonl").read_text().splitlines()]
+    assert all(len(r["prompt"]) == 1 and r["prompt"][0]["role"] == "user" and r["protocol"] == "original"
+               for r in rollouts)
+    verdicts = [json.loads(line) for line in (tmp_path / "c/original.verdicts.jsonl").read_text().splitlines()]
+    assert {v["protocol"] for v in verdicts} == {"original"}
+    assert sum(v["outcome"] == "right" for v in verdicts) == 3

@@ -54,6 +54,9 @@ class ContaminationConfig:
     max_tokens: int = _opt(1024, "the most tokens per answer")
     limit: int | None = _opt(None, "only the first N tasks")
     workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)")
+    protocol: str = _opt("sebench", "prompts and judge: sebench's, or the original benchmark's (with "
+                         "--original-repo; docs/protocols.md)", choices=("sebench", "original"))
+    original_repo: Path | None = _opt(None, "your copy of the original SE-Bench repository (--protocol original)")
     audit: bool = _opt(True, "run the leak audit when building the instances", cli=False)
 
 
@@ -92,11 +95,12 @@ def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
     own = backend is None
     rollout_cfgs = [RolloutConfig(data=inst.root, out=out / f"{inst.root.name}.rollouts.jsonl", split=cfg.split,
                                   mode="closed", model=cfg.model, n=cfg.n, temperature=cfg.temperature,
-                                  max_tokens=cfg.max_tokens, limit=cfg.limit, progress=False)
+                                  max_tokens=cfg.max_tokens, limit=cfg.limit, progress=False,
+                                  protocol=cfg.protocol, original_repo=cfg.original_repo)
                     for inst in (original, fresh)]
     backend = backend or get_backend(cfg.model, **backend_options(rollout_cfgs[0]))
     try:
-        verdicts = [_judge(inst, rollout(rc, backend=backend), out, cfg.workers)
+        verdicts = [_judge(inst, rollout(rc, backend=backend), out, cfg.workers, cfg.protocol)
                     for inst, rc in zip((original, fresh), rollout_cfgs)]
     finally:
         if own:
@@ -122,11 +126,11 @@ def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -
     return Instance.open(root)
 
 
-def _judge(inst: Instance, rollouts: Path, out: Path, workers: int | None) -> list[Verdict]:
+def _judge(inst: Instance, rollouts: Path, out: Path, workers: int | None, protocol: str) -> list[Verdict]:
     from sebench.judge.run import JudgeConfig, run_with_summary
 
     path, _ = run_with_summary(JudgeConfig(data=inst.root, rollouts=rollouts, workers=workers, progress=False,
-                                           out=out / f"{inst.root.name}.verdicts.jsonl"))
+                                           out=out / f"{inst.root.name}.verdicts.jsonl", protocol=protocol))
     return [from_dict(Verdict, obj, f"{path}:{n}") for n, obj in iter_json_lines(path)]
 
 
