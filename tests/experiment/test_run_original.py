@@ -38,3 +38,17 @@ def test_run_protocol_original_evaluates_with_the_originals_prompts_decoding_and
     assert {row["protocol"] for row in report["main_table"]} == {"original"}
     table = (run_dir / "report/report.md").read_text()
     assert "| protocol |" in table and "| original |" in table
+
+
+def test_report_keeps_only_the_protocol_asked_for(tmp_path, capsys):
+    if not SHARED_API_DOC.is_file():
+        pytest.skip("shared/reference/official_api_doc.jsonl is not beside the checkout")
+    repo, inst = original_repo(tmp_path), released_instance(tmp_path)
+    run_dir = tmp_path / "run"
+    with FakeOpenAIServer(answer=RIGHT_ANSWER) as server:
+        assert main(["run", "--out", str(run_dir), "--model", f"openai:m@{server.url}", "--instance", str(inst),
+                     "--functions", "0", "--regimes", "--protocol", "original", "--original-repo", str(repo),
+                     "--samples", "1"]) == 0
+    assert main(["report", str(run_dir), "--out", str(tmp_path / "rep"), "--no-plots", "--protocol", "original"]) == 0
+    assert main(["report", str(run_dir), "--out", str(tmp_path / "rep2"), "--no-plots", "--protocol", "sebench"]) == 2
+    assert "judged under --protocol sebench" in capsys.readouterr().err

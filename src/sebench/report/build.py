@@ -7,10 +7,11 @@ import logging
 from pathlib import Path
 
 from sebench import __version__
+from sebench.errors import SebenchError
 from sebench.metrics import pass_ks
 from sebench.outputs import write_text_atomic
 from sebench.report import plots
-from sebench.report.tables import function_table, load_run, main_table
+from sebench.report.tables import function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +30,17 @@ VERDICT_SHORT = {
 }
 
 
-def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, data: Path | None = None) -> Path:
+def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, data: Path | None = None,
+                 protocol: str | None = None) -> Path:
     """Writes OUT/report.json, OUT/report.md and (unless disabled) OUT/*.png; returns OUT/report.md.
-    `data`: the instance of runs whose directory does not hold or name it (for per-function results)."""
+    `data`: the instance of runs whose directory does not hold or name it (for per-function results);
+    `protocol`: only the evaluations judged under it (sebench.protocols)."""
     runs = [load_run(d, data) for d in run_dirs]
+    if protocol:
+        for run in runs:
+            run.evals = [ev for ev in run.evals if protocol_of(ev.verdicts) == protocol]
+        if not any(run.evals for run in runs):
+            raise SebenchError(f"no evaluation in {', '.join(map(str, run_dirs))} was judged under --protocol {protocol}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = main_table(runs)

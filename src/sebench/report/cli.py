@@ -19,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--data", type=Path, metavar="DIR", help="the instance evaluated, for runs made by hand "
                    "(sebench run records it in RUN_DIR/manifest.json)")
     p.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
+    p.add_argument("--protocol", choices=("sebench", "original"), help="only the evaluations judged under this "
+                   "protocol (default: all, each row naming its protocol)")
     p.set_defaults(func=_main)
 
 
@@ -31,7 +33,8 @@ def _main(args: argparse.Namespace) -> int:
     check_dir_target(args.out)
     refuse_same_file(args.out, [("RUN_DIR", d) for d in args.run_dirs] + [("--data", args.data)])
     with OutputLock(args.out):
-        md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots, data=args.data)
+        md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots, data=args.data,
+                          protocol=args.protocol)
     data = json.loads((args.out / "report.json").read_text(encoding="utf-8"))
     print(main_table_markdown(data["main_table"]))
     print(f"report: {md}")
