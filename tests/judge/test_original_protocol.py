@@ -142,3 +142,15 @@ def test_run_under_protocol_original_prints_as_the_original_package(zwc_instance
     with server_thread(zwc_instance, workers=2, timeout_s=1.0) as url:  # sebench's own printing
         answer = httpx.post(f"{url}/run", json={"code": PROGRAM}, timeout=60).json()
         assert answer["stdout"] != ORIGINAL_OUTPUT
+
+
+def test_a_record_is_judged_against_its_own_test_cases_under_the_original_protocol(zwc_instance, tmp_path):
+    row = ROWS[0]
+    own = {"query": row["query"], "response": ANSWERS[0][1], "test_cases": [{"input": "sales=[1, 1]", "output": "[1 2]"}],
+           "right_exe_result": "[1 5]"}  # its own expectation, which the right answer does not meet
+    rollouts = tmp_path / "answers.jsonl"
+    rollouts.write_text(json.dumps(own) + "\n" + json.dumps({**own, "right_exe_result": "[1 2]"}) + "\n")
+    out = tmp_path / "verdicts.jsonl"
+    assert main(["judge", "--protocol", "original", "--data", str(zwc_instance), "--rollouts", str(rollouts),
+                 "--out", str(out), "--workers", "1"]) == 0
+    assert [v.outcome for v in read_records(out, Verdict)] == ["result_error", "right"]

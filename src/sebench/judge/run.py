@@ -101,6 +101,7 @@ def judge_records(instance: Instance | Path, rollouts: list, workers: int | None
         by_query.setdefault(_norm_query(t.query), t)
     items, slots, verdicts = [], [], [None] * len(rollouts)
     seen: dict[str, int] = {}
+    original = get_protocol(protocol).judge == "original"
     for i, r in enumerate(rollouts):
         if isinstance(r, Rollout):
             task, idx, extra = by_id.get(r.task_id), r.sample_idx, {"mode": r.mode, "model": r.model}
@@ -111,6 +112,8 @@ def judge_records(instance: Instance | Path, rollouts: list, workers: int | None
             task = by_query.get(_norm_query(r.get("query", "")))
             if task is None:
                 task, missing = _task_from_original(r, instance, i, response)
+            elif original:
+                task = _with_own_tests(task, r)
             idx = seen.get(task.task_id, 0) if task else 0
             extra = {k: r[k] for k in ("mode", "model") if isinstance(r.get(k), str)}
         if task is None:
@@ -164,6 +167,23 @@ def _task_from_original(record: dict, instance: Instance, i: int, response: str)
     selected = task.selected_functions if known else []
     return Task(**{**task.__dict__, "task_id": f"query-{_query_hash(task.query)}",
                    "selected_functions": selected}), ""
+
+
+def _with_own_tests(task: Task, record: dict) -> Task:
+    """The task with the record's own test cases and expected output, when it carries them: the original
+    judge checks a record against these, not against the dataset's."""
+    cases = record.get("test_cases")
+    if isinstance(cases, str):
+        try:
+            cases = ast.literal_eval(cases)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return task
+    expected = record.get("right_exe_result")
+    if not (isinstance(cases, list) and cases and all(isinstance(c, dict) and "input" in c for c in cases)
+            and isinstance(expected, str)):
+        return task
+    return dataclasses.replace(task, test_cases=[{"input": str(c["input"]), "output": str(c.get("output", ""))}
+                                                 for c in cases], right_exe_result=expected)
 
 
 def _signature_for(code: str, cases: list) -> str:
