@@ -39,6 +39,7 @@ from sebench.records import Task, Verdict
 OUTCOMES = ("result_error", "right", "numpy", "exe_error", "without_zwc")  # the original's codes 0-4
 SEPARATOR = "=" * 20
 TOLERANCE = 1e-2
+MAX_STDOUT = 8 * 1024 * 1024  # the original kept all the output; its printed results can be long
 _BLOCK = re.compile(r"```python\n([\s\S]*?)```")
 _FIRST_DEF = re.compile(r"def\s+([a-zA-Z_]\w*)\s*\(")
 
@@ -405,7 +406,7 @@ class OriginalJudge:
         self.workers = workers or os.cpu_count() or 2
         self.timeout_s = timeout_s
         self.sandbox = Sandbox(instance.package_dir, self.package, workers=self.workers, bwrap=bwrap,
-                               memory_mb=memory_mb, semantics="original")
+                               memory_mb=memory_mb, semantics="original", max_stdout=MAX_STDOUT)
 
     def __enter__(self) -> "OriginalJudge":
         self.sandbox.__enter__()
