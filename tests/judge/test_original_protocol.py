@@ -139,6 +139,10 @@ def test_run_under_protocol_original_prints_as_the_original_package(zwc_instance
         assert failed["stdout"] == "x\n" and "AttributeError" in failed["stderr"]
         looping = httpx.post(f"{url}/run", json={"code": "while True:\n    pass"}, timeout=60).json()
         assert looping == {"stdout": "", "stderr": "TLE"}
+        judged = httpx.post(f"{url}/judge", json={"records": [{"task_id": "single_test-0000", "response": ANSWERS[0][1]},
+                                                             {"task_id": "single_test-0000", "response": ANSWERS[1][1]}]},
+                            timeout=60).json()
+        assert [v["outcome"] for v in judged["verdicts"]] == ["right", "result_error"]
     with server_thread(zwc_instance, workers=2, timeout_s=1.0) as url:  # sebench's own printing
         answer = httpx.post(f"{url}/run", json={"code": PROGRAM}, timeout=60).json()
         assert answer["stdout"] != ORIGINAL_OUTPUT
