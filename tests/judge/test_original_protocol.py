@@ -158,3 +158,14 @@ def test_a_record_is_judged_against_its_own_test_cases_under_the_original_protoc
     assert main(["judge", "--protocol", "original", "--data", str(zwc_instance), "--rollouts", str(rollouts),
                  "--out", str(out), "--workers", "1"]) == 0
     assert [v.outcome for v in read_records(out, Verdict)] == ["result_error", "right"]
+
+
+def test_the_summary_gives_the_original_outcome_shares(zwc_instance, tmp_path, capsys):
+    rollouts = tmp_path / "answers.jsonl"
+    rollouts.write_text("".join(json.dumps({"query": ROWS[0]["query"], "response": r}) + "\n" for _, r, _ in ANSWERS[:4]))
+    summary = tmp_path / "summary.json"
+    assert main(["judge", "--protocol", "original", "--data", str(zwc_instance), "--rollouts", str(rollouts),
+                 "--out", str(tmp_path / "v.jsonl"), "--summary", str(summary), "--workers", "1"]) == 0
+    shares = json.loads(summary.read_text())["overall"]["original_outcomes"]
+    assert shares == {"result_error": 0.25, "right": 0.25, "numpy": 0.25, "exe_error": 0.25, "without_zwc": 0.0}
+    assert "original outcomes: result_error 25.0%, right 25.0%" in capsys.readouterr().out

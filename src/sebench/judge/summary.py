@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sebench.judge.original import OUTCOMES
 from sebench.metrics import KS, group_by, pass_ks, verdicts_stats
 from sebench.records import VERDICTS, Verdict
 
@@ -20,6 +21,10 @@ def summarize(verdicts: Iterable[Verdict], ks: Iterable[int] = KS) -> dict:
     verdicts = list(verdicts)
     ks = tuple(ks)
     summary = {"overall": verdicts_stats(verdicts, ks=ks)}
+    judged_original = [v for v in verdicts if v.outcome]
+    if judged_original:  # protocol "original": the shares of its five outcomes, as it reports them
+        counts = {name: sum(v.outcome == name for v in judged_original) for name in OUTCOMES}
+        summary["overall"]["original_outcomes"] = {name: n / len(judged_original) for name, n in counts.items()}
     for group in GROUPS:
         buckets = group_by(verdicts, lambda v, name=group: getattr(v, name))
         summary[group] = {name: verdicts_stats(rows, ks=ks) for name, rows in buckets.items()}
@@ -45,6 +50,9 @@ def format_table(summary: dict) -> str:
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
              for r in [head] + body]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    outcomes = summary["overall"].get("original_outcomes")
+    if outcomes:
+        lines.append("original outcomes: " + ", ".join(f"{name} {100 * share:.1f}%" for name, share in outcomes.items()))
     unjudged = summary["overall"].get("counts", {}).get("judge_error", 0)
     if unjudged:
         lines.append(f"judge_error: {unjudged} samples could not be judged (see each verdict's detail.message)")
