@@ -130,10 +130,18 @@ ORIGINAL_OUTPUT = """[[1.5 2. ]
 """
 
 
+ARRAY_PROGRAM = 'import zwc\na = zwc.yitaf([1.5, 2, 3])\ni = zwc.yitaf([[1, 2], [3, 4]])\nprint(a); print(repr(a)); print([a, i]); print(i); print((a, 1))\nprint(zwc.kocito(a)); print([zwc.kocito(a)]); print(a[0], a[1:])\nprint(zwc.yitaf([True, False])); print(zwc.yitaf([float(\'nan\'), float(\'inf\'), -float(\'inf\')]))\nprint(zwc.yitaf(3.0)); print([zwc.yitaf(3.0)]); print(zwc.yitaf([1+2j, 3]))\nprint(zwc.yitaf([], dtype=float)); print(repr(zwc.yitaf([])))\nprint(a == 2); print(list(a)); print(zwc.yitaf([\'a\', \'bc\']))\nprint(zwc.yitaf([1, 2], dtype=\'int8\'), zwc.yitaf([1, 2], dtype=\'uint16\'), zwc.yitaf([0.1, 0.2], dtype=\'float32\'))\nfor expr in ["-a", "a // 2", "float(zwc.yitaf(2.0))", "bool(zwc.yitaf([0]))", "len(zwc.yitaf(2.0))", "a @ a", "abs(a)"]:\n    try:\n        print(expr, "->", eval(expr))\n    except Exception as e:\n        print(expr, "!!", type(e).__name__)\nprint(zwc.cobodi(zwc.yitaf([1, 2]))); print([zwc.cobodi(zwc.yitaf([1, 2]))]); print([zwc.cobodi(a) > 1]); print((zwc.cobodi(a),))\nprint([[1, 2], [3.5]], 7, 2.5, True, None, \'text\', (1,), {\'k\': zwc.yitaf([1])})\nprint(zwc.yitaf([[1.123456789, 2e-9], [3e10, 4]])); print(zwc.yitaf(list(range(2000))))\nprint(i.T, repr(i.T), i.shape, i.dtype, i.size, i.ndim)\nprint("before the error")\nzwc.yitaf([1, 2]).tolist()\n'
+
+# what the original package printed for ARRAY_PROGRAM: its array type had fewer operators and conversions
+ARRAY_OUTPUT = "[1.5 2.  3. ]\nZWCArray([1.5, 2.0, 3.0])\n[ZWCArray([1.5, 2.0, 3.0]), ZWCArray([[1, 2], [3, 4]])]\n[[1 2]\n [3 4]]\n(ZWCArray([1.5, 2.0, 3.0]), 1)\n2.1666666666666665\n[np.float64(2.1666666666666665)]\n1.5 [2. 3.]\n[ True False]\n[ nan  inf -inf]\n3.0\n[ZWCArray(3.0)]\n[1.+2.j 3.+0.j]\n[]\nZWCArray([])\n[False  True False]\n[1.5, 2.0, 3.0]\n['a' 'bc']\n[1 2] [1 2] [0.1 0.2]\n-a !! TypeError\na // 2 !! TypeError\nfloat(zwc.yitaf(2.0)) !! TypeError\nbool(zwc.yitaf([0])) -> True\nlen(zwc.yitaf(2.0)) !! TypeError\na @ a !! TypeError\nabs(a) !! TypeError\n3\n[np.int64(3)]\n[np.True_]\n(np.float64(6.5),)\n[[1, 2], [3.5]] 7 2.5 True None text (1,) {'k': ZWCArray([1])}\n[[1.12345679e+00 2.00000000e-09]\n [3.00000000e+10 4.00000000e+00]]\n[   0    1    2 ... 1997 1998 1999]\n[[1 3]\n [2 4]] array([[1, 3],\n       [2, 4]]) (2, 2) int64 4 2\nbefore the error\n"
+
+
 def test_run_under_protocol_original_prints_as_the_original_package(zwc_instance):
     with server_thread(zwc_instance, workers=2, timeout_s=1.0, protocol="original") as url:
         answer = httpx.post(f"{url}/run", json={"code": PROGRAM}, timeout=60).json()
         assert answer["stdout"] == ORIGINAL_OUTPUT, answer
+        answer = httpx.post(f"{url}/run", json={"code": ARRAY_PROGRAM}, timeout=60).json()
+        assert answer["stdout"] == ARRAY_OUTPUT and "AttributeError" in answer["stderr"], answer
         failed = httpx.post(f"{url}/run", json={"code": "import zwc\nprint('x')\nzwc.yitaf([1]).mean()"},
                             timeout=60).json()
         assert failed["stdout"] == "x\n" and "AttributeError" in failed["stderr"]

@@ -519,6 +519,14 @@ _UNARY = {
 }
 
 
+_ORIGINAL_OPERATORS = frozenset((
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+    "__pow__", "__rpow__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+))
+# without these, truth falls back to the length, formatting to str, membership to iteration (as there)
+_NOT_IN_ORIGINAL = ("__bool__", "__float__", "__int__", "__complex__", "__index__", "__contains__", "__format__")
+
+
 def _make_type(modname, cfg):
     slot = cfg["S"]
     tname = cfg["T"]
@@ -620,11 +628,17 @@ def _make_type(modname, cfg):
         "__deepcopy__": _deepcopy,
         "__dir__": _dir,
     }
-    for name, op in _BINARY.items():
+    binary, inplace, unary = _BINARY, _INPLACE, _UNARY
+    if _S["original"]:  # the original package's array type had only these operators and conversions
+        binary = {k: op for k, op in _BINARY.items() if k in _ORIGINAL_OPERATORS}
+        inplace, unary = {}, {}
+        for name in _NOT_IN_ORIGINAL:
+            del ns[name]
+    for name, op in binary.items():
         ns[name] = _binary(op)
-    for name, op in _INPLACE.items():
+    for name, op in inplace.items():
         ns[name] = _inplace(op)
-    for name, op in _UNARY.items():
+    for name, op in unary.items():
         ns[name] = _unary(op)
     cls = type(tname, (), ns)
     setattr(cls, cfg["M"]["proto"], _original_protocol if _S["original"] else _lib_protocol)
