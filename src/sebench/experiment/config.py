@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 
 from sebench.errors import SebenchError
 from sebench.records import MODES, SPLITS
-
-REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
+from sebench.train.config import REGIME_ALIASES, REGIMES, canonical_regime
 
 
 @dataclass
@@ -52,7 +51,7 @@ class RunConfig:
     lora: bool = False
     max_steps: int | None = None
     batch_size: int = 8
-    # further TrainConfig fields: {"field": value} for every regime, {"grpo-closed": {"field": value}} for one
+    # further TrainConfig fields: {"field": value} for every regime, {"closed-rl": {"field": value}} for one
     train_extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -79,14 +78,14 @@ PRESETS: dict[str, dict] = {
     # an afternoon on a CPU: more functions, the paper's four regimes side by side.
     "cpu": dict(
         model="smollm2-135m",
-        regimes=["open-sft", "closed-sft", "grpo-closed", "self-play"],
+        regimes=["open-sft", "closed-sft", "closed-rl", "self-play-sft"],
         functions=40, max_train=400, max_single=120, max_multiple=60,
         untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
         samples=1, temperature=0.0, max_tokens=192, concurrency=16,
         train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
         train_extra={
-            "grpo-closed": {"max_steps": 100, "num_generations": 4, "max_completion_length": 160},
-            "self-play": {"rounds": 2, "selfplay_tasks": 48},
+            "closed-rl": {"max_steps": 100, "num_generations": 4, "max_completion_length": 160},
+            "self-play-sft": {"rounds": 2, "selfplay_tasks": 48},
         },
     ),
     # full sizes on a GPU: all 278 functions, every regime, sampled answers for pass@k, the model's own
@@ -113,7 +112,9 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             raise SebenchError(f"unknown setting '{key}'; known: {', '.join(sorted(names))}")
         values[key] = value
     cfg = RunConfig(**values)
-    _check("regimes", cfg.regimes, REGIMES)
+    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES))
+    cfg.regimes = [canonical_regime(r) for r in cfg.regimes]
+    cfg.train_extra = {(canonical_regime(k) if k in REGIME_ALIASES else k): v for k, v in cfg.train_extra.items()}
     _check("splits", cfg.splits, SPLITS)
     _check("untrained_modes", cfg.untrained_modes, MODES)
     _check("trained_modes", cfg.trained_modes, MODES)

@@ -1,5 +1,5 @@
-"""Training regimes with TRL (behind the `train` extra): Open-SFT, Closed-SFT, GRPO (open, closed,
-after SFT) and Self-Play + SFT. `run(TrainConfig(...))` writes a checkpoint that the rollout backends load.
+"""Training regimes of the paper (behind the `train` extra): Open-SFT, Closed-SFT (TRL), Open-RL,
+Closed-RL, Closed-SFT-RL (our GRPO loop, rl.py), Self-Play with SFT and with RL. `run(TrainConfig(...))` writes a checkpoint that the rollout backends load.
 """
 
 from sebench.train.config import REGIMES, TrainConfig
