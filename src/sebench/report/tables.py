@@ -28,8 +28,9 @@ from sebench.instance import SPLIT_FILES
 from sebench.metrics import task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_records
 
-REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
-MODE_ORDER = ("closed", "open", "full-doc", "retrieval")
+REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
+                "self-play-rl")
+MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
