@@ -46,6 +46,7 @@ class RunConfig:
     # training
     train_source: str = "reference"  # "reference" solutions, or the model's own judged open-book "rollouts"
     source_samples: int = 4  # open-book samples per training task when train_source is "rollouts"
+    source_temperature: float = 0.7  # their sampling temperature
     epochs: float = 3.0
     lr: float = 2e-4
     lora: bool = False
@@ -57,6 +58,11 @@ class RunConfig:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+
+# The paper's GRPO settings, shared by the gpu preset's RL regimes.
+_GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.0, num_generations=8,
+             batch_size=4, grad_accum=64, max_completion_length=8192, temperature=1.0, epsilon=0.2,
+             epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
 
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
@@ -88,15 +94,27 @@ PRESETS: dict[str, dict] = {
             "self-play-sft": {"rounds": 2, "selfplay_tasks": 48},
         },
     ),
-    # full sizes on a GPU: all 278 functions, every regime, sampled answers for pass@k, the model's own
-    # judged open-book answers as SFT data (as in the paper). Give --model (hf:... or openai:...@URL).
+    # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"
+    # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
     "gpu": dict(
         model="hf:Qwen/Qwen3-8B",
-        regimes=["open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play"],
+        regimes=list(REGIMES),
         functions=None, max_train=None, max_single=None, max_multiple=None,
         untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
-        samples=8, temperature=0.6, top_p=0.95, max_tokens=2048, concurrency=64,
-        train_source="rollouts", source_samples=8, epochs=3.0, lr=1e-5, batch_size=32,
+        samples=5, temperature=0.6, top_p=1.0, max_tokens=8192, concurrency=64,
+        train_source="rollouts", source_samples=5, source_temperature=0.6,
+        # SFT
+        epochs=4.0, lr=1e-5, batch_size=4,
+        train_extra={
+            "grad_accum": 8,  # 4 x 8 = a global batch of 32 on one GPU
+            "lr_scheduler": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.01, "adam_beta1": 0.9,
+            "adam_beta2": 0.95, "max_length": 20000, "target": "response", "gradient_checkpointing": True,
+            # GRPO: 32 prompts x 8 samples a batch (4 rows a forward x 64), no KL, clip 0.2
+            "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2),  # mini-batch 16 of 32 prompts
+            "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1),  # mini-batch 32 of 32
+            "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
+            "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
+        },
     ),
 }
 

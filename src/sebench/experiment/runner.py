@@ -218,7 +218,7 @@ class Study:
         if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
             # the paper's SFT data: the untrained model's own open-book answers on the train split, judged
             source_rollouts = self.evaluate(UNTRAINED, cfg.model, "open", "train", samples=cfg.source_samples,
-                                            temperature=max(cfg.temperature, 0.7)).with_name("rollouts.jsonl")
+                                            temperature=cfg.source_temperature).with_name("rollouts.jsonl")
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train_cfg = {
             "regime": regime, "model": self.train_model, "data": self._data_hash(), "seed": cfg.seed,
