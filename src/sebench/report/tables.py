@@ -56,6 +56,7 @@ class RunData:
     evals: list[EvalSet]
     task_functions: dict[str, list[str]] = field(default_factory=dict)  # task_id -> function labels
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
+    settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -81,6 +82,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         evals=evals,
         task_functions=_task_functions(root, manifest, data),
         losses=_losses(root),
+        settings=_train_settings(root),
     )
 
 
@@ -119,6 +121,23 @@ def _losses(root: Path) -> dict[str, list[tuple[float, float]]]:
         points = read_loss_csv(path)
         if points:
             out.setdefault(regime, points)
+    return out
+
+
+def _train_settings(root: Path) -> dict[str, str]:
+    """regime -> its switchable settings, from train/<regime>/**/train_config.json: the RL gap's suspects
+    (clipping, negative advantages, old log-probabilities) for GRPO, the SFT target for SFT."""
+    out = {}
+    for path in sorted(root.glob("train/*/**/train_config.json")):
+        regime = path.relative_to(root / "train").parts[0]
+        c = _read_json(path).get("config", {})
+        parts = []
+        if c.get("target") and ("sft" in regime):
+            parts.append(f"target {c['target']}")
+        if "rl" in regime.split("-"):
+            parts += [f"clip [{c.get('epsilon')}, {c.get('epsilon_high')}]", f"neg. adv. {c.get('negative_advantages')}",
+                      f"old logps {c.get('old_logps')}"]
+        out.setdefault(regime, ", ".join(parts))
     return out
 
 
@@ -167,6 +186,7 @@ def main_table(runs: list[RunData]) -> list[dict]:
     for (model, regime, mode, split), samples in groups.items():
         row = {"model": model, "regime": regime, "mode": mode, "split": split, **verdict_stats(samples)}
         row["runs"] = per_run[(model, regime, mode, split)]
+        row["settings"] = next((r.settings[regime] for r in runs if r.model == model and r.settings.get(regime)), "")
         rows.append(row)
     rows.sort(key=row_sort_key)
     _add_gains(rows)
