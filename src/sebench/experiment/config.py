@@ -61,8 +61,8 @@ class RunConfig:
 
 # The paper's GRPO settings, shared by the gpu preset's RL regimes.
 _GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.0, num_generations=8,
-             batch_size=4, grad_accum=64, max_completion_length=8192, temperature=1.0, epsilon=0.2,
-             epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
+             batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192, temperature=1.0,
+             epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
 
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
@@ -109,7 +109,7 @@ PRESETS: dict[str, dict] = {
             "grad_accum": 8,  # 4 x 8 = a global batch of 32 on one GPU
             "lr_scheduler": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.01, "adam_beta1": 0.9,
             "adam_beta2": 0.95, "max_length": 20000, "target": "response", "gradient_checkpointing": True,
-            # GRPO: 32 prompts x 8 samples a batch (4 rows a forward x 64), no KL, clip 0.2
+            # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
             "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2),  # mini-batch 16 of 32 prompts
             "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1),  # mini-batch 32 of 32
             "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1),

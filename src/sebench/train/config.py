@@ -164,6 +164,11 @@ class TrainConfig:
         metadata={"help": "GRPO: optimizer steps per sampled batch (the batch split into this many mini-batches, "
                   "the PPO way; the paper: batch 32, mini-batch 16 open / 32 closed)"},
     )
+    generation_batch: int | None = field(
+        default=None,
+        metadata={"help": "GRPO: rows sampled per generate call (default: all of a batch's samples at once; "
+                  "lower it when the KV cache of long answers does not fit)"},
+    )
     sft_checkpoint: Path | None = field(
         default=None,
         metadata={"help": "closed-sft-rl: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},

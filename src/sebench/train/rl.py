@@ -154,9 +154,13 @@ def _sample_batch(model: Any, tokenizer: Any, judge: Any, tasks: dict[str, Task]
         sample_ids, train_ids = _prompt_ids(tokenizer, row["sample_prompt"]), _prompt_ids(tokenizer, row["prompt"])
         tensors += [_Tensors(sample_ids, train_ids, []) for _ in range(g)]
     torch.manual_seed(seed)
-    stops = [hf.RowStop(tokenizer, None, True) for _ in tensors]
-    generated = hf.generate_tokens(model, [t.sample_prompt for t in tensors], cfg.max_completion_length, eos, pad,
-                                   cfg.temperature, 1.0, should_stop=lambda r, token: stops[r].add(token))
+    generated = []
+    chunk = cfg.generation_batch or len(tensors)
+    for start in range(0, len(tensors), chunk):
+        stops = [hf.RowStop(tokenizer, None, True) for _ in tensors[start:start + chunk]]
+        generated += hf.generate_tokens(model, [t.sample_prompt for t in tensors[start:start + chunk]],
+                                        cfg.max_completion_length, eos, pad, cfg.temperature, 1.0,
+                                        should_stop=lambda r, token, stops=stops: stops[r].add(token))
     texts = []
     for t, tokens in zip(tensors, generated):
         t.completion = tokens
