@@ -11,10 +11,10 @@ in a temporary folder (or --instance), its closed-book prompts and reference ans
   rest of the trainer's step (TRL overhead).
 - Generation: `HFBackend.generate` on closed-book prompts (greedy, --gen-tokens), then transformers'
   `generate` on the same prompts in one left-padded batch with no stop but end-of-turn.
-- GRPO: `sebench.train.grpo.train_grpo` (TRL's GRPOTrainer, the judge as reward) for warm-up + N
+- GRPO: `sebench.train.rl.train_rl` (the project's GRPO loop, the judge as reward) for warm-up + N
   steps of one prompt x 4 samples x 160 tokens, then a raw step: sampled `generate`, completion
-  log-probabilities, policy-gradient loss, backward, AdamW. Phases: generation, judging, forward,
-  backward + optimizer, the rest.
+  log-probabilities, policy-gradient loss, backward, AdamW. Phases: generation, judging, loss + backward +
+  optimizer, the rest.
 
 Prints seconds per phase and the project/raw ratios, tokens per second, and each section's peak
 resident memory (VmHWM, reset per section on Linux). Run it with nothing else heavy on the machine:
@@ -241,66 +241,47 @@ def raw_generation(model, tokenizer, prompts, max_tokens) -> tuple[float, int]:
 
 
 def project_grpo(model, tokenizer, instance, steps, samples, completion_tokens, folder) -> tuple[Phases, int]:
-    from sebench.train import data
+    from sebench.judge import Judge
+    from sebench.rollout.backends import hf
+    from sebench.train import data, rl
     from sebench.train.artifacts import LossLog
     from sebench.train.config import TrainConfig
-    from sebench.train.grpo import train_grpo
-    from sebench.train.reward import JudgeReward
 
     tasks = data.select_tasks(instance)[: steps + 1]
-    cfg = TrainConfig(data=folder, regime="grpo-closed", out=folder, max_steps=steps + 1, batch_size=samples,
-                      num_generations=samples, max_completion_length=completion_tokens, lr=2e-4).resolved()
+    cfg = TrainConfig(data=folder, regime="closed-rl", sample_mode="closed", out=folder, max_steps=steps + 1,
+                      batch_size=samples, num_generations=samples, max_completion_length=completion_tokens,
+                      lr=2e-4).resolved()
     phases = Phases()
-    state = {"generating": False}
-    timer = trainer_timer(phases, ("generation", "judging", "forward"), warmup=1)
-    original_generate, original_reward = model.generate, JudgeReward.__call__
+    originals = {"generate_tokens": (hf, hf.generate_tokens), "judge_rewards": (rl, rl.judge_rewards),
+                 "_update": (rl, rl._update)}
+    state = {"updates": 0, "since": 0.0}
 
-    def timed_generate(*a, **kw):
-        state["generating"] = True
-        try:
-            with phases.timed("generation"):
-                return original_generate(*a, **kw)
-        finally:
-            state["generating"] = False
-
-    def timed_reward(self, *a, **kw):
-        with phases.timed("judging"):
-            return original_reward(self, *a, **kw)
-
-    model.generate, JudgeReward.__call__ = timed_generate, timed_reward
-    hooks = module_timer(model.get_decoder(), phases, "forward", active=lambda: not state["generating"])
-    losses = LossLog()
-    callback = losses.callback
-
-    def with_timer(stage):  # train_grpo registers the loss log's callback; the timer rides along with it
-        return _Both(callback(stage), timer)
-
-    losses.callback = with_timer
-    try:
-        train_grpo(model, tokenizer, instance, tasks, data.grpo_prompts(instance, tasks, "closed"), cfg,
-                   folder / "grpo", losses, "grpo")
-    finally:
-        del model.generate
-        JudgeReward.__call__ = original_reward
-        for h in hooks:
-            h.remove()
-    phases.total["TRL overhead"] = phases.total["step (wall)"] - sum(
-        v for k, v in phases.total.items() if k not in ("step (wall)",))
-    return phases, timer.steps
-
-
-class _Both:
-    """Two TrainerCallbacks as one (every event goes to both)."""
-
-    def __init__(self, first, second):
-        self.first, self.second = first, second
-
-    def __getattr__(self, name):
+    def timed(name, fn):
         def call(*a, **kw):
-            getattr(self.first, name)(*a, **kw)
-            return getattr(self.second, name)(*a, **kw)
+            with phases.timed(name):
+                out = fn(*a, **kw)
+            if fn is originals["_update"][1]:
+                state["updates"] += 1
+                if state["updates"] == 1:  # the first step is the warm-up
+                    phases.total.clear()
+                    state["since"] = time.perf_counter()
+            return out
 
         return call
+
+    for (attr, (owner, fn)), name in zip(originals.items(), ("generation", "judging", "loss + backward + optimizer")):
+        setattr(owner, attr, timed(name, fn))
+    try:
+        with Judge(instance) as judge:
+            rl.train_rl(model, tokenizer, judge, tasks, data.rl_prompts(instance, tasks, "closed", "closed"), cfg,
+                        LossLog(), "grpo")
+    finally:
+        for attr, (owner, fn) in originals.items():
+            setattr(owner, attr, fn)
+    phases.total["step (wall)"] = time.perf_counter() - state["since"]
+    phases.total["the rest (old logps)"] = phases.total["step (wall)"] - sum(
+        v for k, v in phases.total.items() if k != "step (wall)")
+    return phases, state["updates"] - 1
 
 
 def raw_grpo(model, tokenizer, instance, steps, samples, completion_tokens) -> Phases:

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator, TypeVar
 from sebench.errors import SebenchError
 
 SPLITS = ("train", "single_test", "multiple_test")
-MODES = ("closed", "open", "full-doc", "retrieval")
+MODES = ("closed", "open", "full-doc", "retrieval", "memory")
 VERDICTS = (
     "correct",
     "wrong_answer",

@@ -184,3 +184,17 @@ def test_hand_made_run_with_data_option(runs, tmp_path):
     assert json.loads((tmp_path / "r1/report.json").read_text())["functions"]["functions"] == []
     build_report([bare], tmp_path / "r2", plots_enabled=False, data=runs[0] / "data")
     assert json.loads((tmp_path / "r2/report.json").read_text())["functions"]["functions"] == sorted(FUNCTIONS)
+
+
+def test_each_regime_row_names_its_training_settings(tmp_path):
+    root = tmp_path / "run"
+    _write_run(root, "m", 0, {"untrained": 0.2, "closed-rl": 0.3, "closed-sft": 0.5})
+    config = {"epsilon": 0.2, "epsilon_high": 0.28, "negative_advantages": "drop", "old_logps": "sampling",
+              "target": "response"}
+    for regime in ("closed-rl", "closed-sft"):
+        (root / "train" / regime / "checkpoint" / "train_config.json").write_text(json.dumps({"config": config}))
+    md = build_report([root], tmp_path / "report", plots_enabled=False).read_text()
+    rl_row = next(line for line in md.splitlines() if line.startswith("| closed-rl | closed | single_test"))
+    sft_row = next(line for line in md.splitlines() if line.startswith("| closed-sft | closed | single_test"))
+    assert rl_row.endswith("| clip [0.2, 0.28], neg. adv. drop, old logps sampling |")
+    assert sft_row.endswith("| target response |")

@@ -62,13 +62,13 @@ def test_batches_are_cut_by_rows_and_tokens(tiny_model_dir):
 
 
 def test_row_stop_ends_at_the_code_block_outside_thinking(backend):
-    from sebench.rollout.backends.hf import _RowStop
+    from sebench.rollout.backends.hf import RowStop
 
     tok = backend.tokenizer
     texts = ["Sure:\n```python\ndef f():\n    return 1\n```\nand more", "<think>\n```python\nx\n```\n</think> still"]
     finished_at = []
     for text in texts:
-        stop = _RowStop(tok, stops=None, code_block=True)
+        stop = RowStop(tok, stops=None, code_block=True)
         ids = tok(text, add_special_tokens=False)["input_ids"]
         finished_at.append(next((i + 1 for i, t in enumerate(ids) if stop.add(t)), None))
     first = tok.decode(tok(texts[0], add_special_tokens=False)["input_ids"][: finished_at[0]])

@@ -59,3 +59,20 @@ def test_every_field_is_a_flag(monkeypatch):
     cfg = seen["cfg"]
     assert cfg.functions == ["p.a", "p.b"] and cfg.lora and cfg.max_steps == 3 and cfg.epsilon_high == 0.28
     assert cfg.lr == 1e-5 and cfg.reward == "graded" and cfg.epochs == 3.0 and cfg.data == Path("inst")
+
+
+@pytest.mark.parametrize("old, new", [("grpo-open", "open-rl"), ("grpo-closed", "closed-rl"),
+                                      ("sft-grpo", "closed-sft-rl"), ("self-play", "self-play-sft")])
+def test_earlier_regime_names_are_aliases_that_say_what_they_mean(old, new, caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING):
+        cfg = _cfg(regime=old, batch_size=4, num_generations=2).resolved()
+    assert cfg.regime == new and f"'{new}'" in caplog.text
+
+
+def test_closed_rl_samples_open_unless_told():
+    assert _cfg(regime="closed-rl", num_generations=2).resolved().sample_mode == "open"
+    assert _cfg(regime="closed-rl", num_generations=2, sample_mode="closed").resolved().sample_mode == "closed"
+    with pytest.raises(SebenchError, match="did you mean 'drop'"):
+        _cfg(regime="closed-rl", num_generations=2, negative_advantages="dro").resolved()

@@ -29,9 +29,9 @@ def _changed(before, after):
 def _train(built_instance, tiny_model, out, **options):
     defaults = dict(data=built_instance, out=out, model=str(tiny_model), max_steps=2, batch_size=1,
                     max_examples=4, judge_workers=2, num_generations=2, max_completion_length=96)
+    if "rl" in options["regime"]:
+        defaults["batch_size"] = 2  # one group of 2 samples a step
     defaults.update(options)
-    if defaults["regime"] in ("grpo-open", "grpo-closed", "sft-grpo"):
-        defaults["batch_size"] = 2
     return run(TrainConfig(**defaults))
 
 
@@ -101,27 +101,76 @@ def test_open_sft_with_lora_on_judged_rollouts(built_instance, tiny_model, tmp_p
     assert "Documentation of" in example["prompt"][-1]["content"]  # open-book prompt
 
 
-@pytest.mark.parametrize("regime, reward", [("grpo-closed", "binary"), ("grpo-open", "graded")])
-def test_grpo_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scripted_sampling, regime, reward):
-    options = {}
-    if regime == "grpo-open":
-        options = {"functions": _shortest_open_tasks(built_instance)[0].selected_functions, "max_examples": 1}
+def _one_short_task(built_instance) -> dict:
+    """Options that train on one task with a short open-book prompt (docs make prompts long)."""
+    return {"functions": _shortest_open_tasks(built_instance)[0].selected_functions, "max_examples": 1}
+
+
+def _samples(ckpt):
+    return [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("regime, reward", [("closed-rl", "binary"), ("open-rl", "graded")])
+def test_rl_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scripted_sampling, regime, reward):
     ckpt = _train(built_instance, tiny_model, tmp_path / regime, regime=regime, reward=reward, epsilon_high=0.28,
-                  **options)
+                  **_one_short_task(built_instance))
     info = _check_checkpoint(ckpt, tiny_model)
-    assert info["config"]["epsilon_high"] == 0.28
+    assert info["config"]["epsilon_high"] == 0.28 and info["config"]["sample_mode"] == "open"
     assert len(scripted_sampling) == 4  # 2 steps x 1 prompt x 2 samples
+    assert all("Documentation of" in prompt for prompt in scripted_sampling)  # both sample with the docs
     rows = _loss_rows(ckpt)
     assert [r["stage"] for r in rows] == ["grpo", "grpo"]
     assert all(float(r["reward"]) == 0.5 for r in rows)  # the reference scores 1, the non-answer 0
+    samples = _samples(ckpt)
+    assert [s["reward"] for s in samples] == [1.0, 0.0, 1.0, 0.0]
+    assert {s["train_mode"] for s in samples} == {"closed" if regime == "closed-rl" else "open"}
 
 
-def test_sft_grpo_runs_closed_sft_then_grpo(built_instance, tiny_model, tmp_path, scripted_sampling):
-    ckpt = _train(built_instance, tiny_model, tmp_path / "sft-grpo", regime="sft-grpo")
+def _start_logp(model_dir, messages, completion_ids, temperature):
+    """The starting model's log-probability of a completion after a prompt: one plain forward pass."""
+    import torch
+
+    from sebench.models import load_causal_lm
+
+    model, tokenizer = load_causal_lm(str(model_dir), device="cpu")
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    prompt = tokenizer(text, add_special_tokens=False)["input_ids"]
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt + completion_ids])).logits[0, len(prompt) - 1:-1].float()
+    logps = torch.log_softmax(logits / temperature, dim=-1)
+    return float(logps.gather(-1, torch.tensor(completion_ids)[:, None]).sum())
+
+
+@pytest.mark.parametrize("old_logps", ["sampling", "recompute"])
+def test_closed_rl_samples_open_and_computes_its_loss_closed(built_instance, tiny_model, tmp_path, scripted_sampling,
+                                                              old_logps):
+    from sebench.instance import Instance
+    from sebench.rollout.prompts import PromptBuilder
+
+    ckpt = _train(built_instance, tiny_model, tmp_path / "closed-rl", regime="closed-rl", max_steps=1,
+                  temperature=0.25, old_logps=old_logps, **_one_short_task(built_instance))
+    instance = Instance.open(built_instance)
+    task = next(t for t in instance.tasks("train") if t.task_id == _samples(ckpt)[0]["task_id"])
+    open_prompt, closed_prompt = (PromptBuilder(instance, m).messages(task) for m in ("open", "closed"))
+    assert all(task.query.strip() in p and "Documentation of" in p for p in scripted_sampling)
+    for sample in _samples(ckpt):  # one step: every sample met the starting model
+        on_open = _start_logp(tiny_model, open_prompt, sample["completion_ids"], 0.25)
+        on_closed = _start_logp(tiny_model, closed_prompt, sample["completion_ids"], 0.25)
+        assert abs(on_open - on_closed) > 1e-3  # the two prompts give the completion different probabilities
+        assert sample["new_logp"] == pytest.approx(on_closed, abs=1e-4)  # the loss is on the closed prompt
+        expected_old = on_open if old_logps == "sampling" else on_closed
+        assert sample["old_logp"] == pytest.approx(expected_old, abs=1e-4)
+
+
+def test_closed_sft_rl_runs_closed_sft_then_closed_rl(built_instance, tiny_model, tmp_path, scripted_sampling):
+    ckpt = _train(built_instance, tiny_model, tmp_path / "closed-sft-rl", regime="sft-grpo", batch_size=2,  # the earlier name
+                  negative_advantages="drop")
     info = _check_checkpoint(ckpt, tiny_model)
+    assert info["config"]["regime"] == "closed-sft-rl"
     assert info["sft_examples"] == 4 and info["grpo_prompts"] == 4
     rows = _loss_rows(ckpt)
     assert [(r["stage"], r["step"]) for r in rows] == [("closed-sft", "1"), ("closed-sft", "2"), ("grpo", "3"), ("grpo", "4")]
+    assert all("Documentation of" in prompt for prompt in scripted_sampling)
 
 
 def test_an_existing_checkpoint_is_not_overwritten(built_instance, tiny_model, tmp_path):
@@ -137,6 +186,6 @@ def test_bad_data_fails_before_the_model_is_loaded(built_instance, tmp_path):
     from sebench.errors import SebenchError
 
     with pytest.raises(SebenchError, match="is not a function of package"):  # not the unknown model's error
-        run(TrainConfig(data=built_instance, regime="grpo-closed", out=tmp_path / "x", model="no-such-model",
+        run(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", model="no-such-model",
                         functions=["nope.nope"]))
     assert not (tmp_path / "x").exists()

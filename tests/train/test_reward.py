@@ -6,7 +6,7 @@ import pytest
 
 from sebench.instance import Instance
 from sebench.records import Task, Verdict
-from sebench.train.reward import JudgeReward, score
+from sebench.train.reward import judge_rewards, score
 
 
 def _verdict(verdict, passed, total=4):
@@ -50,8 +50,5 @@ def test_judge_reward_on_real_answers(built_instance, graded):
         "no code": "I do not know.",
     }
     with Judge(instance, workers=2) as judge:
-        reward = JudgeReward(judge, [task], graded=graded)
-        completions = [[{"role": "assistant", "content": text}] for text in answers.values()]
-        got = reward(prompts=[[]] * len(answers), completions=completions, task_id=["sum-1"] * len(answers))
+        got = judge_rewards(judge, [(task, text) for text in answers.values()], graded=graded)
     assert got == ([1.0, 2 / 3, 0.0, 0.0] if graded else [1.0, 0.0, 0.0, 0.0])
-    assert reward.__name__ == ("judge_graded" if graded else "judge_binary")

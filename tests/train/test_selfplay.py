@@ -65,6 +65,27 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
     assert [r.split(",")[:2] for r in rows[1:]] == [["1", "round-1"], ["2", "round-2"]]
 
 
+def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_model, tmp_path, scripted_sampling):
+    from safetensors.torch import load_file
+
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    backend = _script(tmp_path, built_instance)
+    answer = json.loads((tmp_path / "script.json").read_text())[1]  # the capable answer to the written task
+    scripted_sampling.answers = {"A shop logs the amounts": answer}
+    ckpt = run(TrainConfig(
+        data=built_instance, regime="self-play-rl", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
+        rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_backend=backend,
+        max_steps=1, batch_size=2, num_generations=2, judge_workers=2,
+    ))
+    before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))
+    assert any(not bool((after[k] == v).all()) for k, v in before.items())
+    assert all("Documentation of" in p and "A shop logs" in p for p in scripted_sampling)
+    samples = [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
+    [task] = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
+    assert [(s["task_id"], s["reward"], s["train_mode"]) for s in samples] == [
+        (task.task_id, 1.0, "closed"), (task.task_id, 0.0, "closed")]  # judged against the written task's tests
+
+
 def test_self_play_that_keeps_nothing_says_so(built_instance, tiny_model, tmp_path):
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
     with pytest.raises(SebenchError, match="kept no training example"):

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from sebench.errors import SebenchError
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
-
-REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
+from sebench.train.config import REGIME_ALIASES, REGIMES, canonical_regime
 
 
 @dataclass
@@ -53,17 +52,23 @@ class RunConfig:
     # training
     train_source: str = "reference"  # "reference" solutions, or the model's own judged open-book "rollouts"
     source_samples: int = 4  # open-book samples per training task when train_source is "rollouts"
+    source_temperature: float = 0.7  # their sampling temperature
     epochs: float = 3.0
     lr: float = 2e-4
     lora: bool = False
     max_steps: int | None = None
     batch_size: int = 8
-    # further TrainConfig fields: {"field": value} for every regime, {"grpo-closed": {"field": value}} for one
+    # further TrainConfig fields: {"field": value} for every regime, {"closed-rl": {"field": value}} for one
     train_extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+
+# The paper's GRPO settings, shared by the gpu preset's RL regimes.
+_GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.0, num_generations=8,
+             batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192, temperature=1.0,
+             epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
 
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
@@ -88,25 +93,37 @@ PRESETS: dict[str, dict] = {
     # an afternoon on a CPU: more functions, the paper's four regimes side by side.
     "cpu": dict(
         model="smollm2-135m",
-        regimes=["open-sft", "closed-sft", "grpo-closed", "self-play"],
+        regimes=["open-sft", "closed-sft", "closed-rl", "self-play-sft"],
         functions=40, max_train=400, max_single=120, max_multiple=60,
         untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
         samples=1, temperature=0.0, max_tokens=192, concurrency=16,
         train_source="reference", epochs=3.0, lr=2e-4, batch_size=8,
         train_extra={
-            "grpo-closed": {"max_steps": 100, "num_generations": 4, "max_completion_length": 160},
-            "self-play": {"rounds": 2, "selfplay_tasks": 48},
+            "closed-rl": {"max_steps": 100, "num_generations": 4, "max_completion_length": 160},
+            "self-play-sft": {"rounds": 2, "selfplay_tasks": 48},
         },
     ),
-    # full sizes on a GPU: all 278 functions, every regime, sampled answers for pass@k, the model's own
-    # judged open-book answers as SFT data (as in the paper). Give --model (hf:... or openai:...@URL).
+    # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"
+    # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
     "gpu": dict(
         model="hf:Qwen/Qwen3-8B",
-        regimes=["open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play"],
+        regimes=list(REGIMES),
         functions=None, max_train=None, max_single=None, max_multiple=None,
         untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
-        samples=8, temperature=0.6, top_p=0.95, max_tokens=2048, concurrency=64,
-        train_source="rollouts", source_samples=8, epochs=3.0, lr=1e-5, batch_size=32,
+        samples=5, temperature=0.6, top_p=1.0, max_tokens=8192, concurrency=64,
+        train_source="rollouts", source_samples=5, source_temperature=0.6,
+        # SFT
+        epochs=4.0, lr=1e-5, batch_size=4,
+        train_extra={
+            "grad_accum": 8,  # 4 x 8 = a global batch of 32 on one GPU
+            "lr_scheduler": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.01, "adam_beta1": 0.9,
+            "adam_beta2": 0.95, "max_length": 20000, "target": "response", "gradient_checkpointing": True,
+            # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
+            "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2),  # mini-batch 16 of 32 prompts
+            "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1),  # mini-batch 32 of 32
+            "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
+            "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
+        },
     ),
 }
 
@@ -122,7 +139,9 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             raise SebenchError(f"unknown setting '{key}'; known: {', '.join(sorted(names))}")
         values[key] = value
     cfg = RunConfig(**values)
-    _check("regimes", cfg.regimes, REGIMES)
+    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES))
+    cfg.regimes = [canonical_regime(r) for r in cfg.regimes]
+    cfg.train_extra = {(canonical_regime(k) if k in REGIME_ALIASES else k): v for k, v in cfg.train_extra.items()}
     _check("splits", cfg.splits, SPLITS)
     _check("untrained_modes", cfg.untrained_modes, MODES)
     _check("trained_modes", cfg.trained_modes, MODES)

@@ -29,6 +29,7 @@ from sebench.experiment.state import StageBook, file_hash, now, read_json, write
 log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
+SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
@@ -70,9 +71,9 @@ class Study:
 
     def _training_order(self) -> list[str]:
         regimes = list(dict.fromkeys(self.cfg.regimes))
-        if "sft-grpo" in regimes:  # it starts from the Closed-SFT checkpoint: train that one just before
+        if "closed-sft-rl" in regimes:  # it starts from the Closed-SFT checkpoint: train that one just before
             regimes.remove("closed-sft") if "closed-sft" in regimes else None
-            regimes.insert(regimes.index("sft-grpo"), "closed-sft")
+            regimes.insert(regimes.index("closed-sft-rl"), "closed-sft")
         return regimes
 
     @staticmethod
@@ -219,11 +220,11 @@ class Study:
         cfg = self.cfg
         out = self.checkpoint_dir(regime)
         source_rollouts = None
-        if cfg.train_source == "rollouts" and regime in ("open-sft", "closed-sft"):
+        if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
             # the paper's SFT data: the untrained model's own open-book answers on the train split, judged
             source_rollouts = self.evaluate(UNTRAINED, cfg.model, "open", "train", samples=cfg.source_samples,
-                                            temperature=max(cfg.temperature, 0.7)).with_name("rollouts.jsonl")
-        start = checkpoints.get("closed-sft") if regime == "sft-grpo" else None
+                                            temperature=cfg.source_temperature).with_name("rollouts.jsonl")
+        start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train_cfg = {
             "regime": regime, "model": self.train_model, "data": self._data_hash(), "seed": cfg.seed,
             "train_source": cfg.train_source, "epochs": cfg.epochs, "lr": cfg.lr, "lora": cfg.lora,
@@ -245,7 +246,7 @@ class Study:
             data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts, epochs=cfg.epochs,
             lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps, batch_size=cfg.batch_size, seed=cfg.seed,
             judge_workers=cfg.judge_workers, sft_checkpoint=start,
-            train_source=cfg.train_source if regime in ("open-sft", "closed-sft") else None,
+            train_source=cfg.train_source if regime in SFT_FROM_DATA else None,
         )
         # train_extra: TrainConfig fields for every regime, and {regime: {field: value}} for one
         settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})

@@ -89,6 +89,8 @@ def main_table_markdown(rows: list[dict]) -> str:
     head = (["model"] if with_model else []) + ["regime", "mode", "split", "protocol", "n", "accuracy %", "95% CI",
                                                  "Δ vs untrained"]
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
+    settings = any(r.get("settings") for r in rows)
+    head += ["training settings"] if settings else []
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         gain = r["gain_vs_untrained"]
@@ -98,6 +100,7 @@ def main_table_markdown(rows: list[dict]) -> str:
         ]
         cells += [_pct(r.get(f"pass@{k}")) for k in ks]
         cells += [_pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
+        cells += [r.get("settings", "")] if settings else []
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -28,8 +28,9 @@ from sebench.instance import SPLIT_FILES
 from sebench.metrics import task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_records
 
-REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
-MODE_ORDER = ("closed", "open", "full-doc", "retrieval")
+REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
+                "self-play-rl")
+MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
@@ -55,6 +56,7 @@ class RunData:
     evals: list[EvalSet]
     task_functions: dict[str, list[str]] = field(default_factory=dict)  # task_id -> function labels
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
+    settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -80,6 +82,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         evals=evals,
         task_functions=_task_functions(root, manifest, data),
         losses=_losses(root),
+        settings=_train_settings(root),
     )
 
 
@@ -118,6 +121,23 @@ def _losses(root: Path) -> dict[str, list[tuple[float, float]]]:
         points = read_loss_csv(path)
         if points:
             out.setdefault(regime, points)
+    return out
+
+
+def _train_settings(root: Path) -> dict[str, str]:
+    """regime -> its switchable settings, from train/<regime>/**/train_config.json: the RL gap's suspects
+    (clipping, negative advantages, old log-probabilities) for GRPO, the SFT target for SFT."""
+    out = {}
+    for path in sorted(root.glob("train/*/**/train_config.json")):
+        regime = path.relative_to(root / "train").parts[0]
+        c = _read_json(path).get("config", {})
+        parts = []
+        if c.get("target") and ("sft" in regime):
+            parts.append(f"target {c['target']}")
+        if "rl" in regime.split("-"):
+            parts += [f"clip [{c.get('epsilon')}, {c.get('epsilon_high')}]", f"neg. adv. {c.get('negative_advantages')}",
+                      f"old logps {c.get('old_logps')}"]
+        out.setdefault(regime, ", ".join(parts))
     return out
 
 
@@ -173,6 +193,7 @@ def main_table(runs: list[RunData]) -> list[dict]:
         row = {"model": model, "regime": regime, "mode": mode, "split": split, "protocol": protocol,
                **verdict_stats(samples)}
         row["runs"] = per_run[(model, regime, mode, split, protocol)]
+        row["settings"] = next((r.settings[regime] for r in runs if r.model == model and r.settings.get(regime)), "")
         rows.append(row)
     rows.sort(key=row_sort_key)
     _add_gains(rows)

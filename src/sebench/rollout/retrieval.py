@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sebench.records import ApiDoc
 from sebench.rollout import prompts
@@ -39,13 +41,18 @@ def tokenize(text: str) -> list[str]:
     return words
 
 
-class BM25Index:
-    """Okapi BM25 over api docs (name, signature and text of each entry)."""
+def doc_text(doc: ApiDoc) -> str:
+    return f"{doc.name} {doc.signature} {doc.doc}"
 
-    def __init__(self, docs: list[ApiDoc], k1: float = 1.5, b: float = 0.75):
+
+class BM25Index:
+    """Okapi BM25 over api docs (name, signature and text of each entry), or over any items with `text`
+    saying what of an item is searched (the experience memory: past tasks' queries)."""
+
+    def __init__(self, docs: list, k1: float = 1.5, b: float = 0.75, text: Callable[[Any], str] = doc_text):
         self.docs = list(docs)
         self.k1, self.b = k1, b
-        self.term_counts = [Counter(tokenize(f"{d.name} {d.signature} {d.doc}")) for d in self.docs]
+        self.term_counts = [Counter(tokenize(text(d))) for d in self.docs]
         self.lengths = [sum(c.values()) for c in self.term_counts]
         self.avg_length = sum(self.lengths) / max(1, len(self.lengths))
         df = Counter(term for counts in self.term_counts for term in counts)
@@ -62,7 +69,7 @@ class BM25Index:
             )
         return result
 
-    def search(self, query: str, k: int = 3) -> list[ApiDoc]:
+    def search(self, query: str, k: int = 3) -> list:
         """The best `k` entries with a positive score, best first (ties: the instance's order)."""
         scored = sorted(enumerate(self.scores(query)), key=lambda pair: (-pair[1], pair[0]))
         return [self.docs[i] for i, score in scored[:k] if score > 0]

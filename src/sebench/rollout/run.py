@@ -80,6 +80,9 @@ class RolloutConfig:
                                       minimum=1)
     max_searches: int = _opt(3, "retrieval mode: searches allowed before the answer", minimum=0)
     search_k: int = _opt(3, "retrieval mode: doc entries returned per search", minimum=1)
+    memory: Path | None = _opt(None, "memory mode: rollouts.jsonl of judged training trajectories (verdicts.jsonl "
+                               "beside it) whose correct ones are the experience memory")
+    memory_k: int = _opt(3, "memory mode: remembered trajectories shown per task", minimum=1)
     progress: bool = _opt(True, "show a progress bar", cli=False)
 
 
@@ -106,6 +109,8 @@ def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
         check_model_spec(cfg)  # an unknown spec, or an openai one with no URL, fails before any file is touched
     if cfg.mode not in MODES:
         raise SebenchError(f"unknown mode '{cfg.mode}'; choose one of {', '.join(MODES)}")
+    if cfg.mode == "memory" and cfg.memory is None:
+        raise SebenchError("--mode memory needs --memory ROLLOUTS (judged rollouts on the train split)")
     tasks = select_tasks(instance, cfg.split, cfg.limit)
     out = Path(cfg.out)
     check_file_target(out)
@@ -221,6 +226,8 @@ def generation_settings(cfg: RolloutConfig) -> dict:
         settings["context_tokens"] = cfg.context_tokens
     if cfg.mode == "retrieval":
         settings.update(max_searches=cfg.max_searches, search_k=cfg.search_k)
+    if cfg.mode == "memory":
+        settings.update(memory=str(cfg.memory), memory_k=cfg.memory_k)
     return settings
 
 
@@ -232,7 +239,16 @@ def _generate(cfg: RolloutConfig, backend: Backend, builder: PromptBuilder, inst
     if cfg.mode == "retrieval":
         yield from _generate_retrieval(cfg, backend, builder, instance, todo)
         return
-    requests = [_request(cfg, builder.messages(task), len(samples), index) for index, task, samples in todo]
+    messages = builder.messages
+    if cfg.mode == "memory":
+        from sebench.rollout.memory import ExperienceMemory
+
+        memory = ExperienceMemory.from_files(instance.tasks("train"), Path(cfg.memory))
+
+        def messages(task: Task) -> list[dict]:
+            return memory.messages(builder.messages(task), task, builder.package, cfg.memory_k)
+
+    requests = [_request(cfg, messages(task), len(samples), index) for index, task, samples in todo]
     for position, completions in backend.generate_stream(requests):
         _, task, samples = todo[position]
         for sample_idx, completion in zip(samples, completions):

@@ -3,10 +3,11 @@
     OUT/config.json, model.safetensors, tokenizer files   the HF checkpoint (LoRA merged)
     OUT/train_config.json    the TrainConfig, seed, library versions, device, data hashes, timings
     OUT/train_data.jsonl     the exact training examples (SFT pairs or GRPO prompts), for inspection
+    OUT/rl_samples.jsonl     GRPO: every sampled completion, its reward, advantage and log-probabilities (rl.py)
     OUT/loss.csv             one row per logged step: step, stage, epoch, loss, learning_rate, reward
     OUT/loss.png             the loss curve (and the mean reward for GRPO stages)
 
-`step` counts optimizer steps across the stages of a run (sft-grpo: SFT then GRPO; self-play: rounds),
+`step` counts optimizer steps across the stages of a run (closed-sft-rl: SFT then GRPO; self-play: rounds),
 so the curve is one line; `stage` says which stage a row belongs to.
 """
 
@@ -83,6 +84,16 @@ class LossLog:
     def __init__(self) -> None:
         self.rows: list[dict] = []
         self._offset = 0
+
+    def add(self, stage: str, step: int, loss: float, learning_rate: float, reward: float | None = None,
+            epoch: float | None = None) -> None:
+        """One row of a stage trained by our own loop (rl.py); `step` counts from 1 within the stage."""
+        self.rows.append({"step": self._offset + step, "stage": stage, "epoch": epoch, "loss": loss,
+                          "learning_rate": learning_rate, "reward": reward})
+
+    def end_stage(self, steps: int) -> None:
+        """The next stage's steps continue after this one's `steps`."""
+        self._offset += steps
 
     def callback(self, stage: str):
         """A transformers TrainerCallback that appends this stage's training log rows."""

@@ -7,16 +7,28 @@ import dataclasses
 import typing
 from pathlib import Path
 
-from sebench.train.config import REGIMES, REWARDS, TRAIN_SOURCES, TrainConfig
+from sebench.train.config import (
+    NEGATIVE_ADVANTAGES,
+    OLD_LOGPS,
+    PROMPT_MODES,
+    REGIME_ALIASES,
+    REGIMES,
+    REWARDS,
+    TARGETS,
+    TRAIN_SOURCES,
+    TrainConfig,
+)
 
 _REQUIRED = ("data", "regime", "out")
-_CHOICES = {"regime": REGIMES, "reward": REWARDS, "train_source": TRAIN_SOURCES}
+_CHOICES = {"regime": REGIMES + tuple(REGIME_ALIASES), "reward": REWARDS, "train_source": TRAIN_SOURCES,
+            "target": TARGETS, "old_logps": OLD_LOGPS, "negative_advantages": NEGATIVE_ADVANTAGES,
+            "sample_mode": PROMPT_MODES}
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "train",
-        help="train a model on an instance (open-sft, closed-sft, grpo-open, grpo-closed, sft-grpo, self-play)",
+        help="train a model on an instance (" + ", ".join(REGIMES) + ")",
         description="Train a model to internalize the package. CPU by default; the same command runs on GPUs, "
         "and on several with `accelerate launch -m sebench.cli train ...`.",
     )

@@ -6,24 +6,75 @@ Light on purpose (no torch/TRL import), so that `sebench --help` and `sebench ru
 from __future__ import annotations
 
 import dataclasses
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
 
-REGIMES = ("open-sft", "closed-sft", "grpo-open", "grpo-closed", "sft-grpo", "self-play")
+log = logging.getLogger(__name__)
+
 TRAIN_SOURCES = ("rollouts", "reference")
 REWARDS = ("binary", "graded")
+TARGETS = ("response", "code")
+OLD_LOGPS = ("sampling", "recompute")
+NEGATIVE_ADVANTAGES = ("keep", "drop")
+PROMPT_MODES = ("open", "closed")
 
-# The prompt mode that each regime trains on; the model is always evaluated closed-book afterwards.
-REGIME_MODE = {
-    "open-sft": "open",
-    "closed-sft": "closed",
-    "grpo-open": "open",
-    "grpo-closed": "closed",
-    "sft-grpo": "closed",
-    "self-play": "closed",
+
+@dataclass(frozen=True)
+class Regime:
+    """One training regime of the paper: its stages and the prompt each stage shows.
+
+    sft: the prompt mode of the SFT stage (None: no SFT stage); rl_sample / rl_train: the prompt GRPO
+    samples from and the prompt its loss is computed on (None: no RL stage); self_play: the model writes
+    its own training tasks in rounds (then the SFT or RL stage runs once per round on them).
+    """
+
+    name: str
+    sft: str | None = None
+    rl_sample: str | None = None
+    rl_train: str | None = None
+    self_play: bool = False
+
+    @property
+    def rl(self) -> bool:
+        return self.rl_train is not None
+
+
+# The one definition of the regimes (`sebench train --regime`, `sebench run --regimes`); evaluation is
+# always closed-book afterwards.
+REGIME_SPECS = {r.name: r for r in (
+    Regime("open-sft", sft="open"),
+    Regime("closed-sft", sft="closed"),
+    Regime("open-rl", rl_sample="open", rl_train="open"),
+    Regime("closed-rl", rl_sample="open", rl_train="closed"),
+    Regime("closed-sft-rl", sft="closed", rl_sample="open", rl_train="closed"),
+    Regime("self-play-sft", sft="closed", self_play=True),
+    Regime("self-play-rl", rl_sample="open", rl_train="closed", self_play=True),
+)}
+REGIMES = tuple(REGIME_SPECS)
+# Earlier names, still accepted; each logs the paper's name that it now means.
+REGIME_ALIASES = {
+    "grpo-open": "open-rl",
+    "grpo-closed": "closed-rl",
+    "sft-grpo": "closed-sft-rl",
+    "self-play": "self-play-sft",
 }
+
+
+def canonical_regime(name: str) -> str:
+    """The paper's name of a regime (aliases are logged); unknown names are errors with a suggestion."""
+    if name in REGIME_ALIASES:
+        new = REGIME_ALIASES[name]
+        log.warning("regime '%s' is now called '%s' (%s)", name, new, _ALIAS_NOTES.get(name, "same training"))
+        return new
+    check_choice("regime", name, REGIMES)
+    return name
+
+
+_ALIAS_NOTES = {"grpo-closed": "it now samples WITH the docs and computes the loss on the closed prompt, "
+                               "as the paper does; --sample-mode closed samples closed-book as before"}
 
 
 @dataclass
@@ -31,7 +82,8 @@ class TrainConfig:
     """Settings of one training run (`sebench train`); the run writes them to OUT/train_config.json."""
 
     data: Path = field(metadata={"help": "instance directory (from `sebench build`)"})
-    regime: str = field(metadata={"help": "training regime: " + " | ".join(REGIMES)})
+    regime: str = field(metadata={"help": "training regime: " + " | ".join(REGIMES) + " (earlier names: "
+                                  + ", ".join(f"{a} = {n}" for a, n in REGIME_ALIASES.items()) + ")"})
     out: Path = field(metadata={"help": "checkpoint directory to write (HF format, loadable by the hf backend)"})
     model: str = field(
         default="smollm2-135m",
@@ -47,6 +99,11 @@ class TrainConfig:
     rollouts: Path | None = field(default=None, metadata={"help": "rollouts.jsonl whose correct answers are SFT data"})
     verdicts: Path | None = field(
         default=None, metadata={"help": "verdicts.jsonl of --rollouts (default: verdicts.jsonl beside it)"}
+    )
+    target: str = field(
+        default="response",
+        metadata={"help": "SFT target: response (the whole judged answer, reasoning included, as in the paper) or "
+                  "code (only its code block); reference solutions are code either way"},
     )
     functions: list[str] | None = field(
         default=None,
@@ -64,6 +121,11 @@ class TrainConfig:
     )
     batch_size: int = field(default=4, metadata={"help": "examples per device per step (GRPO: completions per device per step)"})
     grad_accum: int = field(default=1, metadata={"help": "gradient accumulation steps"})
+    lr_scheduler: str = field(default="linear", metadata={"help": "learning-rate schedule (transformers' names: linear, cosine, constant, ...)"})
+    warmup_ratio: float = field(default=0.0, metadata={"help": "share of the steps spent warming the learning rate up (below 1)"})
+    weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay"})
+    adam_beta1: float = field(default=0.9, metadata={"help": "AdamW beta1"})
+    adam_beta2: float = field(default=0.999, metadata={"help": "AdamW beta2 (the paper: 0.95)"})
     max_length: int = field(default=2048, metadata={"help": "SFT: longest tokenized prompt+answer; longer ones are cut"})
     lora: bool = field(default=False, metadata={"help": "train LoRA adapters (merged into the weights before saving)"})
     lora_r: int = field(default=16, metadata={"help": "LoRA rank"})
@@ -83,10 +145,33 @@ class TrainConfig:
     epsilon_high: float | None = field(
         default=None, metadata={"help": "GRPO: upper clipping range (default: --epsilon; DAPO uses 0.28)"}
     )
-    beta: float = field(default=0.0, metadata={"help": "GRPO: KL coefficient against the starting model (0: no reference model)"})
+    negative_advantages: str = field(
+        default="keep",
+        metadata={"help": "GRPO: keep, or drop (samples with a negative advantage give no gradient), one of the "
+                  "two suspects of the paper's RL gap"},
+    )
+    old_logps: str = field(
+        default="sampling",
+        metadata={"help": "GRPO: the 'old' log-probabilities of the PPO ratio: sampling (the sampling policy's, on the "
+                  "prompt it sampled from, as in the paper) or recompute (the policy's, on the training prompt)"},
+    )
+    sample_mode: str | None = field(
+        default=None,
+        metadata={"help": "GRPO: prompt to sample from, open or closed (default: the regime's; closed-rl samples open)"},
+    )
+    mini_batches: int = field(
+        default=1,
+        metadata={"help": "GRPO: optimizer steps per sampled batch (the batch split into this many mini-batches, "
+                  "the PPO way; the paper: batch 32, mini-batch 16 open / 32 closed)"},
+    )
+    generation_batch: int | None = field(
+        default=None,
+        metadata={"help": "GRPO: rows sampled per generate call (default: all of a batch's samples at once; "
+                  "lower it when the KV cache of long answers does not fit)"},
+    )
     sft_checkpoint: Path | None = field(
         default=None,
-        metadata={"help": "sft-grpo: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},
+        metadata={"help": "closed-sft-rl: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},
     )
     judge_workers: int | None = field(default=None, metadata={"help": "judge sandbox workers for rewards and filtering"})
     # Self-play
@@ -118,20 +203,28 @@ class TrainConfig:
 
     def resolved(self) -> "TrainConfig":
         """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
-        check_choice("regime", self.regime, REGIMES)
+        regime = REGIME_SPECS[canonical_regime(self.regime)]
         check_choice("reward", self.reward, REWARDS)
+        check_choice("target", self.target, TARGETS)
+        check_choice("old-logps", self.old_logps, OLD_LOGPS)
+        check_choice("negative-advantages", self.negative_advantages, NEGATIVE_ADVANTAGES)
+        if self.sample_mode is not None:
+            check_choice("sample-mode", self.sample_mode, PROMPT_MODES)
         source = self.train_source or ("rollouts" if self.rollouts else "reference")
         check_choice("train-source", source, TRAIN_SOURCES)
-        if source == "rollouts" and self.rollouts is None and self.regime in ("open-sft", "closed-sft", "sft-grpo"):
+        if source == "rollouts" and self.rollouts is None and regime.sft and not regime.self_play:
             raise SebenchError("--train-source rollouts needs --rollouts FILE (a rollouts.jsonl judged by `sebench judge`)")
         verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
+        if not 0 <= self.warmup_ratio < 1:
+            raise SebenchError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}")
         for name, value in (("epochs", self.epochs), ("lr", self.lr)):
             if value <= 0:
                 raise SebenchError(f"--{name} must be positive, got {value}")
-        for name in ("batch_size", "grad_accum", "num_generations", "rounds", "max_length", "max_completion_length"):
+        for name in ("batch_size", "grad_accum", "num_generations", "rounds", "max_length", "max_completion_length",
+                     "mini_batches"):
             if getattr(self, name) < 1:
                 raise SebenchError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
-        if self.regime.startswith("grpo") or self.regime == "sft-grpo":
+        if regime.rl:
             if self.num_generations < 2:
                 raise SebenchError("--num-generations must be at least 2: GRPO compares completions within a group")
             if (self.batch_size * self.grad_accum) % self.num_generations:
@@ -139,10 +232,17 @@ class TrainConfig:
                     f"--batch-size x --grad-accum ({self.batch_size} x {self.grad_accum}) must be a multiple of "
                     f"--num-generations ({self.num_generations}): each step trains on whole groups"
                 )
+            if (self.batch_size * self.grad_accum) % self.mini_batches:
+                raise SebenchError(f"--mini-batches {self.mini_batches} must divide --batch-size x --grad-accum")
         return dataclasses.replace(
-            self, train_source=source, verdicts=verdicts,
+            self, regime=regime.name, sample_mode=self.sample_mode or regime.rl_sample, train_source=source, verdicts=verdicts,
             epsilon_high=self.epsilon if self.epsilon_high is None else self.epsilon_high,
         )
+
+    @property
+    def spec(self) -> Regime:
+        """The regime's stages (after `resolved()`, which maps earlier names to the paper's)."""
+        return REGIME_SPECS[self.regime]
 
     def to_json(self) -> dict:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}

@@ -43,15 +43,20 @@ def check_functions(instance: Instance, functions: list[str]) -> None:
 
 
 def reference_pairs(tasks: list[Task]) -> list[tuple[Task, str]]:
-    """(task, reference solution) for every task that has one."""
-    pairs = [(t, t.reference_solution) for t in tasks if t.reference_solution.strip()]
+    """(task, answer) for every task with a reference solution: the solution in one python block."""
+    from sebench.rollout.prompts import format_answer
+
+    pairs = [(t, format_answer(t.reference_solution)) for t in tasks if t.reference_solution.strip()]
     if not pairs:
         raise SebenchError("none of the selected tasks has a reference_solution; use --train-source rollouts")
     return pairs
 
 
-def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path) -> list[tuple[Task, str]]:
-    """(task, code) for each rollout judged correct, restricted to `tasks`; one pair per distinct code."""
+def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str = "response") -> list[tuple[Task, str]]:
+    """(task, answer) for each rollout judged correct, restricted to `tasks`; one pair per distinct code.
+
+    The answer is the whole response (target "response", the paper's) or its code in one python block.
+    """
     if not Path(verdicts).is_file():
         raise SebenchError(f"{verdicts}: no verdicts for {rollouts}; run `sebench judge` on it first (or pass --verdicts)")
     verdict_of = _verdict_index(read_records(verdicts, Verdict))
@@ -70,7 +75,7 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path) -> list[tup
             continue
         if (r.task_id, code) not in seen:
             seen.add((r.task_id, code))
-            pairs.append((by_id[r.task_id], code))
+            pairs.append((by_id[r.task_id], answer_text(r.response, code, target)))
     if unjudged:
         log.warning("%d rollouts of %s have no verdict in %s and were left out", unjudged, rollouts, verdicts)
     if outside:
@@ -91,6 +96,13 @@ def judged_code(rollout: Rollout) -> str | None:
     return code.strip() if code else None
 
 
+def answer_text(response: str, code: str, target: str) -> str:
+    """The SFT answer: the whole response, or only the code in one python block."""
+    from sebench.rollout.prompts import format_answer
+
+    return response.strip() if target == "response" and response.strip() else format_answer(code)
+
+
 def _verdict_index(verdicts: list[Verdict]) -> dict[tuple, Verdict]:
     """Verdicts by (task_id, sample_idx, mode); mode None where the judge did not record one."""
     index: dict[tuple, Verdict] = {}
@@ -109,25 +121,27 @@ def limit(items: list, max_items: int | None, seed: int) -> list:
 
 def sft_examples(instance: Instance, pairs: list[tuple[Task, str]], mode: str) -> list[dict]:
     """Conversational prompt-completion examples: the `mode` prompt (closed|open) and the answer."""
-    from sebench.rollout.prompts import PromptBuilder, format_answer
+    from sebench.rollout.prompts import PromptBuilder
 
     builder = PromptBuilder(instance, mode)
     return [
         {
             "prompt": builder.messages(task),
-            "completion": [{"role": "assistant", "content": format_answer(code)}],
+            "completion": [{"role": "assistant", "content": answer}],
             "task_id": task.task_id,
         }
-        for task, code in pairs
+        for task, answer in pairs
     ]
 
 
-def grpo_prompts(instance: Instance, tasks: list[Task], mode: str) -> list[dict]:
-    """GRPO rows: the `mode` prompt and the task id that the reward judges against."""
+def rl_prompts(instance: Instance, tasks: list[Task], sample_mode: str, train_mode: str) -> list[dict]:
+    """GRPO rows: the prompt to sample from, the prompt the loss is computed on, and the task id that the
+    reward judges against (closed-rl: sampled open-book, trained closed-book)."""
     from sebench.rollout.prompts import PromptBuilder
 
-    builder = PromptBuilder(instance, mode)
-    return [{"prompt": builder.messages(t), "task_id": t.task_id} for t in tasks]
+    sample, train = PromptBuilder(instance, sample_mode), PromptBuilder(instance, train_mode)
+    return [{"sample_prompt": sample.messages(t), "prompt": train.messages(t), "task_id": t.task_id,
+             "sample_mode": sample_mode, "train_mode": train_mode} for t in tasks]
 
 
 class LeftPaddedBatches:

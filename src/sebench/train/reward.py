@@ -27,26 +27,7 @@ def score(verdict: Verdict, graded: bool) -> float:
     return verdict.tests_passed / verdict.tests_total
 
 
-class JudgeReward:
-    """A TRL reward function (`reward_funcs=`) that judges each completion against its task.
-
-    The dataset must carry a `task_id` column; TRL passes it to the call, one per completion.
-    """
-
-    def __init__(self, judge: Any, tasks: list[Task], graded: bool = False):
-        self.judge = judge
-        self.tasks = {t.task_id: t for t in tasks}
-        self.graded = graded
-        self.__name__ = "judge_graded" if graded else "judge_binary"  # the name TRL logs the reward under
-
-    def __call__(self, prompts: list, completions: list, task_id: list[str], **kwargs: Any) -> list[float]:
-        items = [(self.tasks[tid], _text(c), i) for i, (tid, c) in enumerate(zip(task_id, completions))]
-        verdicts = self.judge.judge_many(items)
-        return [score(v, self.graded) for v in verdicts]
-
-
-def _text(completion: Any) -> str:
-    """The answer text of a completion: a string, or conversational [{"role": "assistant", "content": ...}]."""
-    if isinstance(completion, str):
-        return completion
-    return "".join(m.get("content") or "" for m in completion if isinstance(m, dict))
+def judge_rewards(judge: Any, answers: list[tuple[Task, str]], graded: bool = False) -> list[float]:
+    """The reward of each (task, answer text): the judge's verdict, scored as above."""
+    verdicts = judge.judge_many([(task, text, i) for i, (task, text) in enumerate(answers)])
+    return [score(v, graded) for v in verdicts]

@@ -1,10 +1,13 @@
 """`sebench train`: one training run, from a TrainConfig to a checkpoint directory.
 
     open-sft / closed-sft   SFT on (prompt, answer) pairs; open or closed prompt, same answers
-    grpo-open / grpo-closed GRPO on the train tasks' open or closed prompts, reward = the judge
-    sft-grpo                Closed-SFT (or --sft-checkpoint), then GRPO on closed prompts
-    self-play               rounds of: write tasks from the docs, solve them open-book, keep the judged-
+    open-rl                 GRPO sampled and trained on the open prompt, reward = the judge (rl.py)
+    closed-rl               GRPO sampled on the open prompt, its loss on the closed prompt (the paper's)
+    closed-sft-rl           Closed-SFT (or --sft-checkpoint), then closed-rl
+    self-play-sft           rounds of: write tasks from the docs, solve them open-book, keep the judged-
                             correct, train closed-book on them (sebench.train.selfplay)
+    self-play-rl            rounds of: write tasks, then closed-rl on them
+(the regimes are defined once, in config.REGIME_SPECS; earlier names are aliases.)
 
 The checkpoint (HF format, LoRA merged) is what the rollout backends load as it is. Heavy libraries
 (torch, TRL) are imported only here, on use, and only the main process writes files under accelerate.
@@ -23,7 +26,7 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.train import artifacts, data
-from sebench.train.config import REGIME_MODE, TrainConfig
+from sebench.train.config import TrainConfig
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +37,7 @@ def run(cfg: TrainConfig) -> Path:
     """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out."""
     cfg = cfg.resolved()
     instance = Instance.open(cfg.data)
-    if cfg.regime == "self-play" and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    if cfg.spec.self_play and int(os.environ.get("WORLD_SIZE", "1")) > 1:
         raise SebenchError("self-play writes and solves tasks in-process: run it as one process, not under "
                            "`accelerate launch` with several")
     prepared = prepare(cfg, instance)
@@ -47,7 +50,7 @@ def run(cfg: TrainConfig) -> Path:
     from sebench.models import load_causal_lm
 
     set_seed(cfg.seed)
-    start = cfg.sft_checkpoint if cfg.regime == "sft-grpo" and cfg.sft_checkpoint else cfg.model
+    start = cfg.sft_checkpoint if cfg.regime == "closed-sft-rl" and cfg.sft_checkpoint else cfg.model
     # fp32 weights (bf16 autocast on GPUs that have it); frozen LoRA base weights may stay bf16 on GPUs.
     lora_bf16 = cfg.lora and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     dtype = torch.bfloat16 if lora_bf16 else torch.float32
@@ -106,34 +109,37 @@ class Prepared:
     """What a regime trains on, built before the model is loaded (so that bad data fails fast)."""
 
     sft: list[dict] = field(default_factory=list)  # SFT prompt-completion examples
-    grpo_tasks: list = field(default_factory=list)  # the tasks GRPO prompts come from (the judge needs them)
-    grpo: list[dict] = field(default_factory=list)  # GRPO rows: prompt + task_id
+    rl_tasks: list = field(default_factory=list)  # the tasks GRPO prompts come from (the judge needs them)
+    rl: list[dict] = field(default_factory=list)  # GRPO rows: sample_prompt, prompt (training) and task_id
     inputs: dict = field(default_factory=dict)  # input files to hash (rollouts, verdicts)
 
 
 def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
     prepared = Prepared()
-    if cfg.regime in ("open-sft", "closed-sft") or (cfg.regime == "sft-grpo" and cfg.sft_checkpoint is None):
+    spec = cfg.spec
+    if spec.self_play:
+        if cfg.functions:
+            data.check_functions(instance, cfg.functions)
+        return prepared
+    if spec.sft and not (cfg.regime == "closed-sft-rl" and cfg.sft_checkpoint):
         tasks = data.select_tasks(instance, cfg.functions)
         if cfg.train_source == "reference":
             pairs = data.reference_pairs(tasks)
         else:
-            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts)
+            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts, cfg.target)
             prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
         pairs = data.limit(pairs, cfg.max_examples, cfg.seed)
-        prepared.sft = data.sft_examples(instance, pairs, REGIME_MODE[cfg.regime])
-    if cfg.regime in ("grpo-open", "grpo-closed", "sft-grpo"):
-        prepared.grpo_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
-        prepared.grpo = data.grpo_prompts(instance, prepared.grpo_tasks, REGIME_MODE[cfg.regime])
-    if cfg.regime == "self-play" and cfg.functions:
-        data.check_functions(instance, cfg.functions)
+        prepared.sft = data.sft_examples(instance, pairs, spec.sft)
+    if spec.rl:
+        prepared.rl_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
+        prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train)
     return prepared
 
 
 def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, tokenizer: Any, workdir: Path,
           losses: artifacts.LossLog) -> tuple[Any, list[dict], dict]:
     """Runs the regime's stages in order; returns the trained model, the examples and extra facts to record."""
-    if cfg.regime == "self-play":
+    if cfg.spec.self_play:
         from sebench.train.selfplay import train_self_play
 
         model, examples, rounds = train_self_play(model, tokenizer, instance, cfg, workdir, losses)
@@ -141,11 +147,13 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
     if prepared.sft:
         from sebench.train.sft import train_sft
 
-        stage = "closed-sft" if cfg.regime == "sft-grpo" else cfg.regime
+        stage = "closed-sft" if cfg.regime == "closed-sft-rl" else cfg.regime
         model = train_sft(model, tokenizer, prepared.sft, cfg, workdir, losses, stage)
-    if prepared.grpo:
-        from sebench.train.grpo import train_grpo
+    if prepared.rl:
+        from sebench.judge import Judge
+        from sebench.train.rl import train_rl
 
-        model = train_grpo(model, tokenizer, instance, prepared.grpo_tasks, prepared.grpo, cfg, workdir, losses, "grpo")
-    extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.grpo)} if cfg.regime == "sft-grpo" else {}
-    return model, prepared.sft + prepared.grpo, extra
+        with Judge(instance, workers=cfg.judge_workers) as judge:
+            model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, "grpo")
+    extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.rl)} if cfg.regime == "closed-sft-rl" else {}
+    return model, prepared.sft + prepared.rl, extra

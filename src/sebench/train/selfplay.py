@@ -1,5 +1,9 @@
-"""Self-Play + SFT: the model writes its own tasks from the docs, solves them open-book, keeps what the
-judge accepts, and is trained closed-book on them; rounds repeat with the trained model.
+"""Self-play (self-play-sft, self-play-rl): the model writes its own tasks from the docs and is trained on
+them; rounds repeat with the trained model.
+
+self-play-sft: it solves them open-book, keeps what the judge accepts, and is trained closed-book on it.
+self-play-rl: closed-rl on the written tasks (sampled open-book, the loss on the closed prompt, the
+reward from the judge against each written task's own tests); steps 2-4 below are that GRPO stage.
 
 One round, k = 1..rounds:
   1. write: the task generator of sebench.tasks.modelgen, with the current model as its backend,
@@ -8,7 +12,7 @@ One round, k = 1..rounds:
   2. solve: the current model answers each task open-book (--selfplay-solves samples);
   3. keep: the judge checks every answer against the task's tests; correct answers are kept;
   4. train: Closed-SFT on the kept (closed prompt, answer) pairs.
-OUT/rounds/round-K/ keeps each round's tasks.jsonl, rollouts.jsonl and verdicts.jsonl. Each round writes
+OUT/rounds/round-K/ keeps each round's tasks.jsonl (and, for SFT, rollouts.jsonl and verdicts.jsonl). Each round writes
 and solves with the very model object being trained (the hf backend over it): no intermediate checkpoint.
 """
 
@@ -34,6 +38,7 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
                     losses: LossLog) -> tuple[Any, list[dict], list[dict]]:
     """Runs cfg.rounds rounds; returns the trained model, all training examples and a summary per round."""
     from sebench.judge import Judge
+    from sebench.train.rl import train_rl
     from sebench.train.sft import train_sft
 
     functions = cfg.functions or [doc.name for doc in instance.api_docs()]
@@ -45,19 +50,28 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
             folder = cfg.out / "rounds" / f"round-{k}"
             started = time.time()
             backend = round_backend(cfg, model, tokenizer)
-            pairs, counts = play_round(instance, judge, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
-            examples = data.sft_examples(instance, pairs, "closed")
-            if examples:
-                model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
+            tasks = write_tasks(instance, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
+            if cfg.spec.rl:
+                examples = data.rl_prompts(instance, tasks, cfg.sample_mode, cfg.spec.rl_train)
+                counts = {"tasks_written": len(tasks)}
+                if examples:
+                    model = train_rl(model, tokenizer, judge, tasks, examples, cfg, losses, f"round-{k}", cfg.seed + k)
             else:
-                log.warning("self-play round %d: no task was both written and solved correctly; the model is unchanged", k)
+                pairs, counts = solve_tasks(instance, judge, backend, tasks, cfg, seed=cfg.seed + k, folder=folder)
+                examples = data.sft_examples(instance, pairs, cfg.spec.sft)
+                if examples:
+                    model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
+            if not examples:
+                log.warning("self-play round %d: no task was written%s; the model is unchanged", k,
+                            "" if cfg.spec.rl else " and solved correctly")
             all_examples += examples
             summary.append({"round": k, **counts, "examples": len(examples), "seconds": round(time.time() - started, 1)})
             log.info("self-play round %d: %s", k, summary[-1])
     if not all_examples:
         raise SebenchError(
-            "self-play kept no training example in any round: the model wrote no task that it also solved "
-            "correctly; try more --selfplay-tasks, more --selfplay-solves, or a stronger --model"
+            "self-play kept no training example in any round: the model wrote no task"
+            + ("" if cfg.spec.rl else " that it also solved correctly")
+            + "; try more --selfplay-tasks, more --selfplay-solves, or a stronger --model"
         )
     return model, all_examples, summary
 
@@ -80,12 +94,9 @@ def round_plan(functions: list[str], n: int, seed: int) -> list[tuple[str, int]]
     return [(name, n // len(chosen) + (i < n % len(chosen))) for i, name in enumerate(chosen)]
 
 
-def play_round(instance: Instance, judge: Any, backend: Any, functions: list[str], cfg: TrainConfig, seed: int,
-               folder: Path) -> tuple[list[tuple[Task, str]], dict]:
-    """Writes, solves and judges one round's tasks; returns the (task, correct code) pairs and counts."""
-    from sebench.judge.extract import extract_code
-    from sebench.rollout.backends import GenerationRequest
-    from sebench.rollout.prompts import PromptBuilder
+def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: TrainConfig, seed: int,
+                folder: Path) -> list[Task]:
+    """One round's tasks, written by `backend` from the docs (kept in folder/tasks.jsonl)."""
     from sebench.tasks.modelgen import generate_tasks
 
     tasks = []
@@ -93,6 +104,17 @@ def play_round(instance: Instance, judge: Any, backend: Any, functions: list[str
         tasks += generate_tasks(instance, backend, [name], n, seed=seed * 10_000 + i, samples=cfg.selfplay_samples)
     folder.mkdir(parents=True, exist_ok=True)
     write_records(folder / "tasks.jsonl", tasks)
+    return tasks
+
+
+def solve_tasks(instance: Instance, judge: Any, backend: Any, tasks: list[Task], cfg: TrainConfig, seed: int,
+                folder: Path) -> tuple[list[tuple[Task, str]], dict]:
+    """Solves one round's tasks open-book and judges the answers; returns the (task, correct answer) pairs
+    (the whole response, or its code, as --target says) and counts."""
+    from sebench.judge.extract import extract_code
+    from sebench.rollout.backends import GenerationRequest
+    from sebench.rollout.prompts import PromptBuilder
+
     builder = PromptBuilder(instance, "open")
     requests = [
         GenerationRequest(messages=builder.messages(t), n=cfg.selfplay_solves, temperature=cfg.temperature,
@@ -114,7 +136,7 @@ def play_round(instance: Instance, judge: Any, backend: Any, functions: list[str
     for (task, _, _), rollout, verdict in zip(items, rollouts, verdicts):
         if verdict.verdict == "correct" and rollout.code and (task.task_id, rollout.code) not in seen:
             seen.add((task.task_id, rollout.code))
-            pairs.append((task, rollout.code))
+            pairs.append((task, data.answer_text(rollout.response, rollout.code, cfg.target)))
     counts = {"tasks_written": len(tasks), "answers": len(items),
               "correct": sum(v.verdict == "correct" for v in verdicts)}
     return pairs, counts

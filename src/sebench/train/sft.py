@@ -5,8 +5,8 @@ answers sit in the last columns, and the LM head (a 49k-token vocabulary for the
 only over those columns instead of over the whole prompt; no per-step passes over the logits for
 logging (TRL's entropy and token accuracy).
 
-Also holds what SFT and GRPO share: the trainer settings common to both (CPU fp32 by default, bf16 on
-GPUs that have it, no intermediate checkpoints) and LoRA set-up and merging.
+Also holds the trainer settings (CPU fp32 by default, bf16 on GPUs that have it, no intermediate
+checkpoints) and LoRA set-up and merging, which the GRPO loop (rl.py) shares.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 def common_args(cfg: TrainConfig, workdir: Path) -> dict[str, Any]:
-    """TrainingArguments shared by the SFT and GRPO configs."""
+    """The SFT trainer's TrainingArguments."""
     import torch
 
     bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
@@ -43,8 +43,11 @@ def common_args(cfg: TrainConfig, workdir: Path) -> dict[str, Any]:
         logging_steps=1,
         save_strategy="no",  # the run saves one merged checkpoint at the end
         report_to="none",
-        lr_scheduler_type="linear",
-        warmup_steps=0,
+        lr_scheduler_type=cfg.lr_scheduler,
+        warmup_steps=cfg.warmup_ratio,  # a float below 1 is a share of the steps
+        weight_decay=cfg.weight_decay,
+        adam_beta1=cfg.adam_beta1,
+        adam_beta2=cfg.adam_beta2,
         **steps,
     )
 

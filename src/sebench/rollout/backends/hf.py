@@ -49,7 +49,7 @@ class HFBackend(Backend):
         self.max_batch_tokens = max_batch_tokens or (1 << 18 if on_gpu else 1 << 15)
         self.stop_at_code_block = stop_at_code_block
         self.context_tokens = int(getattr(self.model.config, "max_position_embeddings", 0) or 0) or None
-        self.eos_ids = _eos_ids(self.model, self.tokenizer)
+        self.eos_ids = eos_ids(self.model, self.tokenizer)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos_ids[0]
 
     def close(self) -> None:
@@ -124,7 +124,7 @@ class HFBackend(Backend):
         request: GenerationRequest = batch[0][2]
         if request.seed is not None:
             torch.manual_seed(request.seed)
-        stops = [_RowStop(self.tokenizer, request.stop, self.stop_at_code_block) for _ in batch]
+        stops = [RowStop(self.tokenizer, request.stop, self.stop_at_code_block) for _ in batch]
         started = time.perf_counter()
         new = generate_tokens(self.model, [ids for _, ids, _ in batch], request.max_tokens, self.eos_ids,
                               self.pad_id, request.temperature, request.top_p,
@@ -146,7 +146,7 @@ class HFBackend(Backend):
         return Completion(text, finish, prompt_tokens, len(used) + generated_eos)
 
 
-def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
+def eos_ids(model: Any, tokenizer: Any) -> list[int]:
     ids = model.generation_config.eos_token_id
     ids = list(ids) if isinstance(ids, (list, tuple)) else [ids] if ids is not None else []
     if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
@@ -224,7 +224,7 @@ def _next_tokens(logits: Any, temperature: float, top_p: float) -> Any:
     return (probs / torch.empty_like(probs).exponential_(1.0)).argmax(dim=-1)
 
 
-class _RowStop:
+class RowStop:
     """One row's stop check: the end of its first code block after the thinking, or a stop string.
 
     Each token is decoded alone and appended, so the check costs little; byte-level pieces of a

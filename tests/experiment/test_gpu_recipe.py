@@ -1,0 +1,63 @@
+"""The README's regime table and gpu recipe table say what the code does (read from the code itself)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sebench.experiment.config import resolve
+from sebench.train.config import REGIME_ALIASES, REGIME_SPECS
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _table(first_header: str) -> list[list[str]]:
+    """The rows (cells, stripped) of the README table whose first header cell is `first_header`."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _preset_value(cfg, path: str):
+    """`lr`, `train_extra.grad_accum`, `train_extra.closed-rl.lr`: a RunConfig field, then dict keys."""
+    head, *keys = path.split(".")
+    value = getattr(cfg, head)
+    for key in keys:
+        value = value[key]
+    return value
+
+
+def test_the_gpu_recipe_table_matches_the_preset():
+    cfg = resolve("gpu", {})
+    rows = [r for r in _table("recipe item") if r[2].startswith("`")]
+    assert len(rows) >= 30
+    for item, paper, field, value in rows:
+        expected = json.loads(value)
+        assert _preset_value(cfg, field.strip("`")) == pytest.approx(expected), f"README row {item or paper}: {field}"
+
+
+def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_and_epochs():
+    extra = resolve("gpu", {}).train_extra
+    rl = [r for r, spec in REGIME_SPECS.items() if spec.rl]
+    assert set(rl) <= set(extra)
+    shared = [{k: v for k, v in extra[r].items() if k not in ("mini_batches", "epochs")} for r in rl]
+    assert all(s == shared[0] for s in shared)
+
+
+def test_the_regime_table_matches_the_regime_specs():
+    rows = {r[0].strip("`"): r for r in _table("regime") if len(r) == 5}
+    assert list(rows) == list(REGIME_SPECS)
+    aliases = {new: old for old, new in REGIME_ALIASES.items()}
+    for name, (_, stages, sample, train, earlier) in rows.items():
+        spec = REGIME_SPECS[name]
+        assert (sample, train) == ((spec.rl_sample, spec.rl_train) if spec.rl else ("-", "-")), name
+        assert (f"SFT on the {spec.sft} prompt" in stages) == bool(spec.sft), name
+        assert ("GRPO" in stages) == spec.rl and ("self-play" in stages) == spec.self_play, name
+        assert earlier.strip("`") == aliases.get(name, ""), name
