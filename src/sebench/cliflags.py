@@ -1,7 +1,8 @@
 """Command-line flags generated from a stage's config dataclass, so that flags and config never drift.
 
-Each field becomes `--field-name` with the field's `help` metadata; metadata keys `required`,
-`choices` and `multiple` (repeatable flag) shape the argument; bools are on/off switches. Metadata
+Each field becomes `--field-name` with the field's `help` metadata; metadata keys `required` (also
+implied by a field without a default), `choices` and `multiple` (repeatable flag) shape the argument;
+bools are on/off switches and list fields take comma-separated values. Metadata
 `minimum`/`maximum` (inclusive) and `above` (exclusive) bound a number: the flag refuses a value out of
 range, and `check_ranges` applies the same bounds to a config made in code.
 """
@@ -24,7 +25,9 @@ def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
     for f in fields:
         flag = "--" + f.name.replace("_", "-")
         kind = hints[f.name]
-        shown = f.default not in (None, False) and not f.metadata.get("required")
+        required = f.metadata.get("required") or (f.default is dataclasses.MISSING
+                                                  and f.default_factory is dataclasses.MISSING)
+        shown = not required and f.default is not dataclasses.MISSING and f.default not in (None, False)
         options = {"help": f.metadata["help"] + (f" (default: {f.default})" if shown else ""), "dest": f.name}
         if kind is bool:
             parser.add_argument(flag, action="store_true", **options)
@@ -33,14 +36,21 @@ def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
             parser.add_argument(flag, action="append", metavar=f.metadata.get("metavar", "VALUE"), **options)
             continue
         base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
-        options["type"] = _ranged(base, f.metadata) if base in (int, float) else Path if base is Path else base
-        if f.metadata.get("required"):
+        if typing.get_origin(base) is list:  # a comma-separated list
+            options["type"] = _comma_list
+        else:
+            options["type"] = _ranged(base, f.metadata) if base in (int, float) else Path if base is Path else base
+        if required:
             options["required"] = True
         else:
             options["default"] = f.default
         if "choices" in f.metadata:
             options["choices"] = f.metadata["choices"]
         parser.add_argument(flag, **options)
+
+
+def _comma_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def range_problem(value: Any, metadata: dict) -> str | None:

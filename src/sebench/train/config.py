@@ -81,17 +81,17 @@ _ALIAS_NOTES = {"grpo-closed": "it now samples WITH the docs and computes the lo
 class TrainConfig:
     """Settings of one training run (`sebench train`); the run writes them to OUT/train_config.json."""
 
-    data: Path = field(metadata={"help": "instance directory (from `sebench build`)"})
-    regime: str = field(metadata={"help": "training regime: " + " | ".join(REGIMES) + " (earlier names: "
+    data: Path = field(metadata={"required": True, "help": "instance directory (from `sebench build`)"})
+    regime: str = field(metadata={"required": True, "choices": REGIMES + tuple(REGIME_ALIASES), "help": "training regime: " + " | ".join(REGIMES) + " (earlier names: "
                                   + ", ".join(f"{a} = {n}" for a, n in REGIME_ALIASES.items()) + ")"})
-    out: Path = field(metadata={"help": "checkpoint directory to write (HF format, loadable by the hf backend)"})
+    out: Path = field(metadata={"required": True, "help": "checkpoint directory to write (HF format, loadable by the hf backend)"})
     model: str = field(
         default="smollm2-135m",
         metadata={"help": "model to start from: smollm2-135m (embedded), a local HF folder, or hf:<path>"},
     )
     train_source: str | None = field(
         default=None,
-        metadata={
+        metadata={"choices": TRAIN_SOURCES,
             "help": "SFT answers: rollouts (judged-correct answers from --rollouts, the paper's way) or "
             "reference (the tasks' reference solutions); default: rollouts if --rollouts is given, else reference"
         },
@@ -102,7 +102,7 @@ class TrainConfig:
     )
     target: str = field(
         default="response",
-        metadata={"help": "SFT target: response (the whole judged answer, reasoning included, as in the paper) or "
+        metadata={"choices": TARGETS, "help": "SFT target: response (the whole judged answer, reasoning included, as in the paper) or "
                   "code (only its code block); reference solutions are code either way"},
     )
     functions: list[str] | None = field(
@@ -135,7 +135,7 @@ class TrainConfig:
     # GRPO
     reward: str = field(
         default="binary",
-        metadata={"help": "GRPO reward from the judge: binary (1 if correct, as in the paper) or graded (share of "
+        metadata={"choices": REWARDS, "help": "GRPO reward from the judge: binary (1 if correct, as in the paper) or graded (share of "
                   "tests passed, when the code uses the package)"},
     )
     num_generations: int = field(default=4, metadata={"help": "GRPO: completions sampled per prompt (group size)"})
@@ -147,17 +147,17 @@ class TrainConfig:
     )
     negative_advantages: str = field(
         default="keep",
-        metadata={"help": "GRPO: keep, or drop (samples with a negative advantage give no gradient), one of the "
+        metadata={"choices": NEGATIVE_ADVANTAGES, "help": "GRPO: keep, or drop (samples with a negative advantage give no gradient), one of the "
                   "two suspects of the paper's RL gap"},
     )
     old_logps: str = field(
         default="sampling",
-        metadata={"help": "GRPO: the 'old' log-probabilities of the PPO ratio: sampling (the sampling policy's, on the "
+        metadata={"choices": OLD_LOGPS, "help": "GRPO: the 'old' log-probabilities of the PPO ratio: sampling (the sampling policy's, on the "
                   "prompt it sampled from, as in the paper) or recompute (the policy's, on the training prompt)"},
     )
     sample_mode: str | None = field(
         default=None,
-        metadata={"help": "GRPO: prompt to sample from, open or closed (default: the regime's; closed-rl samples open)"},
+        metadata={"choices": PROMPT_MODES, "help": "GRPO: prompt to sample from, open or closed (default: the regime's; closed-rl samples open)"},
     )
     mini_batches: int = field(
         default=1,
