@@ -14,6 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from sebench.errors import SebenchError
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from sebench.experiment.config import PRESETS, REGIMES
@@ -34,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--train-model", help="weights to train from when --model is a server (openai:...), "
                    "e.g. hf:Qwen/Qwen3-8B; default: --model")
     p.add_argument("--seed", type=int, help="seed of the instance, the task subset, sampling and training")
+    p.add_argument("--seeds", type=_seed_list, metavar="S1,S2,...", help="run each seed in RUN_DIR/seed-S (each "
+                   "resumable) and pool them in RUN_DIR/report")
     p.add_argument("--regimes", nargs="*", metavar="REGIME", help=f"training regimes: {' '.join(REGIMES)} "
                    "(none: evaluate the untrained model only)")
     p.add_argument("--instance", type=Path, metavar="DIR", help="use this built instance instead of building one")
@@ -50,6 +54,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--overwrite", action="store_true", help="redo stages whose settings changed")
     p.add_argument("--show-config", action="store_true", help="print the resolved settings and exit")
     p.set_defaults(func=_main)
+
+
+def _seed_list(text: str) -> list[int]:
+    try:
+        seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seeds like 0,1,2, got '{text}'") from None
+    if not seeds or len(set(seeds)) < len(seeds):
+        raise argparse.ArgumentTypeError(f"expected distinct seeds like 0,1,2, got '{text}'")
+    return seeds
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -71,7 +85,18 @@ def _main(args: argparse.Namespace) -> int:
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
-    report = Study(cfg, args.out, overwrite=args.overwrite, argv=sys.argv).run()
+    if args.seeds:
+        from sebench.report import build_report
+
+        if args.seed is not None:
+            raise SebenchError("give --seed or --seeds, not both")
+        runs = [args.out / f"seed-{seed}" for seed in args.seeds]
+        for seed, run_dir in zip(args.seeds, runs):
+            Study(resolve(args.preset, {**overrides, "seed": seed}), run_dir, overwrite=args.overwrite,
+                  argv=sys.argv).run()
+        report = build_report(runs, args.out / "report")
+    else:
+        report = Study(cfg, args.out, overwrite=args.overwrite, argv=sys.argv).run()
     data = json.loads(report.with_name("report.json").read_text(encoding="utf-8"))
     from sebench.report.build import main_table_markdown
 

@@ -60,6 +60,11 @@ class RunConfig:
     batch_size: int = 8
     # further TrainConfig fields: {"field": value} for every regime, {"closed-rl": {"field": value}} for one
     train_extra: dict = field(default_factory=dict)
+    # named variants of a regime, listed in `regimes` like one: {"label": {"regime": name, field: value, ...}}
+    variants: dict = field(default_factory=dict)
+    # a doc-literate base first (`sebench warmup` settings: docs, max_examples, epochs, lr, batch_size, ...):
+    # the untrained rows and every regime then start from it (None: from `model` itself)
+    warmup: dict | None = None
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -69,6 +74,9 @@ class RunConfig:
 _GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.0, num_generations=8,
              batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192, temperature=1.0,
              epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
+
+# paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate
+_MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5}
 
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
@@ -101,6 +109,29 @@ PRESETS: dict[str, dict] = {
         train_extra={
             "closed-rl": {"max_steps": 100, "num_generations": 4, "max_completion_length": 160},
             "self-play-sft": {"rounds": 2, "selfplay_tasks": 48},
+        },
+    ),
+    # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
+    # then every regime of the paper and the two switches of the RL gap, closed-book; sizes estimated for
+    # about an hour a seed on 2 cores (an SFT update of 4 examples ~7 s, an RL step of 4 samples ~10 s).
+    "paper-mini": dict(
+        model="smollm2-135m",
+        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-wide-clip", "closed-rl-no-negative",
+                 "closed-sft-rl", "self-play-sft", "self-play-rl"],
+        variants={"closed-rl-wide-clip": {"regime": "closed-rl", "epsilon_high": 0.5},
+                  "closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"}},
+        functions=8, max_train=32, max_single=24, max_multiple=8,
+        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
+        samples=1, temperature=0.0, max_tokens=128, concurrency=16,
+        train_source="rollouts", source_samples=2, source_temperature=0.7, epochs=3.0, lr=2e-4, batch_size=1,
+        train_extra={
+            "grad_accum": 4,
+            "open-rl": dict(_MINI_RL, max_steps=24),
+            "closed-rl": dict(_MINI_RL, max_steps=24),
+            "closed-sft-rl": dict(_MINI_RL, max_steps=24),
+            "self-play-sft": {"rounds": 1, "selfplay_tasks": 16},
+            "self-play-rl": dict(_MINI_RL, max_steps=12, rounds=1, selfplay_tasks=16),
         },
     ),
     # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"
@@ -139,12 +170,16 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             raise SebenchError(f"unknown setting '{key}'; known: {', '.join(sorted(names))}")
         values[key] = value
     cfg = RunConfig(**values)
-    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES))
-    cfg.regimes = [canonical_regime(r) for r in cfg.regimes]
+    for label, variant in cfg.variants.items():
+        if not isinstance(variant, dict) or "regime" not in variant:
+            raise SebenchError(f"variants: '{label}' needs a \"regime\" (one of {', '.join(REGIMES)})")
+        _check("regime of variant " + label, [variant["regime"]], REGIMES + tuple(REGIME_ALIASES))
+    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants))
+    cfg.regimes = [r if r in cfg.variants else canonical_regime(r) for r in cfg.regimes]
     cfg.train_extra = {(canonical_regime(k) if k in REGIME_ALIASES else k): v for k, v in cfg.train_extra.items()}
     _check("splits", cfg.splits, SPLITS)
     _check("untrained_modes", cfg.untrained_modes, MODES)
-    _check("trained_modes", cfg.trained_modes, MODES)
+    _check("trained_modes", cfg.trained_modes, tuple(m for m in MODES if m != "memory"))
     _check("train_source", [cfg.train_source], ("reference", "rollouts"))
     _check("protocol", [cfg.protocol], tuple(PROTOCOLS))
     protocol = PROTOCOLS[cfg.protocol]

@@ -42,6 +42,7 @@ class Study:
         self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False))
         self.argv = argv or []
         self.data: Path | None = None
+        self.base: Path | None = None  # the warmed-up base checkpoint, when the config has a warm-up
         self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
 
     # ---- the whole study -------------------------------------------------------------------------
@@ -52,11 +53,15 @@ class Study:
         self.root.mkdir(parents=True, exist_ok=True)
         self._start_manifest()
         self.data = self.prepare_data()
+        if self.cfg.warmup:
+            self.base = self.warm_up()
+            if self.cfg.warmup.get("docs") == "compact":  # the base learned to read compact docs: show it those
+                self.data = self.compact_data()
         checkpoints = {}
         try:
             for mode in self.cfg.untrained_modes:
                 for split in self.cfg.splits:
-                    self.evaluate(UNTRAINED, self.cfg.model, mode, split)
+                    self.evaluate(UNTRAINED, self.base_model, mode, split)
             for regime in self._training_order():
                 self.close_backend()  # free the memory for training
                 checkpoints[regime] = self.train(regime, checkpoints)
@@ -70,11 +75,44 @@ class Study:
         return report
 
     def _training_order(self) -> list[str]:
-        regimes = list(dict.fromkeys(self.cfg.regimes))
-        if "closed-sft-rl" in regimes:  # it starts from the Closed-SFT checkpoint: train that one just before
-            regimes.remove("closed-sft") if "closed-sft" in regimes else None
-            regimes.insert(regimes.index("closed-sft-rl"), "closed-sft")
-        return regimes
+        labels = list(dict.fromkeys(self.cfg.regimes))
+        after_sft = [label for label in labels if self.regime_of(label) == "closed-sft-rl"]
+        if after_sft:  # they start from the Closed-SFT checkpoint: train that one just before the first
+            labels.remove("closed-sft") if "closed-sft" in labels else None
+            labels.insert(labels.index(after_sft[0]), "closed-sft")
+        return labels
+
+    def regime_of(self, label: str) -> str:
+        """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
+        return self.cfg.variants.get(label, {}).get("regime", label)
+
+    # ---- the base model ---------------------------------------------------------------------------
+
+    def warm_up(self) -> Path:
+        """The doc-literate base (sebench warmup on the instance's other functions), cached across runs."""
+        from sebench.experiment.warmup import WarmupConfig, plan, warm_up
+
+        instance = Path(self.cfg.instance).resolve() if self.cfg.instance else self.root / "instance"
+        wcfg = WarmupConfig(data=instance, studied_from=self.data if self.cfg.functions else None,
+                            model=self.cfg.train_model or self.cfg.model, seed=self.cfg.seed, **self.cfg.warmup)
+        key = plan(wcfg).key
+        self.book.run("warmup", {"key": key}, [], lambda: warm_up(wcfg))
+        return warm_up(wcfg)  # from the cache: the stage above trained it
+
+    def compact_data(self) -> Path:
+        """A copy of the studied data whose docs are compact (the form the warm-up taught)."""
+        from sebench.instance import Instance
+        from sebench.rollout.compact_docs import write_compact_instance
+
+        out = self.root / "data-compact"
+        self.book.run("compact-docs", {"data": self._data_hash()}, [out],
+                      lambda: write_compact_instance(Instance.open(self.data), out))
+        return out
+
+    @property
+    def base_model(self) -> str:
+        """The model the untrained rows evaluate: the warmed-up base, else --model."""
+        return self._trained_spec(self.base) if self.base else self.cfg.model
 
     @staticmethod
     def _trained_spec(checkpoint: Path) -> str:
@@ -146,9 +184,13 @@ class Study:
         }
         if cfg.protocol != "sebench" or cfg.thinking is not None:  # (absent by default: older runs resume)
             rollout_cfg.update(protocol=cfg.protocol, thinking=cfg.thinking)
+        memory = None
+        if mode == "memory":  # the experience-memory baseline: the base's judged training answers as memory
+            memory = self.source_rollouts()
+            rollout_cfg["memory"] = file_hash(memory)
         name = f"rollout:{regime}:{mode}:{split}"
         self.book.run(name, rollout_cfg, [rollouts],
-                      lambda: self._rollout(model, mode, split, rollouts, rollout_cfg), resumable=True)
+                      lambda: self._rollout(model, mode, split, rollouts, rollout_cfg, memory), resumable=True)
         judge_cfg = {"rollouts": self.book.get(name)["outputs"][_rel(self.root, rollouts)], "data": self._data_hash()}
         if cfg.protocol != "sebench":
             judge_cfg["protocol"] = cfg.protocol
@@ -162,13 +204,14 @@ class Study:
         path = Instance(self.data).split_path(split)
         return path.is_file() and path.stat().st_size > 0
 
-    def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict) -> None:
+    def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict, memory: Path | None = None) -> None:
         from sebench.rollout.run import RolloutConfig, run
 
         cfg = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
                             temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
                             concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"],
-                            protocol=self.cfg.protocol, original_repo=self.cfg.original_repo, thinking=self.cfg.thinking)
+                            protocol=self.cfg.protocol, original_repo=self.cfg.original_repo, thinking=self.cfg.thinking,
+                            memory=memory)
         run(cfg, backend=self._backend(cfg))
 
     def _backend(self, rollout_cfg):
@@ -207,7 +250,10 @@ class Study:
 
     @property
     def train_model(self) -> str:
-        """The weights training starts from: --train-model, else --model when it names weights."""
+        """The weights training starts from: the warmed-up base, else --train-model, else --model when it
+        names weights."""
+        if self.base:
+            return str(self.base)
         spec = self.cfg.train_model or self.cfg.model
         if spec.split(":", 1)[0] in ("openai", "fake"):
             raise SebenchError(
@@ -216,14 +262,20 @@ class Study:
             )
         return spec
 
-    def train(self, regime: str, checkpoints: dict[str, Path]) -> Path:
+    def source_rollouts(self) -> Path:
+        """The base model's judged open-book answers on the train split (the paper's SFT data, and the
+        experience memory of the memory baseline)."""
         cfg = self.cfg
-        out = self.checkpoint_dir(regime)
+        return self.evaluate(UNTRAINED, self.base_model, "open", "train", samples=cfg.source_samples,
+                             temperature=cfg.source_temperature).with_name("rollouts.jsonl")
+
+    def train(self, label: str, checkpoints: dict[str, Path]) -> Path:
+        cfg = self.cfg
+        regime = self.regime_of(label)
+        out = self.checkpoint_dir(label)
         source_rollouts = None
         if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
-            # the paper's SFT data: the untrained model's own open-book answers on the train split, judged
-            source_rollouts = self.evaluate(UNTRAINED, cfg.model, "open", "train", samples=cfg.source_samples,
-                                            temperature=cfg.source_temperature).with_name("rollouts.jsonl")
+            source_rollouts = self.source_rollouts()
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train_cfg = {
             "regime": regime, "model": self.train_model, "data": self._data_hash(), "seed": cfg.seed,
@@ -232,16 +284,19 @@ class Study:
             "rollouts": file_hash(source_rollouts) if source_rollouts else None,
             "start": self._checkpoint_hash("closed-sft") if start else None,
         }
-        self.book.run(f"train:{regime}", train_cfg, [out.parent],
-                      lambda: self._train(regime, out, source_rollouts, start))
+        if label != regime:
+            train_cfg["variant"] = cfg.variants[label]
+        self.book.run(f"train:{label}", train_cfg, [out.parent],
+                      lambda: self._train(label, out, source_rollouts, start))
         return out
 
-    def _train(self, regime: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
+    def _train(self, label: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
         from sebench.memory import release_memory
         from sebench.train.config import TrainConfig
         from sebench.train.run import run
 
         cfg = self.cfg
+        regime = self.regime_of(label)
         settings = dict(
             data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts, epochs=cfg.epochs,
             lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps, batch_size=cfg.batch_size, seed=cfg.seed,
@@ -251,6 +306,7 @@ class Study:
         # train_extra: TrainConfig fields for every regime, and {regime: {field: value}} for one
         settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})
         settings.update(cfg.train_extra.get(regime, {}))
+        settings.update({k: v for k, v in cfg.variants.get(label, {}).items() if k != "regime"})
         run(TrainConfig(**settings))
         release_memory()  # the trainer's model, gradients and optimizer state
 

@@ -9,12 +9,16 @@ weights" (SFT) can be compared with "remembering in a store". A task never retri
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.records import Rollout, Task, Verdict, read_records
 from sebench.rollout.retrieval import BM25Index
+
+log = logging.getLogger(__name__)
+
 
 MEMORY_HEADER = ("Solved examples from your earlier work with `{pkg}` (problems similar to this one, each with an "
                  "answer that passed its tests):")
@@ -34,8 +38,9 @@ class ExperienceMemory:
     """The store and its BM25 index over the entries' queries."""
 
     def __init__(self, entries: list[Experience]):
-        if not entries:
-            raise SebenchError("the experience memory is empty: no rollout in it was judged correct")
+        if not entries:  # nothing to remember: the prompts stay closed-book (a model that never answered right)
+            log.warning("the experience memory is empty: no rollout in it was judged correct; the memory "
+                        "prompts are the closed-book ones")
         self.entries = entries
         self.index = BM25Index(entries, text=lambda e: e.query)
 
@@ -60,6 +65,8 @@ class ExperienceMemory:
 
     def recall(self, task: Task, k: int) -> list[Experience]:
         """The best `k` entries for `task`, best first, none of its own."""
+        if not self.entries:
+            return []
         hits = self.index.search(task.query, k + sum(e.task_id == task.task_id for e in self.entries))
         return [e for e in hits if e.task_id != task.task_id][:k]
 

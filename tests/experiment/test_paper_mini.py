@@ -1,0 +1,51 @@
+"""`sebench run --preset paper-mini` end to end on a tiny random model and a small instance: the warmed-up
+base, a regime variant, Closed-SFT-RL after Closed-SFT, the memory baseline, two seeds pooled."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from sebench.cli import main  # noqa: E402
+
+RL = {"num_generations": 2, "batch_size": 2, "max_completion_length": 8}
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from sebench.models import create_tiny_model
+
+    return create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, built_instance, tiny_model, monkeypatch):
+    monkeypatch.setenv("SEBENCH_THREADS", "1")
+    warmup = {"docs": "compact", "max_examples": 4, "epochs": 1.0, "batch_size": 2, "cache_dir": str(tmp_path / "cache")}
+    extra = {"grad_accum": 1, "closed-rl": RL, "closed-sft-rl": RL}
+    out = tmp_path / "run"
+    code = main(["run", "--preset", "paper-mini", "--out", str(out), "--instance", str(built_instance),
+                 "--model", f"hf:{tiny_model}", "--seeds", "0,1", "--functions", "3", "--max-tokens", "8",
+                 "--regimes", "closed-sft", "closed-rl-no-negative", "closed-sft-rl",
+                 "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
+                 "--set", "concurrency=2", "--set", "judge_workers=1", "--set", "max_steps=1",
+                 "--set", "source_samples=1", "--set", "train_source=reference",
+                 "--set", 'untrained_modes=["closed", "memory"]', "--set", 'splits=["single_test"]',
+                 "--set", "warmup=" + json.dumps(warmup), "--set", "train_extra=" + json.dumps(extra)])
+    assert code == 0
+    for seed in (0, 1):
+        stages = {p.stem for p in (out / f"seed-{seed}/stages").glob("*.json")}
+        assert {"warmup", "compact-docs", "train--closed-sft", "train--closed-rl-no-negative",
+                "train--closed-sft-rl"} <= stages
+        settings = json.loads((out / f"seed-{seed}/train/closed-rl-no-negative/checkpoint/train_config.json")
+                              .read_text())
+        assert settings["config"]["regime"] == "closed-rl" and settings["config"]["negative_advantages"] == "drop"
+        memory = (out / f"seed-{seed}/evals/untrained/memory/single_test/verdicts.jsonl").read_text().splitlines()
+        assert len(memory) >= 1
+    report = json.loads((out / "report/report.json").read_text())
+    rows = {(r["regime"], r["mode"]): r for r in report["main_table"]}
+    assert {("untrained", "closed"), ("untrained", "memory"), ("closed-sft", "closed"),
+            ("closed-rl-no-negative", "closed"), ("closed-sft-rl", "closed")} <= rows.keys()
+    assert {len(r["runs"]) for r in rows.values()} == {2}  # both seeds pooled in every row
