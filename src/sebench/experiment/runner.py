@@ -144,13 +144,25 @@ class Study:
             "n": samples or cfg.samples, "temperature": cfg.temperature if temperature is None else temperature,
             "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed,
         }
+        memory = self._memory() if mode == "memory" else None
+        if memory:
+            rollout_cfg["memory"] = file_hash(memory.with_name("verdicts.jsonl"))
         name = f"rollout:{regime}:{mode}:{split}"
         self.book.run(name, rollout_cfg, [rollouts],
-                      lambda: self._rollout(model, mode, split, rollouts, rollout_cfg), resumable=True)
+                      lambda: self._rollout(model, mode, split, rollouts, rollout_cfg, memory), resumable=True)
         judge_cfg = {"rollouts": self.book.get(name)["outputs"][_rel(self.root, rollouts)], "data": self._data_hash()}
         self.book.run(f"judge:{regime}:{mode}:{split}", judge_cfg, [verdicts, folder / "summary.json"],
                       lambda: self._judge(rollouts, verdicts))
         return verdicts
+
+    def _memory(self) -> Path:
+        """The experience memory (memory mode): the untrained model's judged open-book answers on the train
+        split, sampled as for the paper's SFT data."""
+        verdicts = self.evaluate(UNTRAINED, self.cfg.model, "open", "train", samples=self.cfg.source_samples,
+                                 temperature=self.cfg.source_temperature)
+        if verdicts is None:
+            raise SebenchError(f"memory mode needs training tasks, and {self.data} has none")
+        return verdicts.with_name("rollouts.jsonl")
 
     def _has_tasks(self, split: str) -> bool:
         from sebench.instance import Instance
@@ -158,12 +170,13 @@ class Study:
         path = Instance(self.data).split_path(split)
         return path.is_file() and path.stat().st_size > 0
 
-    def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict) -> None:
+    def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict, memory: Path | None = None) -> None:
         from sebench.rollout.run import RolloutConfig, run
 
         cfg = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
                             temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
-                            concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"])
+                            concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"],
+                            memory=memory)
         run(cfg, backend=self._backend(cfg))
 
     def _backend(self, rollout_cfg):
