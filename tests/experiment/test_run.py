@@ -121,3 +121,24 @@ def test_changed_settings_are_refused_unless_overwrite(tmp_path, built_instance,
     assert main([*base, "--max-tokens", "99", "--overwrite"]) == 0
     record = json.loads((out / "stages/rollout--untrained--closed--single_test.json").read_text())
     assert record["config"]["max_tokens"] == 99 and record["status"] == "done"
+
+
+def test_memory_mode_remembers_the_untrained_models_judged_open_book_training_answers(tmp_path, built_instance):
+    from sebench.instance import Instance
+    from sebench.rollout.prompts import format_answer
+
+    train = [t for t in Instance.open(built_instance).tasks("train") if t.is_valid]
+    script = tmp_path / "answers.json"  # a model that answers every training task right, in turn
+    script.write_text(json.dumps([format_answer(t.reference_solution) for t in train]))
+    out = tmp_path / "run"
+    assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"fake:file={script}",
+                 "--regimes", "--functions", "0", "--set", "splits=[\"single_test\"]",
+                 "--set", "untrained_modes=[\"memory\"]", "--set", "source_samples=1", "--set", "concurrency=1",
+                 "--set", "judge_workers=1"]) == 0
+    memory = [json.loads(line) for line in (out / "evals/untrained/open/train/verdicts.jsonl").read_text().splitlines()]
+    assert len(memory) == len(train) and sum(v["verdict"] == "correct" for v in memory) > len(train) // 2
+    rows = [json.loads(line) for line in (out / "evals/untrained/memory/single_test/rollouts.jsonl").read_text().splitlines()]
+    assert rows and all("Solved examples" in r["prompt"][-1]["content"] for r in rows)
+    assert all("Documentation of" not in r["prompt"][-1]["content"] for r in rows)
+    record = json.loads((out / "stages/rollout--untrained--memory--single_test.json").read_text())
+    assert len(record["config"]["memory"]) == 64  # the memory's verdicts are part of the stage's settings

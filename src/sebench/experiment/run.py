@@ -266,8 +266,11 @@ class Study:
         """The base model's judged open-book answers on the train split (the paper's SFT data, and the
         experience memory of the memory baseline)."""
         cfg = self.cfg
-        return self.evaluate(UNTRAINED, self.base_model, "open", "train", samples=cfg.source_samples,
-                             temperature=cfg.source_temperature).with_name("rollouts.jsonl")
+        verdicts = self.evaluate(UNTRAINED, self.base_model, "open", "train", samples=cfg.source_samples,
+                                 temperature=cfg.source_temperature)
+        if verdicts is None:
+            raise SebenchError(f"{self.data}: no training tasks, so no SFT data and no experience memory")
+        return verdicts.with_name("rollouts.jsonl")
 
     def train(self, label: str, checkpoints: dict[str, Path]) -> Path:
         cfg = self.cfg

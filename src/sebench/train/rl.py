@@ -9,15 +9,16 @@ prompt it sampled from (--old-logps sampling), or the policy's on the training p
 batch is then split into --mini-batches optimizer steps, each minimising the clipped surrogate
     -min(r A, clip(r, 1 - epsilon, 1 + epsilon_high) A),   r = exp(logp_new - logp_old)
 on the row's training `prompt` + the same completion tokens, summed over completion tokens and divided
-by the mini-batch's completion tokens; no KL term. --negative-advantages drop gives samples with a
-negative advantage no gradient. Log-probabilities are those of the sampling distribution (logits /
-temperature), as TRL and verl compute them.
+by the mini-batch's completion tokens, gradients clipped to norm 1; no KL term. --negative-advantages
+drop gives samples with a negative advantage no gradient. Log-probabilities are those of the sampling
+distribution (logits / temperature), as TRL and verl compute them. Every sample is appended to
+OUT/rl_samples.jsonl with its reward, advantage and old and new log-probabilities.
 
 Why not TRL's GRPOTrainer: it computes the old log-probabilities on the very prompt it trains on, and
 closed-rl needs them from another prompt; bending it would mean overriding its generation, its
 log-prob pass and its loss, which is most of it. This loop is the same on CPU and CUDA (bf16 autocast),
-and on a CPU it is faster than TRL's sampling (KV cache, code-block stop). It generates with
-transformers, never vLLM.
+and on a CPU its sampling is the rollouts' fast path (KV cache, code-block stop) rather than TRL's
+`generate`. It generates with transformers, never vLLM.
 """
 
 from __future__ import annotations
