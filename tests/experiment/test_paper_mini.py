@@ -49,3 +49,21 @@ def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, built_instanc
     assert {("untrained", "closed"), ("untrained", "memory"), ("closed-sft", "closed"),
             ("closed-rl-no-negative", "closed"), ("closed-sft-rl", "closed")} <= rows.keys()
     assert {len(r["runs"]) for r in rows.values()} == {2}  # both seeds pooled in every row
+
+
+def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_path, built_instance, tiny_model,
+                                                                          monkeypatch, capsys):
+    monkeypatch.setenv("SEBENCH_THREADS", "1")
+    out = tmp_path / "run"
+    code = main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
+                 "--functions", "3", "--max-tokens", "8", "--regimes", "self-play-sft", "closed-sft",
+                 "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
+                 "--set", "concurrency=2", "--set", "judge_workers=1", "--set", "max_steps=1",
+                 "--set", 'splits=["single_test"]', "--set", 'trained_modes=["closed"]',
+                 "--set", 'train_extra={"grad_accum": 1, "self-play-sft": {"rounds": 1, "selfplay_tasks": 1}}'])
+    assert code == 1  # the tiny model writes no task: self-play has nothing to train on
+    assert "regime self-play-sft was not trained" in capsys.readouterr().err
+    report = json.loads((out / "report/report.json").read_text())
+    assert "self-play-sft" in report["not_trained"]
+    assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft"}
+    assert "Not trained (no row): **self-play-sft**" in (out / "report/report.md").read_text()

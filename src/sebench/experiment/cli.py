@@ -102,4 +102,6 @@ def _main(args: argparse.Namespace) -> int:
 
     print(main_table_markdown(data["main_table"]))
     print(f"report: {report}")
-    return 0
+    for label, why in data.get("not_trained", {}).items():
+        print(f"sebench run: regime {label} was not trained: {why}", file=sys.stderr)
+    return 1 if data.get("not_trained") else 0

@@ -43,6 +43,7 @@ class Study:
         self.argv = argv or []
         self.data: Path | None = None
         self.base: Path | None = None  # the warmed-up base checkpoint, when the config has a warm-up
+        self.not_trained: dict[str, str] = {}  # label -> why its training produced no checkpoint
         self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
 
     # ---- the whole study -------------------------------------------------------------------------
@@ -64,7 +65,13 @@ class Study:
                     self.evaluate(UNTRAINED, self.base_model, mode, split)
             for regime in self._training_order():
                 self.close_backend()  # free the memory for training
-                checkpoints[regime] = self.train(regime, checkpoints)
+                try:
+                    checkpoints[regime] = self.train(regime, checkpoints)
+                except SebenchError as exc:  # e.g. self-play that kept no task: the other regimes still run
+                    log.error("regime %s was not trained: %s", regime, exc)
+                    self.not_trained[regime] = str(exc)
+                    self._update_manifest(finished=False)  # the report reads it from the manifest
+                    continue
                 for mode in self.cfg.trained_modes:
                     for split in self.cfg.splits:
                         self.evaluate(regime, self._trained_spec(checkpoints[regime]), mode, split)
@@ -320,7 +327,8 @@ class Study:
 
         out = self.root / "report"
         inputs = {_rel(self.root, p): file_hash(p) for p in sorted(self.root.glob("evals/*/*/*/verdicts.jsonl"))}
-        self.book.run("report", {"verdicts": inputs}, [out], lambda: build_report([self.root], out))
+        config = {"verdicts": inputs, **({"not_trained": self.not_trained} if self.not_trained else {})}
+        self.book.run("report", config, [out], lambda: build_report([self.root], out))
         return out / "report.md"
 
     # ---- manifest --------------------------------------------------------------------------------
@@ -353,6 +361,7 @@ class Study:
             "finished": finished,
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
             "peak_rss_mb": max((r.get("peak_rss_mb") or 0.0 for r in records), default=0.0),
+            "not_trained": self.not_trained,
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
                                                           "peak_rss_mb", "outputs")} for r in records},

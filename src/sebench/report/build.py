@@ -55,6 +55,8 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "main_table": rows,
         "functions": functions,
         "loss_curves": {k: [list(p) for p in v] for k, v in curves.items()},
+        "not_trained": {f"{run.root.name}: {label}" if len(runs) > 1 else label: why
+                        for run in runs for label, why in run.not_trained.items()},
     }
     figures = _plots(rows, functions, curves, out) if plots_enabled else {}
     data["figures"] = figures
@@ -132,6 +134,9 @@ def render_markdown(data: dict) -> str:
         "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
     ]
+    if data.get("not_trained"):
+        parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
+                                                         for label, why in data["not_trained"].items()) + "\n")
     figures = data.get("figures", {})
     for name, title in (("accuracy", "Accuracy by regime"), ("verdicts", "Verdict breakdown")):
         if name in figures:

@@ -57,6 +57,7 @@ class RunData:
     task_functions: dict[str, list[str]] = field(default_factory=dict)  # task_id -> function labels
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
     settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
+    not_trained: dict[str, str] = field(default_factory=dict)  # regime -> why the study could not train it
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -83,6 +84,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         task_functions=_task_functions(root, manifest, data),
         losses=_losses(root),
         settings=_train_settings(root),
+        not_trained=dict(manifest.get("not_trained") or {}),
     )
 
 
