@@ -21,12 +21,14 @@ def tiny_model(tmp_path_factory):
     return create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
-def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, built_instance, tiny_model, monkeypatch):
+def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, tiny_model, monkeypatch):
+    """Each seed builds its instance: with the studied functions' tasks, and training tasks of the others for
+    the warm-up."""
     monkeypatch.setenv("SEBENCH_THREADS", "1")
     warmup = {"docs": "compact", "max_examples": 4, "epochs": 1.0, "batch_size": 2, "cache_dir": str(tmp_path / "cache")}
     extra = {"grad_accum": 1, "closed-rl": RL, "closed-sft-rl": RL}
     out = tmp_path / "run"
-    code = main(["run", "--preset", "paper-mini", "--out", str(out), "--instance", str(built_instance),
+    code = main(["run", "--preset", "paper-mini", "--out", str(out), "--set", "build_train=60",
                  "--model", f"hf:{tiny_model}", "--seeds", "0,1", "--functions", "3", "--max-tokens", "8",
                  "--regimes", "closed-sft", "closed-rl-no-negative", "closed-sft-rl",
                  "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",

@@ -138,6 +138,8 @@ class Study:
         else:
             instance = self.root / "instance"
             sizes = None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
+            if cfg.functions and cfg.warmup:  # the warm-up trains on the other functions' training tasks
+                sizes = self._sizes(cfg.build_train, 0, 0)
             self.book.run("build", {"seed": cfg.seed, "task_sizes": _sizes_dict(sizes)}, [instance],
                           lambda: self._build(instance, sizes))
         if not cfg.functions:
