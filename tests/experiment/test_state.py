@@ -78,3 +78,40 @@ def test_training_a_served_model_needs_weights(tmp_path):
         Study(cfg, tmp_path / "run").run()
     assert not (tmp_path / "run").exists()
     assert Study(resolve("quick", {"model": "openai:m@x", "train_model": "hf:m"}), tmp_path).train_model == "hf:m"
+
+
+def test_misspelt_training_settings_fail_when_the_config_is_resolved():
+    with pytest.raises(SebenchError, match="train_extra value 'grad_acum'; did you mean 'grad_accum'"):
+        resolve("quick", {"train_extra": {"grad_acum": 2}})
+    with pytest.raises(SebenchError, match="train_extra.closed-rl value 'epsilonn'"):
+        resolve("quick", {"train_extra": {"closed-rl": {"epsilonn": 0.3}}})
+    with pytest.raises(SebenchError, match="variants.wide value 'epsilon_hi'"):
+        resolve("quick", {"variants": {"wide": {"regime": "closed-rl", "epsilon_hi": 0.5}}, "regimes": ["wide"]})
+    with pytest.raises(SebenchError, match="train_extra.open-rl: expected"):
+        resolve("quick", {"train_extra": {"open-rl": 3}})
+    for preset in ("quick", "cpu", "paper-mini", "gpu"):
+        resolve(preset, {})
+
+
+def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
+    """The record is derived from the TrainConfig itself: every field is in it (bar where it writes and how
+    fast), so a setting from train_extra or a variant cannot be left out of it."""
+    import dataclasses
+
+    from sebench.experiment.run import TRAIN_SPEED, Study
+    from sebench.experiment.state import config_record
+    from sebench.train.config import TrainConfig
+
+    cfg = resolve("paper-mini", {"model": "hf:some/model"})
+    study = Study(cfg, tmp_path / "run")
+    study.data = tmp_path
+    wide = study.train_config("closed-rl-wide-clip", tmp_path / "out", None, None)
+    plain = study.train_config("closed-rl", tmp_path / "out", None, None)
+    assert (wide.regime, wide.epsilon_high, plain.epsilon_high) == ("closed-rl", 0.5, None)
+    assert wide.max_steps == 24 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_extra.closed-rl
+    sft = study.train_config("closed-sft", tmp_path / "out", None, None)
+    assert sft.grad_accum == 4 and sft.lr == 2e-4  # train_extra for every regime, then the study's lr
+    record = config_record(wide, drop=TRAIN_SPEED + ("out",), data="hash")
+    assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
+    assert record["epsilon_high"] == 0.5 and record["data"] == "hash"
+    assert record != config_record(plain, drop=TRAIN_SPEED + ("out",), data="hash")

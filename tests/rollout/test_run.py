@@ -188,3 +188,22 @@ def test_embedded_default_answers_a_real_prompt(instance_dir, tmp_path):
     assert record.finish_reason in ("stop", "length") and 0 < record.usage["completion_tokens"] <= 128
     assert record.prompt[1]["content"].startswith("Documentation of the `zwc` functions")
     assert record.code, record.response  # SmolLM2-135M-Instruct does write a python block
+
+
+def test_answer_tasks_gives_the_same_records_as_run_for_tasks_outside_the_instance(instance_dir, tmp_path):
+    """Self-play's tasks are in no split: answer_tasks answers them with the same prompts and records."""
+    from dataclasses import replace
+
+    from sebench.instance import Instance
+    from sebench.rollout.run import answer_tasks
+
+    instance = Instance.open(instance_dir)
+    cfg = config(instance_dir, tmp_path / "r.jsonl", n=2, mode="open", model="fake:" + ANSWER)
+    written = [replace(t, task_id=f"written/{i}") for i, t in enumerate(instance.tasks("single_test")[:3])]
+    records = answer_tasks(cfg, instance, written, get_backend(cfg.model))
+    assert [(r.task_id, r.sample_idx) for r in records] == [(t.task_id, s) for t in written for s in range(2)]
+    assert not cfg.out.exists()
+    from_run = read_records(run(cfg), Rollout)[0]
+    assert records[0].prompt[1]["content"] == from_run.prompt[1]["content"]
+    assert (records[0].response, records[0].code, records[0].usage["settings"]) == (
+        from_run.response, from_run.code, from_run.usage["settings"])

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sebench.errors import SebenchError
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
-from sebench.train.config import REGIME_ALIASES, REGIMES, canonical_regime
+from sebench.train.config import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
 
 
 @dataclass
@@ -177,6 +177,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants))
     cfg.regimes = [r if r in cfg.variants else canonical_regime(r) for r in cfg.regimes]
     cfg.train_extra = {(canonical_regime(k) if k in REGIME_ALIASES else k): v for k, v in cfg.train_extra.items()}
+    _check_training_settings(cfg)
     _check("splits", cfg.splits, SPLITS)
     _check("untrained_modes", cfg.untrained_modes, MODES)
     _check("trained_modes", cfg.trained_modes, tuple(m for m in MODES if m != "memory"))
@@ -190,6 +191,25 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     if cfg.thinking is None and protocol.thinking is not None:
         cfg.thinking = "on" if protocol.thinking else "off"
     return cfg
+
+
+# the TrainConfig fields that train_extra and variants may set (the study sets the others itself)
+_STUDY_SETS = ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint", "overwrite")
+
+
+def _check_training_settings(cfg: RunConfig) -> None:
+    """train_extra and variants name TrainConfig fields (train_extra also regimes holding such fields):
+    a misspelt one fails here, not when its regime starts training an hour later."""
+    known = tuple(f.name for f in dataclasses.fields(TrainConfig) if f.name not in _STUDY_SETS)
+    groups = [(f"train_extra.{key}", value) for key, value in cfg.train_extra.items() if key in REGIMES]
+    groups += [(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
+               for label, variant in cfg.variants.items()]
+    groups.append(("train_extra", {k: v for k, v in cfg.train_extra.items() if k not in REGIMES}))
+    for where, settings in groups:
+        if not isinstance(settings, dict):
+            raise SebenchError(f"{where}: expected {{setting: value}}, got {settings!r}")
+        for key in settings:
+            _check(f"training setting in {where}", [key], known)
 
 
 def _check(name: str, values: list, choices: tuple[str, ...]) -> None:

@@ -24,12 +24,17 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import REGIMES, RunConfig
-from sebench.experiment.state import StageBook, file_hash, now, read_json, write_json
+from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
 
 log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
+# settings of the stages' configs that change how fast they run or where they write, not what they produce:
+# left out of the completion records, so that changing them does not redo a stage
+ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env")
+JUDGE_SPEED = ("workers", "sandbox_url", "no_bwrap", "progress")
+TRAIN_SPEED = ("overwrite", "threads", "judge_workers")
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
@@ -178,33 +183,34 @@ class Study:
     def evaluate(self, regime: str, model: str, mode: str, split: str, samples: int | None = None,
                  temperature: float | None = None) -> Path | None:
         """Rollouts (resumable, sample by sample) then verdicts of one (regime, mode, split)."""
+        from sebench.judge.run import JudgeConfig
+        from sebench.rollout.run import RolloutConfig
+
         cfg = self.cfg
         if not self._has_tasks(split):
             log.info("no %s tasks in %s: nothing to evaluate there", split, self.data)
             return None
         folder = self.eval_dir(regime, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
-        rollout_cfg = {
-            "model": model if regime == UNTRAINED else regime,
-            "weights": None if regime == UNTRAINED else self._checkpoint_hash(regime),
-            "mode": mode, "split": split, "data": self._data_hash(),
-            "n": samples or cfg.samples, "temperature": cfg.temperature if temperature is None else temperature,
-            "top_p": cfg.top_p, "max_tokens": cfg.max_tokens, "seed": cfg.seed,
-        }
-        if cfg.protocol != "sebench" or cfg.thinking is not None:  # (absent by default: older runs resume)
-            rollout_cfg.update(protocol=cfg.protocol, thinking=cfg.thinking)
-        memory = None
-        if mode == "memory":  # the experience-memory baseline: the base's judged training answers as memory
-            memory = self.source_rollouts()
-            rollout_cfg["memory"] = file_hash(memory)
+        memory = self.source_rollouts() if mode == "memory" else None  # the base's judged training answers
+        rollout = RolloutConfig(
+            data=self.data, split=split, mode=mode, model=model, out=rollouts, n=samples or cfg.samples,
+            temperature=cfg.temperature if temperature is None else temperature, top_p=cfg.top_p,
+            max_tokens=cfg.max_tokens, concurrency=cfg.concurrency, batch_size=cfg.concurrency, seed=cfg.seed,
+            protocol=cfg.protocol, original_repo=cfg.original_repo, thinking=cfg.thinking, memory=memory)
+        # the record names a trained model by its regime and weights, not by its path (the run may move)
+        weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
         name = f"rollout:{regime}:{mode}:{split}"
-        self.book.run(name, rollout_cfg, [rollouts],
-                      lambda: self._rollout(model, mode, split, rollouts, rollout_cfg, memory), resumable=True)
-        judge_cfg = {"rollouts": self.book.get(name)["outputs"][_rel(self.root, rollouts)], "data": self._data_hash()}
-        if cfg.protocol != "sebench":
-            judge_cfg["protocol"] = cfg.protocol
-        self.book.run(f"judge:{regime}:{mode}:{split}", judge_cfg, [verdicts, folder / "summary.json"],
-                      lambda: self._judge(rollouts, verdicts))
+        self.book.run(name, config_record(rollout, drop=ROLLOUT_SPEED + ("data", "out"), data=self._data_hash(),
+                                          model=model if regime == UNTRAINED else regime, weights=weights,
+                                          memory=file_hash(memory) if memory else None),
+                      [rollouts], lambda: self._rollout(rollout), resumable=True)
+        judge = JudgeConfig(data=self.data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
+                            workers=cfg.judge_workers, protocol=cfg.protocol)
+        self.book.run(f"judge:{regime}:{mode}:{split}",
+                      config_record(judge, drop=JUDGE_SPEED + ("data", "out", "summary"), data=self._data_hash(),
+                                    rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
+                      [verdicts, folder / "summary.json"], lambda: self._judge(judge))
         return verdicts
 
     def _has_tasks(self, split: str) -> bool:
@@ -213,15 +219,10 @@ class Study:
         path = Instance(self.data).split_path(split)
         return path.is_file() and path.stat().st_size > 0
 
-    def _rollout(self, model: str, mode: str, split: str, out: Path, c: dict, memory: Path | None = None) -> None:
-        from sebench.rollout.run import RolloutConfig, run
+    def _rollout(self, rollout) -> None:
+        from sebench.rollout.run import run
 
-        cfg = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=out, n=c["n"],
-                            temperature=c["temperature"], top_p=c["top_p"], max_tokens=c["max_tokens"],
-                            concurrency=self.cfg.concurrency, batch_size=self.cfg.concurrency, seed=c["seed"],
-                            protocol=self.cfg.protocol, original_repo=self.cfg.original_repo, thinking=self.cfg.thinking,
-                            memory=memory)
-        run(cfg, backend=self._backend(cfg))
+        run(rollout, backend=self._backend(rollout))
 
     def _backend(self, rollout_cfg):
         """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU)."""
@@ -242,11 +243,11 @@ class Study:
 
             gc.collect()
 
-    def _judge(self, rollouts: Path, out: Path) -> None:
-        from sebench.judge.run import JudgeConfig, run
+    @staticmethod
+    def _judge(judge) -> None:
+        from sebench.judge.run import run
 
-        run(JudgeConfig(data=self.data, rollouts=rollouts, out=out, summary=out.with_name("summary.json"),
-                        workers=self.cfg.judge_workers, protocol=self.cfg.protocol))
+        run(judge)
 
     # ---- training --------------------------------------------------------------------------------
 
@@ -289,23 +290,19 @@ class Study:
         if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
             source_rollouts = self.source_rollouts()
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
-        train_cfg = {
-            "regime": regime, "model": self.train_model, "data": self._data_hash(), "seed": cfg.seed,
-            "train_source": cfg.train_source, "epochs": cfg.epochs, "lr": cfg.lr, "lora": cfg.lora,
-            "max_steps": cfg.max_steps, "batch_size": cfg.batch_size, "extra": cfg.train_extra,
-            "rollouts": file_hash(source_rollouts) if source_rollouts else None,
-            "start": self._checkpoint_hash("closed-sft") if start else None,
-        }
-        if label != regime:
-            train_cfg["variant"] = cfg.variants[label]
-        self.book.run(f"train:{label}", train_cfg, [out.parent],
-                      lambda: self._train(label, out, source_rollouts, start))
+        train = self.train_config(label, out, source_rollouts, start)
+        record = config_record(
+            train, drop=TRAIN_SPEED + ("data", "out", "verdicts"), data=self._data_hash(),
+            rollouts=file_hash(source_rollouts) if source_rollouts else None,
+            sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
+        )
+        self.book.run(f"train:{label}", record, [out.parent], lambda: self._train(train))
         return out
 
-    def _train(self, label: str, out: Path, rollouts: Path | None, start: Path | None) -> None:
-        from sebench.memory import release_memory
+    def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
+        """The TrainConfig of a label of `regimes`: the study's training settings, then train_extra's for
+        every regime and for this one, then the variant's."""
         from sebench.train.config import TrainConfig
-        from sebench.train.run import run
 
         cfg = self.cfg
         regime = self.regime_of(label)
@@ -315,11 +312,17 @@ class Study:
             judge_workers=cfg.judge_workers, sft_checkpoint=start,
             train_source=cfg.train_source if regime in SFT_FROM_DATA else None,
         )
-        # train_extra: TrainConfig fields for every regime, and {regime: {field: value}} for one
         settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})
         settings.update(cfg.train_extra.get(regime, {}))
         settings.update({k: v for k, v in cfg.variants.get(label, {}).items() if k != "regime"})
-        run(TrainConfig(**settings))
+        return TrainConfig(**settings)
+
+    @staticmethod
+    def _train(train) -> None:
+        from sebench.memory import release_memory
+        from sebench.train.run import run
+
+        run(train)
         release_memory()  # the trainer's model, gradients and optimizer state
 
     # ---- report ----------------------------------------------------------------------------------

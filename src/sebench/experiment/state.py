@@ -14,6 +14,7 @@ record becomes "done" with the hashes of its outputs and the seconds it took. On
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import shutil
@@ -52,6 +53,15 @@ def remove(path: Path) -> None:
 
 def _normal(config: dict) -> dict:
     return json.loads(json.dumps(config, default=str))
+
+
+def config_record(config: object, drop: tuple[str, ...] = (), **values: object) -> dict:
+    """A stage's own config (a dataclass) as its completion record holds it: every field, paths as text,
+    except those in `drop` (where the output goes, how fast it runs: nothing that changes the result), with
+    `values` in place of fields whose content matters rather than their path (a file's hash for its name)."""
+    record = {k: v for k, v in dataclasses.asdict(config).items() if k not in drop}
+    record.update(values)
+    return _normal(record)
 
 
 def _changes(old: dict, new: dict) -> str:

@@ -123,6 +123,17 @@ def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
     return out
 
 
+def answer_tasks(cfg: RolloutConfig, instance: Instance, tasks: list[Task], backend: Backend) -> list[Rollout]:
+    """cfg.n answers to each of `tasks` (tasks that need not be in a split of the instance, e.g. tasks a model
+    wrote) with cfg's prompts and decoding, in task and sample order; writes nothing (cfg.out is unused)."""
+    cfg = with_decoding_defaults(cfg)
+    check_ranges(cfg)
+    todo = [(i, t, list(range(cfg.n))) for i, t in enumerate(tasks)]
+    records = list(_generate(cfg, backend, prompt_builder(cfg, instance, backend), instance, todo))
+    order = {t.task_id: i for i, t in enumerate(tasks)}
+    return sorted(records, key=lambda r: (order[r.task_id], r.sample_idx))
+
+
 def _write_missing(cfg: RolloutConfig, backend: Backend | None, instance: Instance, tasks: list[Task], out: Path) -> None:
     done = existing_samples(out, cfg)
     todo = [(i, t, [s for s in range(cfg.n) if (t.task_id, s) not in done]) for i, t in enumerate(tasks)]

@@ -26,7 +26,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.records import Rollout, Task, write_records
+from sebench.records import Task, write_records
 from sebench.train import data
 from sebench.train.artifacts import LossLog
 from sebench.train.config import TrainConfig
@@ -109,34 +109,24 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
 
 def solve_tasks(instance: Instance, judge: Any, backend: Any, tasks: list[Task], cfg: TrainConfig, seed: int,
                 folder: Path) -> tuple[list[tuple[Task, str]], dict]:
-    """Solves one round's tasks open-book and judges the answers; returns the (task, correct answer) pairs
-    (the whole response, or its code, as --target says) and counts."""
-    from sebench.judge.extract import extract_code
-    from sebench.rollout.backends import GenerationRequest
-    from sebench.rollout.prompts import PromptBuilder
+    """Solves one round's tasks open-book (the rollout stage's answer_tasks) and judges the answers (the
+    judge's judge_many); returns the (task, correct answer) pairs (the whole response, or its code, as
+    --target says) and counts."""
+    from sebench.rollout.run import RolloutConfig, answer_tasks
 
-    builder = PromptBuilder(instance, "open")
-    requests = [
-        GenerationRequest(messages=builder.messages(t), n=cfg.selfplay_solves, temperature=cfg.temperature,
-                          max_tokens=cfg.max_completion_length, seed=seed)
-        for t in tasks
-    ]
-    answers = backend.generate(requests) if requests else []
-    items = [(t, c.text, i) for t, completions in zip(tasks, answers) for i, c in enumerate(completions)]
-    verdicts = judge.judge_many(items)
-    rollouts = [
-        Rollout(task_id=t.task_id, sample_idx=i, mode="open", model=backend.name, prompt=builder.messages(t),
-                response=c.text, code=extract_code(c.text), finish_reason=c.finish_reason,
-                usage={"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens})
-        for t, completions in zip(tasks, answers) for i, c in enumerate(completions)
-    ]
+    solve = RolloutConfig(data=instance.root, out=folder / "rollouts.jsonl", split="train", mode="open",
+                          model=backend.name, n=cfg.selfplay_solves, temperature=cfg.temperature,
+                          max_tokens=cfg.max_completion_length, seed=seed, progress=False)
+    rollouts = answer_tasks(solve, instance, tasks, backend) if tasks else []
+    by_id = {t.task_id: t for t in tasks}
+    verdicts = judge.judge_many([(by_id[r.task_id], r.response, r.sample_idx) for r in rollouts])
     write_records(folder / "rollouts.jsonl", rollouts)
     write_records(folder / "verdicts.jsonl", verdicts)
     pairs, seen = [], set()
-    for (task, _, _), rollout, verdict in zip(items, rollouts, verdicts):
-        if verdict.verdict == "correct" and rollout.code and (task.task_id, rollout.code) not in seen:
-            seen.add((task.task_id, rollout.code))
-            pairs.append((task, data.answer_text(rollout.response, rollout.code, cfg.target)))
-    counts = {"tasks_written": len(tasks), "answers": len(items),
+    for rollout, verdict in zip(rollouts, verdicts):
+        if verdict.verdict == "correct" and rollout.code and (rollout.task_id, rollout.code) not in seen:
+            seen.add((rollout.task_id, rollout.code))
+            pairs.append((by_id[rollout.task_id], data.answer_text(rollout.response, rollout.code, cfg.target)))
+    counts = {"tasks_written": len(tasks), "answers": len(rollouts),
               "correct": sum(v.verdict == "correct" for v in verdicts)}
     return pairs, counts
