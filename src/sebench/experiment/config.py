@@ -118,9 +118,12 @@ PRESETS: dict[str, dict] = {
         model="smollm2-135m",
         warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-wide-clip", "closed-rl-no-negative",
-                 "closed-sft-rl", "self-play-sft", "self-play-rl"],
+                 "closed-sft-rl", "self-play-sft", "self-play-rl", "closed-rl-recompute"],
+        # the RL gap's two suspects switched off one at a time, and a third measured here: the PPO ratio
+        # against the sampling policy on the open prompt (recompute: against the policy on the closed one)
         variants={"closed-rl-wide-clip": {"regime": "closed-rl", "epsilon_high": 0.5},
-                  "closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"}},
+                  "closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
+                  "closed-rl-recompute": {"regime": "closed-rl", "old_logps": "recompute"}},
         functions=8, max_train=32, max_single=24, max_multiple=8,
         untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
         samples=1, temperature=0.0, max_tokens=128, concurrency=16,
