@@ -57,15 +57,24 @@ def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_pat
                                                                           monkeypatch, capsys):
     monkeypatch.setenv("SEBENCH_THREADS", "1")
     out = tmp_path / "run"
-    code = main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
-                 "--functions", "3", "--max-tokens", "8", "--regimes", "self-play-sft", "closed-sft",
-                 "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
-                 "--set", "concurrency=2", "--set", "judge_workers=1", "--set", "max_steps=1",
-                 "--set", 'splits=["single_test"]', "--set", 'trained_modes=["closed"]',
-                 "--set", 'train_extra={"grad_accum": 1, "self-play-sft": {"rounds": 1, "selfplay_tasks": 1}}'])
+    args = ["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
+            "--functions", "3", "--max-tokens", "8", "--regimes", "self-play-sft", "closed-sft",
+            "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
+            "--set", "concurrency=2", "--set", "judge_workers=1", "--set", "max_steps=1",
+            "--set", 'splits=["single_test"]', "--set", 'trained_modes=["closed"]', "--set", "train_source=reference",
+            "--set", 'train_extra={"grad_accum": 1, "self-play-sft": {"rounds": 1, "selfplay_tasks": 1}}']
+    code = main(args)
     assert code == 1  # the tiny model writes no task: self-play has nothing to train on
     assert "regime self-play-sft was not trained" in capsys.readouterr().err
     report = json.loads((out / "report/report.json").read_text())
     assert "self-play-sft" in report["not_trained"]
     assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft"}
     assert "Not trained (no row): **self-play-sft**" in (out / "report/report.md").read_text()
+
+    # a later command adds a regime: the report is redone (no --overwrite needed: it is made from the other
+    # stages' outputs), and the regime the first command could not train is still reported
+    args = [a if a != "self-play-sft" else "open-sft" for a in args]
+    assert main(args) == 1
+    report = json.loads((out / "report/report.json").read_text())
+    assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft", "open-sft"}
+    assert "self-play-sft" in report["not_trained"]

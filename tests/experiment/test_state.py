@@ -115,3 +115,15 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
     assert record["epsilon_high"] == 0.5 and record["data"] == "hash"
     assert record != config_record(plain, drop=TRAIN_SPEED + ("out",), data="hash")
+
+
+def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):
+    book = StageBook(tmp_path)
+    out, calls = tmp_path / "report", []
+    book.run("report", {"verdicts": 1}, [out], _writer(out, calls), derived=True)
+    book.run("report", {"verdicts": 1}, [out], _writer(out, calls), derived=True)
+    assert calls == ["report"]
+    book.run("report", {"verdicts": 2}, [out], _writer(out, calls), derived=True)  # no --overwrite needed
+    assert calls == ["report", "report"] and book.get("report")["config"] == {"verdicts": 2}
+    with pytest.raises(SebenchError, match="--overwrite"):
+        book.run("report", {"verdicts": 3}, [out], _writer(out, calls))  # any other stage is refused

@@ -72,6 +72,7 @@ class Study:
                 self.close_backend()  # free the memory for training
                 try:
                     checkpoints[regime] = self.train(regime, checkpoints)
+                    self.not_trained.pop(regime, None)
                 except SebenchError as exc:  # e.g. self-play that kept no task: the other regimes still run
                     log.error("regime %s was not trained: %s", regime, exc)
                     self.not_trained[regime] = str(exc)
@@ -333,7 +334,7 @@ class Study:
         out = self.root / "report"
         inputs = {_rel(self.root, p): file_hash(p) for p in sorted(self.root.glob("evals/*/*/*/verdicts.jsonl"))}
         config = {"verdicts": inputs, **({"not_trained": self.not_trained} if self.not_trained else {})}
-        self.book.run("report", config, [out], lambda: build_report([self.root], out))
+        self.book.run("report", config, [out], lambda: build_report([self.root], out), derived=True)
         return out / "report.md"
 
     # ---- manifest --------------------------------------------------------------------------------
@@ -343,6 +344,8 @@ class Study:
 
     def _start_manifest(self) -> None:
         manifest = read_json(self.root / "manifest.json") or {}
+        # regimes an earlier command could not train stay reported until a later command trains them
+        self.not_trained = {**manifest.get("not_trained", {}), **self.not_trained}
         commands = manifest.get("commands", [])
         commands.append({"argv": self.argv, "started": now()})
         self._write_manifest(commands=commands, finished=False)

@@ -94,18 +94,20 @@ class StageBook:
         return sorted((read_json(p) for p in self.dir.glob("*.json")), key=lambda r: r.get("order", 0))
 
     def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
-            resumable: bool = False) -> dict:
-        """Runs `fn` unless the stage is already done with this config; returns the stage's record."""
+            resumable: bool = False, derived: bool = False) -> dict:
+        """Runs `fn` unless the stage is already done with this config; returns the stage's record.
+        A `derived` stage (the report: made from other stages' outputs alone, in seconds) is redone when its
+        config changes, without --overwrite: nothing is lost by redoing it."""
         config = _normal(config)
         old = self.get(name)
         if old is not None and old["config"] != config:
-            if not self.overwrite:
+            if not (self.overwrite or derived):
                 raise SebenchError(
                     f"stage '{name}' of {self.root} was {'run' if old['status'] == 'done' else 'started'} with "
                     f"other settings ({_changes(old['config'], config)}); pass --overwrite to redo it and the "
                     "stages that depend on it, or choose another --out"
                 )
-            log.info("stage %s: settings changed, redoing it (--overwrite)", name)
+            log.info("stage %s: settings changed, redoing it%s", name, "" if derived else " (--overwrite)")
             old = None
             for out in outputs:
                 remove(out)
