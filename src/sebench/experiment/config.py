@@ -113,9 +113,9 @@ PRESETS: dict[str, dict] = {
     ),
     # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
     # then every regime of the paper and the switches of the RL gap, closed-book. Measured on 2 idle cores
-    # (seed 0): 43 min with the warm-up cached (~4 min more without); an SFT regime 1-2 min, an RL regime
-    # of 24 steps 5.5 min (closed prompt) to 11 min (open prompt); peak resident memory 7.7 GB (Open-RL:
-    # 4 samples with open-book prompts in one forward).
+    # (seed 0, every regime): 58 min, the warm-up's 3 min included; an SFT regime 1.6-2.3 min, an RL
+    # regime of 24 steps 6.4-8.2 min, the base's evaluations 4 min; peak resident memory 7.5 GB (Open-RL:
+    # 4 samples with open-book prompts in one forward). README "Reproducing the paper" has the results.
     "paper-mini": dict(
         model="smollm2-135m",
         warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},

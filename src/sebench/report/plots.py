@@ -71,7 +71,11 @@ def accuracy_by_regime(rows: list[dict], out: Path) -> Path:
         ax.set_ylim(0, 1.05)
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("accuracy (share of samples correct)")
-    axes[0][-1].legend(title="split", fontsize=8)
+    legend = {}  # every split once, whichever panel shows it
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    axes[0][-1].legend(legend.values(), legend.keys(), title="split", fontsize=8)
     fig.suptitle("Accuracy by regime (95% Wilson CI)")
     return _save(fig, out)
 
