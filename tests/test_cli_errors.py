@@ -166,8 +166,10 @@ def _interrupt(args: list, out) -> str:
     """Starts `sebench ARGS` (which blocks opening a fifo that nobody writes while it holds the lock of
     `out`), sends it Ctrl-C and returns its stderr."""
     env = {**os.environ, "PYTHONPATH": SRC}
+    # SIGINT's default in the child even when pytest runs in a background job (started with SIGINT ignored)
     proc = subprocess.Popen([sys.executable, "-m", "sebench.cli", *map(str, args)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lock = f"{out}.lock"
     for _ in range(600):  # the lock file appears once the command waits on the fifo
         if os.path.exists(lock) or proc.poll() is not None:

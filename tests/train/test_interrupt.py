@@ -21,7 +21,10 @@ def test_sigint_during_grpo_stops_the_training_with_its_message(tmp_path, built_
             "--out", str(out), "--model", str(tiny_model), "--max-steps", "10000", "--batch-size", "2",
             "--num-generations", "2", "--max-completion-length", "24", "--judge-workers", "1"]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's default action in the child even when pytest runs in a background job (where the shell
+    # starts it with SIGINT ignored, an inherited state Python then keeps)
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     samples = out / "rl_samples.jsonl"
     deadline = time.monotonic() + 240
     while not samples.exists() and proc.poll() is None and time.monotonic() < deadline:
