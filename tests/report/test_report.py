@@ -198,3 +198,21 @@ def test_each_regime_row_names_its_training_settings(tmp_path):
     sft_row = next(line for line in md.splitlines() if line.startswith("| closed-sft | closed | single_test"))
     assert rl_row.endswith("| clip [0.2, 0.28], neg. adv. drop, old logps sampling |")
     assert sft_row.endswith("| target response |")
+
+
+def test_accuracy_plot_legend_names_every_split_of_every_panel(tmp_path, monkeypatch):
+    from sebench.report import plots
+
+    seen = {}
+    save = plots._save
+
+    def spy(fig, out):  # the legend as drawn, read before the figure is closed
+        seen["labels"] = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+        return save(fig, out)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    row = dict(model="m", regime="untrained", accuracy=0.5, ci95=(0.3, 0.7))
+    rows = [dict(row, mode="open", split="single_test"), dict(row, mode="open", split="train"),
+            dict(row, mode="closed", split="single_test"), dict(row, mode="closed", split="multiple_test")]
+    assert plots.accuracy_by_regime(rows, tmp_path / "accuracy.png").is_file()
+    assert sorted(seen["labels"]) == ["multiple_test", "single_test", "train"]
