@@ -5,11 +5,13 @@ import httpx
 import pytest
 
 from sebench.cli import main
+from sebench.instance import Instance
 from sebench.judge.run import judge_records, read_rollouts
 from sebench.judge.server import serve
 from sebench.judge.summary import format_table, summarize
 from sebench.metrics import pass_at_k
 from sebench.records import Rollout, Verdict, read_records, write_records
+from sebench.tasks.original_answers import original_answers
 
 from .conftest import fenced, make_task, write_instance
 
@@ -52,7 +54,7 @@ def test_judge_records_ours_and_original_format(instance, tmp_path):
                 {"query": "unknown", "response": GOOD}]
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps(r if isinstance(r, dict) else r.__dict__) + "\n" for r in ours + original))
-    rows = read_rollouts(path)
+    rows = read_rollouts(path, Instance.open(instance))
     verdicts = judge_records(instance, rows, workers=2)
     assert [v.verdict for v in verdicts] == ["correct", "wrong_answer", "judge_error", "correct", "wrong_answer",
                                              "judge_error"]
@@ -143,6 +145,6 @@ def test_unmatched_original_record_is_judged_on_its_own_test_cases(instance):
     record = {"query": "A query the instance does not have.", "test_cases": cases, "right_exe_result": "2.0#2.75"}
     rows = [dict(record, response=GOOD), dict(record, response=BAD),
             dict(record, response=GOOD, function_name="def solve(a):"), dict(record, response="no code")]
-    verdicts = judge_records(instance, rows, workers=2)
+    verdicts = judge_records(instance, original_answers(rows, Instance.open(instance), own_tests=False), workers=2)
     assert [v.verdict for v in verdicts] == ["correct", "wrong_answer", "correct", "no_code"]
     assert verdicts[0].task_id == verdicts[1].task_id and [v.sample_idx for v in verdicts] == [0, 1, 2, 3]
