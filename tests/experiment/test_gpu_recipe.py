@@ -26,7 +26,7 @@ def _table(first_header: str) -> list[list[str]]:
 
 
 def _preset_value(cfg, path: str):
-    """`lr`, `train_extra.grad_accum`, `train_extra.closed-rl.lr`: a RunConfig field, then dict keys."""
+    """`train_source`, `train.grad_accum`, `train_regimes.closed-rl.lr`: a RunConfig field, then dict keys."""
     head, *keys = path.split(".")
     value = getattr(cfg, head)
     for key in keys:
@@ -44,7 +44,7 @@ def test_the_gpu_recipe_table_matches_the_preset():
 
 
 def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_and_epochs():
-    extra = resolve("gpu", {}).train_extra
+    extra = resolve("gpu", {}).train_regimes
     rl = [r for r, spec in REGIME_SPECS.items() if spec.rl]
     assert set(rl) <= set(extra)
     shared = [{k: v for k, v in extra[r].items() if k not in ("mini_batches", "epochs")} for r in rl]

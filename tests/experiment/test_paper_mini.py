@@ -26,16 +26,16 @@ def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, tiny_model, m
     the warm-up."""
     monkeypatch.setenv("SEBENCH_THREADS", "1")
     warmup = {"docs": "compact", "max_examples": 4, "epochs": 1.0, "batch_size": 2, "cache_dir": str(tmp_path / "cache")}
-    extra = {"grad_accum": 1, "closed-rl": RL, "closed-sft-rl": RL}
+    per_regime = {"closed-rl": RL, "closed-sft-rl": RL}
     out = tmp_path / "run"
     code = main(["run", "--preset", "paper-mini", "--out", str(out), "--set", "build_train=60",
                  "--model", f"hf:{tiny_model}", "--seeds", "0,1", "--functions", "3", "--max-tokens", "8",
                  "--regimes", "closed-sft", "closed-rl-no-negative", "closed-sft-rl",
                  "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
-                 "--set", "concurrency=2", "--set", "judge_workers=1", "--set", "max_steps=1",
+                 "--set", "rollout.concurrency=2", "--set", "judge.workers=1", "--set", "train.max_steps=1",
                  "--set", "source_samples=1", "--set", "train_source=reference",
                  "--set", 'untrained_modes=["closed", "memory"]', "--set", 'splits=["single_test"]',
-                 "--set", "warmup=" + json.dumps(warmup), "--set", "train_extra=" + json.dumps(extra)])
+                 "--set", "warmup=" + json.dumps(warmup), "--set", "train.grad_accum=1", "--set", "train_regimes=" + json.dumps(per_regime)])
     assert code == 0
     for seed in (0, 1):
         stages = {p.stem for p in (out / f"seed-{seed}/stages").glob("*.json")}
@@ -60,9 +60,9 @@ def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_pat
     args = ["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
             "--functions", "3", "--max-tokens", "8", "--regimes", "self-play-sft", "closed-sft",
             "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
-            "--set", "concurrency=2", "--set", "judge_workers=1", "--set", "max_steps=1",
+            "--set", "rollout.concurrency=2", "--set", "judge.workers=1", "--set", "train.max_steps=1",
             "--set", 'splits=["single_test"]', "--set", 'trained_modes=["closed"]', "--set", "train_source=reference",
-            "--set", 'train_extra={"grad_accum": 1, "self-play-sft": {"rounds": 1, "selfplay_tasks": 1}}']
+            "--set", "train.grad_accum=1", "--set", 'train_regimes={"self-play-sft": {"rounds": 1, "selfplay_tasks": 1}}']
     code = main(args)
     assert code == 1  # the tiny model writes no task: self-play has nothing to train on
     assert "regime self-play-sft was not trained" in capsys.readouterr().err

@@ -17,8 +17,8 @@ from sebench.cli import main  # noqa: E402
 
 TINY_SETTINGS = [
     "--functions", "3", "--set", "max_train=8", "--set", "max_single=6", "--set", "max_multiple=2",
-    "--max-tokens", "12", "--set", "concurrency=2", "--regimes", "closed-sft", "--set", "max_steps=2",
-    "--set", "batch_size=4", "--set", 'trained_modes=["closed"]', "--set", "judge_workers=1",
+    "--max-tokens", "12", "--set", "rollout.concurrency=2", "--regimes", "closed-sft", "--set", "train.max_steps=2",
+    "--set", "train.batch_size=4", "--set", 'trained_modes=["closed"]', "--set", "judge.workers=1",
 ]
 
 
@@ -109,7 +109,7 @@ def test_killed_and_restarted_run_gives_the_same_report(tmp_path, built_instance
 def test_changed_settings_are_refused_unless_overwrite(tmp_path, built_instance, capsys):
     out = tmp_path / "run"
     base = ["run", "--out", str(out), "--instance", str(built_instance), "--model", "fake:", "--regimes", "--functions", "0",
-            "--set", "splits=[\"single_test\"]", "--set", "untrained_modes=[\"closed\"]", "--set", "judge_workers=1"]
+            "--set", "splits=[\"single_test\"]", "--set", "untrained_modes=[\"closed\"]", "--set", "judge.workers=1"]
     assert main(base) == 0
     first = json.loads((out / "report/report.json").read_text())["main_table"]
     assert [(r["regime"], r["mode"], r["split"]) for r in first] == [("untrained", "closed", "single_test")]
@@ -133,8 +133,8 @@ def test_memory_mode_remembers_the_untrained_models_judged_open_book_training_an
     out = tmp_path / "run"
     assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"fake:file={script}",
                  "--regimes", "--functions", "0", "--set", "splits=[\"single_test\"]",
-                 "--set", "untrained_modes=[\"memory\"]", "--set", "source_samples=1", "--set", "concurrency=1",
-                 "--set", "judge_workers=1"]) == 0
+                 "--set", "untrained_modes=[\"memory\"]", "--set", "source_samples=1", "--set", "rollout.concurrency=1",
+                 "--set", "judge.workers=1"]) == 0
     memory = [json.loads(line) for line in (out / "evals/untrained/open/train/verdicts.jsonl").read_text().splitlines()]
     assert len(memory) == len(train) and sum(v["verdict"] == "correct" for v in memory) > len(train) // 2
     rows = [json.loads(line) for line in (out / "evals/untrained/memory/single_test/rollouts.jsonl").read_text().splitlines()]

@@ -26,7 +26,7 @@ def test_run_protocol_original_evaluates_with_the_originals_prompts_decoding_and
     with FakeOpenAIServer(answer=answer) as server:
         code = main(["run", "--out", str(run_dir), "--preset", "quick", "--model", f"openai:m@{server.url}",
                      "--instance", str(inst), "--functions", "0", "--regimes", "--protocol", "original",
-                     "--original-repo", str(repo), "--set", "judge_workers=1"])
+                     "--original-repo", str(repo), "--set", "judge.workers=1"])
     assert code == 0
     assert bodies and all(len(b["messages"]) == 1 and b["messages"][0]["role"] == "user" for b in bodies)
     assert {(b["max_tokens"], b["temperature"], b.get("n")) for b in bodies} == {(8192, 0.6, 5)}

@@ -60,14 +60,44 @@ def test_missing_output_is_an_error(tmp_path):
 
 
 def test_presets_and_overrides():
-    cfg = resolve("quick", dict([parse_setting("lr=1e-4"), parse_setting("trained_modes=[\"closed\"]")]))
-    assert cfg.lr == 1e-4 and cfg.trained_modes == ["closed"] and cfg.regimes == ["closed-sft"]
+    cfg = resolve("quick", dict([parse_setting("train.lr=1e-4"), parse_setting("trained_modes=[\"closed\"]"),
+                                 parse_setting("train_regimes.closed-rl.max-steps=7")]))
+    assert cfg.train["lr"] == 1e-4 and cfg.trained_modes == ["closed"] and cfg.regimes == ["closed-sft"]
+    assert cfg.train["grad_accum"] == 4 and cfg.train["epochs"] == 3.0  # the rest of the preset's section stays
+    assert cfg.train_regimes == {"closed-rl": {"max_steps": 7}}
     assert resolve("gpu", {}).functions is None
     with pytest.raises(SebenchError, match="unknown setting 'lrr'"):
         resolve("quick", {"lrr": 1})
     with pytest.raises(SebenchError, match="unknown regimes value 'closed_sft'; did you mean 'closed-sft'"):
         resolve("quick", {"regimes": ["closed_sft"]})
     assert json.dumps(cfg.to_dict())
+
+
+def test_a_setting_of_a_stage_is_named_by_its_section():
+    """The stage's own config declares each setting: the study's flat names of before point there."""
+    for flat, home in (("lr", "train.lr"), ("samples", "rollout.n"), ("max_tokens", "rollout.max_tokens"),
+                       ("judge_workers", "judge.workers"), ("grad_accum", "train.grad_accum")):
+        with pytest.raises(SebenchError, match=f"unknown setting '{flat}'; did you mean '{home}'"):
+            resolve("quick", {flat: 1})
+    with pytest.raises(SebenchError, match="'seed' is a single value"):
+        resolve("quick", {"seed.x": 1})
+    with pytest.raises(SebenchError, match=r"rollout.max_tokens must be at least 1 \(got 0\)"):
+        resolve("quick", {"rollout.max_tokens": 0})
+    with pytest.raises(SebenchError, match="train.target must be one of"):
+        resolve("quick", {"train.target": "everything"})
+    cfg = resolve("quick", {"rollout.max_tokens": 64, "judge.timeout": 5.0})
+    assert cfg.rollout["max_tokens"] == 64 and cfg.rollout["n"] == 1 and cfg.judge["timeout"] == 5.0
+    # every field of each stage's section is shown, with its default where the preset leaves it
+    from sebench.rollout.run import RolloutConfig
+
+    assert cfg.rollout["top_p"] == 1.0 and cfg.rollout["memory_k"] == RolloutConfig.__dataclass_fields__["memory_k"].default
+
+
+def test_the_original_protocol_sets_the_decoding_the_user_leaves_open():
+    cfg = resolve("quick", {"protocol": "original"})
+    assert (cfg.rollout["n"], cfg.rollout["temperature"], cfg.rollout["max_tokens"], cfg.rollout["thinking"]) == (
+        5, 0.6, 8192, "on")
+    assert resolve("quick", {"protocol": "original", "rollout.n": 2}).rollout["n"] == 2
 
 
 def test_training_a_served_model_needs_weights(tmp_path):
@@ -81,21 +111,25 @@ def test_training_a_served_model_needs_weights(tmp_path):
 
 
 def test_misspelt_training_settings_fail_when_the_config_is_resolved():
-    with pytest.raises(SebenchError, match="train_extra value 'grad_acum'; did you mean 'grad_accum'"):
-        resolve("quick", {"train_extra": {"grad_acum": 2}})
-    with pytest.raises(SebenchError, match="train_extra.closed-rl value 'epsilonn'"):
-        resolve("quick", {"train_extra": {"closed-rl": {"epsilonn": 0.3}}})
-    with pytest.raises(SebenchError, match="variants.wide value 'epsilon_hi'"):
+    with pytest.raises(SebenchError, match="train: unknown setting 'grad_acum'; did you mean 'grad_accum'"):
+        resolve("quick", {"train.grad_acum": 2})
+    with pytest.raises(SebenchError, match="train_regimes.closed-rl: unknown setting 'epsilonn'"):
+        resolve("quick", {"train_regimes": {"closed-rl": {"epsilonn": 0.3}}})
+    with pytest.raises(SebenchError, match="variants.wide: unknown setting 'epsilon_hi'"):
         resolve("quick", {"variants": {"wide": {"regime": "closed-rl", "epsilon_hi": 0.5}}, "regimes": ["wide"]})
-    with pytest.raises(SebenchError, match="train_extra.open-rl: expected"):
-        resolve("quick", {"train_extra": {"open-rl": 3}})
+    with pytest.raises(SebenchError, match="train_regimes.open-rl: expected"):
+        resolve("quick", {"train_regimes": {"open-rl": 3}})
+    with pytest.raises(SebenchError, match="unknown train_regimes key value 'closed-rll'"):
+        resolve("quick", {"train_regimes.closed-rll.lr": 1e-5})
+    with pytest.raises(SebenchError, match="warmup: unknown setting 'doc'; did you mean 'docs'"):
+        resolve("quick", {"warmup": {"doc": "compact"}})
     for preset in ("quick", "cpu", "paper-mini", "gpu"):
         resolve(preset, {})
 
 
 def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     """The record is derived from the TrainConfig itself: every field is in it (bar where it writes and how
-    fast), so a setting from train_extra or a variant cannot be left out of it."""
+    fast), so a setting from a train section or a variant cannot be left out of it."""
     import dataclasses
 
     from sebench.experiment.run import TRAIN_SPEED, Study
@@ -108,9 +142,9 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     wide = study.train_config("closed-rl-wide-clip", tmp_path / "out", None, None)
     plain = study.train_config("closed-rl", tmp_path / "out", None, None)
     assert (wide.regime, wide.epsilon_high, plain.epsilon_high) == ("closed-rl", 0.5, None)
-    assert wide.max_steps == 24 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_extra.closed-rl
+    assert wide.max_steps == 24 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_regimes.closed-rl
     sft = study.train_config("closed-sft", tmp_path / "out", None, None)
-    assert sft.grad_accum == 4 and sft.lr == 2e-4  # train_extra for every regime, then the study's lr
+    assert sft.grad_accum == 4 and sft.lr == 2e-4  # the train section: every regime
     record = config_record(wide, drop=TRAIN_SPEED + ("out",), data="hash")
     assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
     assert record["epsilon_high"] == 0.5 and record["data"] == "hash"

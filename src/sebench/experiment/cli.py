@@ -2,7 +2,7 @@
 
     sebench run --out runs/quick --preset quick
     sebench run --out runs/gpu --preset gpu --model hf:Qwen/Qwen3-8B
-    sebench run --out runs/mine --preset quick --regimes open-sft closed-sft --set epochs=4
+    sebench run --out runs/mine --preset quick --regimes open-sft closed-sft --set train.epochs=4
 
 Stages and their records: see sebench.experiment.run and sebench.experiment.state. Presets:
 sebench.experiment.config.
@@ -26,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Builds an instance, evaluates the untrained model closed-book and open-book, trains the "
         "chosen regimes, evaluates each trained model, judges everything and writes RUN_DIR/report/. Each stage "
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
-        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 6 min measured on 2 cores), cpu (an "
-        "afternoon, four regimes), gpu (full sizes).",
+        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 6 min measured on 2 cores), cpu (the "
+        "paper's four headline regimes from a warmed-up base, 24 functions), paper-mini (every regime, 8 functions), "
+        "gpu (the paper's recipe, full sizes).",
     )
     p.add_argument("--out", type=Path, required=True, metavar="RUN_DIR", help="run directory")
     p.add_argument("--preset", choices=sorted(PRESETS), default="quick", help="sizes and settings (default: quick)")
@@ -42,15 +43,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(none: evaluate the untrained model only)")
     p.add_argument("--instance", type=Path, metavar="DIR", help="use this built instance instead of building one")
     p.add_argument("--functions", type=int, help="number of functions studied (0: all the instance has)")
-    p.add_argument("--samples", type=int, help="samples per task (pass@k needs k or more)")
-    p.add_argument("--max-tokens", type=int, help="longest answer, in tokens")
-    p.add_argument("--epochs", type=float, help="training epochs")
+    p.add_argument("--samples", type=int, help="samples per task (pass@k needs k or more): rollout.n")
+    p.add_argument("--max-tokens", type=int, help="longest answer, in tokens: rollout.max_tokens")
+    p.add_argument("--epochs", type=float, help="training epochs of every regime: train.epochs")
     p.add_argument("--protocol", choices=("sebench", "original"), help="evaluation protocol (default: sebench); "
                    "original: the original benchmark's prompts, decoding and judge (docs/protocols.md)")
     p.add_argument("--original-repo", type=Path, metavar="DIR", help="your copy of the original SE-Bench "
                    "repository (--protocol original reads its prompt templates there)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="any other setting of the preset, e.g. --set lr=1e-4 --set trained_modes='[\"closed\"]'")
+                   help="any other setting of the preset (--show-config lists them): a study setting, e.g. "
+                   "--set trained_modes='[\"closed\"]', or a stage's field, e.g. --set train.lr=1e-4, "
+                   "--set train_regimes.closed-rl.max_steps=48, --set rollout.max_tokens=256, --set judge.workers=2")
     p.add_argument("--overwrite", action="store_true", help="redo stages whose settings changed")
     p.add_argument("--show-config", action="store_true", help="print the resolved settings and exit")
     p.set_defaults(func=_main)
@@ -74,8 +77,8 @@ def _main(args: argparse.Namespace) -> int:
 
     overrides = {k: v for k, v in (
         ("model", args.model), ("train_model", args.train_model), ("seed", args.seed), ("regimes", args.regimes),
-        ("instance", str(args.instance.resolve()) if args.instance else None), ("samples", args.samples),
-        ("max_tokens", args.max_tokens), ("epochs", args.epochs), ("protocol", args.protocol),
+        ("instance", str(args.instance.resolve()) if args.instance else None), ("rollout.n", args.samples),
+        ("rollout.max_tokens", args.max_tokens), ("train.epochs", args.epochs), ("protocol", args.protocol),
         ("original_repo", str(args.original_repo.resolve()) if args.original_repo else None),
     ) if v is not None}
     if args.functions is not None:

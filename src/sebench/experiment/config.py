@@ -1,18 +1,86 @@
 """The configuration of a whole study (`sebench run`) and its presets.
 
-A preset is a plain dict of field values; command-line flags and `--set KEY=VALUE` override it. The
-resolved config is what every stage's completion record is compared against on a re-run.
+`RunConfig` holds the study's own settings (model, seed, regimes, sizes, modes, protocol) and one section
+per stage: `rollout`, `judge`, `train` (every regime), `train_regimes` (one regime), `warmup`. A section
+holds fields of that stage's own config dataclass (RolloutConfig, JudgeConfig, TrainConfig,
+WarmupConfig), which declares each of them once, with its default, bounds and help; the study fills in
+the fields it decides itself (paths, the regime, the seed: `Section.study_sets`).
+
+A preset is a plain dict of values; command-line flags and `--set KEY=VALUE` override it (`--set
+train.lr=1e-4`, `--set train_regimes.closed-rl.max_steps=48`, `--set rollout.max_tokens=256`). The
+resolved config shows every field of every section (`--show-config`); each stage's completion record is
+the stage config the study builds from it.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import difflib
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from sebench.cliflags import range_problem
 from sebench.errors import SebenchError
+from sebench.experiment.warmup import WarmupConfig
+from sebench.judge.run import JudgeConfig
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
+from sebench.rollout.run import RolloutConfig
 from sebench.train.config import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
+
+
+@dataclass(frozen=True)
+class Section:
+    """A stage's settings in a RunConfig: the fields of `config_cls` except those the study sets."""
+
+    name: str
+    config_cls: type
+    study_sets: tuple[str, ...]  # fields the study fills in for each stage it runs
+    required: tuple[tuple[str, object], ...] = ()  # placeholder values of required fields, for checking
+
+    def fields(self) -> list[dataclasses.Field]:
+        return [f for f in dataclasses.fields(self.config_cls)
+                if f.name not in self.study_sets and f.metadata.get("cli", True)]
+
+    def defaults(self) -> dict:
+        """Each field's default (paths as strings, so that the config is plain JSON)."""
+        out = {}
+        for f in self.fields():
+            value = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            out[f.name] = str(value) if isinstance(value, Path) else value
+        return out
+
+    def check(self, where: str, values: dict, partial: bool = False) -> None:
+        """Refuses an unknown field (with a "did you mean"), a value outside its choices or bounds."""
+        if not isinstance(values, dict):
+            raise SebenchError(f"{where}: expected {{setting: value}}, got {values!r}")
+        known = {f.name: f for f in self.fields()}
+        for key, value in values.items():
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                raise SebenchError(f"{where}: unknown setting '{key}'{hint} (a field of {self.config_cls.__name__}; "
+                                   f"known: {', '.join(known)})")
+            meta = known[key].metadata
+            problem = range_problem(value, meta)
+            if problem is None and "choices" in meta and value is not None and value not in meta["choices"]:
+                problem = f"must be one of {', '.join(map(str, meta['choices']))} (got {value!r})"
+            if problem:
+                raise SebenchError(f"{where}.{key} {problem}")
+        if not partial:
+            self.config_cls(**dict(self.required), **values)  # the stage's own checks (types, paths)
+
+
+SECTIONS = {
+    "rollout": Section("rollout", RolloutConfig, ("data", "out", "split", "mode", "model", "protocol",
+                                                  "original_repo", "seed", "overwrite", "limit", "memory")),
+    "judge": Section("judge", JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
+    "train": Section("train", TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
+                                            "overwrite", "seed", "train_source", "judge_workers"),
+                     required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
+    "warmup": Section("warmup", WarmupConfig, ("data", "studied", "studied_from", "model", "seed")),
+}
 
 
 @dataclass
@@ -34,40 +102,40 @@ class RunConfig:
     max_train: int | None = None  # training tasks kept (of the studied functions)
     max_single: int | None = None  # single-function test tasks kept
     max_multiple: int | None = None  # multi-function test tasks kept
-    # evaluation (rollout + judge)
+    # evaluation: which splits, and the modes of the untrained base and of each trained model
     splits: list = field(default_factory=lambda: ["single_test", "multiple_test"])
     untrained_modes: list = field(default_factory=lambda: ["closed", "open"])
     trained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    samples: int = 1  # samples per task (pass@k needs k or more)
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 512
-    concurrency: int = 8  # requests in flight (openai) / prompts per batch (local models)
-    judge_workers: int | None = None
     # the evaluation protocol (sebench.protocols): "original" also means the original's prompts, read from
-    # original_repo, and its decoding (5 samples, T=0.6, 8192 tokens, thinking on) unless set here
+    # original_repo, and its decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on) unless set here
     protocol: str = "sebench"
     original_repo: str | None = None
-    thinking: str | None = None  # "on" | "off": the chat template's enable_thinking (None: the protocol's)
-    # training
-    train_source: str = "reference"  # "reference" solutions, or the model's own judged open-book "rollouts"
-    source_samples: int = 4  # open-book samples per training task when train_source is "rollouts"
-    source_temperature: float = 0.7  # their sampling temperature
-    epochs: float = 3.0
-    lr: float = 2e-4
-    lora: bool = False
-    max_steps: int | None = None
-    batch_size: int = 8
-    # further TrainConfig fields: {"field": value} for every regime, {"closed-rl": {"field": value}} for one
-    train_extra: dict = field(default_factory=dict)
+    # SFT data: "reference" solutions, or the base's own judged open-book "rollouts" on the train split
+    # (source_samples of them per task at source_temperature; also the memory baseline's store)
+    train_source: str = "reference"
+    source_samples: int = 4
+    source_temperature: float = 0.7
+    # the stages' sections (see the module docstring): {field: value} of their config dataclasses
+    rollout: dict = field(default_factory=dict)  # RolloutConfig: decoding, batching
+    judge: dict = field(default_factory=dict)  # JudgeConfig: workers, limits
+    train: dict = field(default_factory=dict)  # TrainConfig: every regime's training settings
+    train_regimes: dict = field(default_factory=dict)  # {regime: {TrainConfig field: value}} for one regime
     # named variants of a regime, listed in `regimes` like one: {"label": {"regime": name, field: value, ...}}
     variants: dict = field(default_factory=dict)
-    # a doc-literate base first (`sebench warmup` settings: docs, max_examples, epochs, lr, batch_size, ...):
-    # the untrained rows and every regime then start from it (None: from `model` itself)
+    # a doc-literate base first (WarmupConfig: docs, max_examples, epochs, lr, batch_size, ...): the untrained
+    # rows and every regime then start from it (None: from `model` itself)
     warmup: dict | None = None
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    def train_settings(self, label: str) -> dict:
+        """The TrainConfig fields of a label of `regimes`: the train section, then its regime's, then the
+        variant's."""
+        variant = self.variants.get(label, {})
+        regime = variant.get("regime", label)
+        return {**self.train, **self.train_regimes.get(regime, {}),
+                **{k: v for k, v in variant.items() if k != "regime"}}
 
 
 # The paper's GRPO settings, shared by the gpu preset's RL regimes.
@@ -92,11 +160,11 @@ PRESETS: dict[str, dict] = {
         build_train=720, build_single=259, build_multiple=300,
         functions=8, max_train=48, max_single=24, max_multiple=8,
         untrained_modes=["closed"], trained_modes=["closed"],
-        samples=1, temperature=0.0, max_tokens=128, concurrency=16,
-        train_source="reference", epochs=3.0, lr=2e-4, batch_size=1,
+        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+        train_source="reference",
         # updates of 4 examples computed one at a time: as fast as 2 at a time on 2 cores, and the peak
         # resident memory of the run stays under 4 GB (3.7 GB measured; 2 at a time peaked at 4.4 GB)
-        train_extra={"grad_accum": 4},
+        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
     ),
     # the paper's headline comparison on a CPU at three times paper-mini's size, one seed: the warmed-up
     # base (as paper-mini) over 24 functions, its open-book and memory baselines, and Open-SFT, Closed-SFT,
@@ -108,13 +176,10 @@ PRESETS: dict[str, dict] = {
         regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl"],
         functions=24, max_train=96, max_single=72, max_multiple=24,
         untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        samples=1, temperature=0.0, max_tokens=128, concurrency=16,
-        train_source="rollouts", source_samples=2, source_temperature=0.7, epochs=3.0, lr=2e-4, batch_size=1,
-        train_extra={
-            "grad_accum": 4,
-            "closed-rl": dict(_MINI_RL, max_steps=48),
-            "closed-sft-rl": dict(_MINI_RL, max_steps=48),
-        },
+        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+        train_source="rollouts", source_samples=2, source_temperature=0.7,
+        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+        train_regimes={"closed-rl": dict(_MINI_RL, max_steps=48), "closed-sft-rl": dict(_MINI_RL, max_steps=48)},
     ),
     # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
     # then every regime of the paper and the switches of the RL gap, closed-book. Measured on 2 idle cores
@@ -133,10 +198,10 @@ PRESETS: dict[str, dict] = {
                   "closed-rl-recompute": {"regime": "closed-rl", "old_logps": "recompute"}},
         functions=8, max_train=32, max_single=24, max_multiple=8,
         untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        samples=1, temperature=0.0, max_tokens=128, concurrency=16,
-        train_source="rollouts", source_samples=2, source_temperature=0.7, epochs=3.0, lr=2e-4, batch_size=1,
-        train_extra={
-            "grad_accum": 4,
+        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+        train_source="rollouts", source_samples=2, source_temperature=0.7,
+        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+        train_regimes={
             "open-rl": dict(_MINI_RL, max_steps=24),
             "closed-rl": dict(_MINI_RL, max_steps=24),
             "closed-sft-rl": dict(_MINI_RL, max_steps=24),
@@ -151,15 +216,14 @@ PRESETS: dict[str, dict] = {
         regimes=list(REGIMES),
         functions=None, max_train=None, max_single=None, max_multiple=None,
         untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
-        samples=5, temperature=0.6, top_p=1.0, max_tokens=8192, concurrency=64,
+        rollout=dict(n=5, temperature=0.6, top_p=1.0, max_tokens=8192, concurrency=64),
         train_source="rollouts", source_samples=5, source_temperature=0.6,
-        # SFT
-        epochs=4.0, lr=1e-5, batch_size=4,
-        train_extra={
-            "grad_accum": 8,  # 4 x 8 = a global batch of 32 on one GPU
-            "lr_scheduler": "cosine", "warmup_ratio": 0.1, "weight_decay": 0.01, "adam_beta1": 0.9,
-            "adam_beta2": 0.95, "max_length": 20000, "target": "response", "gradient_checkpointing": True,
-            # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
+        # SFT: 4 rows x 8 accumulated = a global batch of 32 on one GPU
+        train=dict(epochs=4.0, lr=1e-5, batch_size=4, grad_accum=8, lr_scheduler="cosine", warmup_ratio=0.1,
+                   weight_decay=0.01, adam_beta1=0.9, adam_beta2=0.95, max_length=20000, target="response",
+                   gradient_checkpointing=True),
+        # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
+        train_regimes={
             "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2),  # mini-batch 16 of 32 prompts
             "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1),  # mini-batch 32 of 32
             "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
@@ -170,61 +234,99 @@ PRESETS: dict[str, dict] = {
 
 
 def resolve(preset: str, overrides: dict) -> RunConfig:
-    """The preset's values, then `overrides`; unknown keys are errors."""
+    """The preset's values, then `overrides` (keys are RunConfig fields or dotted paths into a section:
+    "train.lr", "train_regimes.closed-rl.max_steps"); unknown keys and values are errors."""
     if preset not in PRESETS:
         raise SebenchError(f"unknown preset '{preset}'; choose one of {', '.join(PRESETS)}")
-    names = {f.name: f for f in dataclasses.fields(RunConfig)}
-    values = {"preset": preset, **PRESETS[preset]}
+    values = copy.deepcopy({"preset": preset, **PRESETS[preset]})
     for key, value in overrides.items():
-        if key not in names:
-            raise SebenchError(f"unknown setting '{key}'; known: {', '.join(sorted(names))}")
-        values[key] = value
+        _set(values, key, copy.deepcopy(value))
     cfg = RunConfig(**values)
     for label, variant in cfg.variants.items():
         if not isinstance(variant, dict) or "regime" not in variant:
             raise SebenchError(f"variants: '{label}' needs a \"regime\" (one of {', '.join(REGIMES)})")
         _check("regime of variant " + label, [variant["regime"]], REGIMES + tuple(REGIME_ALIASES))
+        variant["regime"] = canonical_regime(variant["regime"])
     _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants))
     cfg.regimes = [r if r in cfg.variants else canonical_regime(r) for r in cfg.regimes]
-    cfg.train_extra = {(canonical_regime(k) if k in REGIME_ALIASES else k): v for k, v in cfg.train_extra.items()}
-    _check_training_settings(cfg)
+    if not isinstance(cfg.train_regimes, dict):
+        raise SebenchError(f"train_regimes: expected {{regime: {{setting: value}}}}, got {cfg.train_regimes!r}")
+    _check("train_regimes key", list(cfg.train_regimes), REGIMES + tuple(REGIME_ALIASES))
+    cfg.train_regimes = {canonical_regime(k): v for k, v in cfg.train_regimes.items()}
     _check("splits", cfg.splits, SPLITS)
     _check("untrained_modes", cfg.untrained_modes, MODES)
     _check("trained_modes", cfg.trained_modes, tuple(m for m in MODES if m != "memory"))
     _check("train_source", [cfg.train_source], ("reference", "rollouts"))
     _check("protocol", [cfg.protocol], tuple(PROTOCOLS))
     protocol = PROTOCOLS[cfg.protocol]
-    for name, value in (("samples", protocol.samples), ("temperature", protocol.temperature),
+    given = {key.partition(".")[2] for key in overrides if key.startswith("rollout.")}
+    given |= set(overrides.get("rollout") or {})
+    for name, value in (("n", protocol.samples), ("temperature", protocol.temperature),
                         ("max_tokens", protocol.max_tokens)):
-        if value is not None and name not in overrides:
-            setattr(cfg, name, value)
-    if cfg.thinking is None and protocol.thinking is not None:
-        cfg.thinking = "on" if protocol.thinking else "off"
+        if value is not None and name not in given:
+            cfg.rollout[name] = value
+    if cfg.rollout.get("thinking") is None and protocol.thinking is not None:
+        cfg.rollout["thinking"] = "on" if protocol.thinking else "off"
+    _check_sections(cfg)
     return cfg
 
 
-# the TrainConfig fields that train_extra and variants may set (the study sets the others itself)
-_STUDY_SETS = ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint", "overwrite")
+def _set(values: dict, key: str, value: object) -> None:
+    """values[key] = value, where `key` may be a dotted path into a section."""
+    head, *path = key.split(".")
+    head = head.replace("-", "_")
+    names = {f.name for f in dataclasses.fields(RunConfig)}
+    if head not in names:
+        raise SebenchError(f"unknown setting '{key}'{_hint(head, names)}")
+    if not path:
+        values[head] = value
+        return
+    if head not in SECTIONS and head not in ("train_regimes", "variants"):
+        raise SebenchError(f"setting '{key}': '{head}' is a single value, not a section")
+    target = values.get(head) or {}
+    values[head] = target
+    for part in path[:-1]:  # a regime or variant label: kept as written
+        target = target.setdefault(part, {})
+        if not isinstance(target, dict):
+            raise SebenchError(f"setting '{key}': '{part}' is not a section")
+    target[path[-1].replace("-", "_")] = value
 
 
-def _check_training_settings(cfg: RunConfig) -> None:
-    """train_extra and variants name TrainConfig fields (train_extra also regimes holding such fields):
-    a misspelt one fails here, not when its regime starts training an hour later."""
-    known = tuple(f.name for f in dataclasses.fields(TrainConfig) if f.name not in _STUDY_SETS)
-    groups = [(f"train_extra.{key}", value) for key, value in cfg.train_extra.items() if key in REGIMES]
-    groups += [(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
-               for label, variant in cfg.variants.items()]
-    groups.append(("train_extra", {k: v for k, v in cfg.train_extra.items() if k not in REGIMES}))
-    for where, settings in groups:
-        if not isinstance(settings, dict):
-            raise SebenchError(f"{where}: expected {{setting: value}}, got {settings!r}")
-        for key in settings:
-            _check(f"training setting in {where}", [key], known)
+def _hint(name: str, names: set[str]) -> str:
+    """Where a setting lives: a field of a stage's section, or a close name."""
+    if name == "samples":
+        return "; did you mean 'rollout.n'?"
+    if name == "judge_workers":
+        return "; did you mean 'judge.workers'?"
+    if name == "train_extra":
+        return "; did you mean 'train' (every regime) or 'train_regimes' ({regime: settings})?"
+    homes = [section.name for section in SECTIONS.values() if any(f.name == name for f in section.fields())]
+    if homes:
+        return f"; did you mean '{homes[0]}.{name}'?"
+    close = difflib.get_close_matches(name, names, n=1)
+    return f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(sorted(names))}"
+
+
+def _check_sections(cfg: RunConfig) -> None:
+    """Each section names fields of its stage's config with values it accepts, and is filled in with the
+    fields' defaults; a misspelt training setting fails here, not when its regime starts an hour later."""
+    for name in ("rollout", "judge", "train"):
+        section = SECTIONS[name]
+        given = getattr(cfg, name)
+        section.check(name, given)
+        setattr(cfg, name, {**section.defaults(), **given})
+    train = SECTIONS["train"]
+    for regime, settings in cfg.train_regimes.items():
+        train.check(f"train_regimes.{regime}", settings)
+    for label, variant in cfg.variants.items():
+        train.check(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
+    if cfg.warmup is not None:
+        section = SECTIONS["warmup"]
+        section.check("warmup", cfg.warmup, partial=True)  # WarmupConfig needs the study's paths
+        cfg.warmup = {**section.defaults(), **cfg.warmup}
 
 
 def _check(name: str, values: list, choices: tuple[str, ...]) -> None:
-    import difflib
-
     for value in values:
         if value not in choices:
             close = difflib.get_close_matches(str(value), choices, n=1)
@@ -240,6 +342,6 @@ def parse_setting(text: str) -> tuple[str, object]:
     if not sep or not key:
         raise SebenchError(f"--set expects KEY=VALUE, got '{text}'")
     try:
-        return key.strip().replace("-", "_"), json.loads(raw)
+        return key.strip(), json.loads(raw)
     except json.JSONDecodeError:
-        return key.strip().replace("-", "_"), raw
+        return key.strip(), raw

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.experiment.config import REGIMES, RunConfig
+from sebench.experiment.config import RunConfig
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
 
 log = logging.getLogger(__name__)
@@ -194,11 +194,13 @@ class Study:
         folder = self.eval_dir(regime, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
         memory = self.source_rollouts() if mode == "memory" else None  # the base's judged training answers
-        rollout = RolloutConfig(
-            data=self.data, split=split, mode=mode, model=model, out=rollouts, n=samples or cfg.samples,
-            temperature=cfg.temperature if temperature is None else temperature, top_p=cfg.top_p,
-            max_tokens=cfg.max_tokens, concurrency=cfg.concurrency, batch_size=cfg.concurrency, seed=cfg.seed,
-            protocol=cfg.protocol, original_repo=cfg.original_repo, thinking=cfg.thinking, memory=memory)
+        settings = {**cfg.rollout, "batch_size": cfg.rollout["batch_size"] or cfg.rollout["concurrency"]}
+        if samples is not None:
+            settings["n"] = samples
+        if temperature is not None:
+            settings["temperature"] = temperature
+        rollout = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=rollouts, seed=cfg.seed,
+                                protocol=cfg.protocol, original_repo=cfg.original_repo, memory=memory, **settings)
         # the record names a trained model by its regime and weights, not by its path (the run may move)
         weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
         name = f"rollout:{regime}:{mode}:{split}"
@@ -207,7 +209,7 @@ class Study:
                                           memory=file_hash(memory) if memory else None),
                       [rollouts], lambda: self._rollout(rollout), resumable=True)
         judge = JudgeConfig(data=self.data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
-                            workers=cfg.judge_workers, protocol=cfg.protocol)
+                            protocol=cfg.protocol, **cfg.judge)
         self.book.run(f"judge:{regime}:{mode}:{split}",
                       config_record(judge, drop=JUDGE_SPEED + ("data", "out", "summary"), data=self._data_hash(),
                                     rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
@@ -301,22 +303,16 @@ class Study:
         return out
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
-        """The TrainConfig of a label of `regimes`: the study's training settings, then train_extra's for
-        every regime and for this one, then the variant's."""
+        """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
+        its regime's and the variant's settings (RunConfig.train_settings)."""
         from sebench.train.config import TrainConfig
 
         cfg = self.cfg
         regime = self.regime_of(label)
-        settings = dict(
-            data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts, epochs=cfg.epochs,
-            lr=cfg.lr, lora=cfg.lora, max_steps=cfg.max_steps, batch_size=cfg.batch_size, seed=cfg.seed,
-            judge_workers=cfg.judge_workers, sft_checkpoint=start,
-            train_source=cfg.train_source if regime in SFT_FROM_DATA else None,
-        )
-        settings.update({k: v for k, v in cfg.train_extra.items() if k not in REGIMES})
-        settings.update(cfg.train_extra.get(regime, {}))
-        settings.update({k: v for k, v in cfg.variants.get(label, {}).items() if k != "regime"})
-        return TrainConfig(**settings)
+        return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,
+                           seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
+                           train_source=cfg.train_source if regime in SFT_FROM_DATA else None,
+                           **cfg.train_settings(label))
 
     @staticmethod
     def _train(train) -> None:
