@@ -173,7 +173,10 @@ PRESETS: dict[str, dict] = {
     "cpu": dict(
         model="smollm2-135m",
         warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
-        regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl"],
+        regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative"],
+        # the paper's negative-gradient suspect switched off (README "The cpu preset": Closed-RL's own
+        # answers degrade over 48 steps)
+        variants={"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"}},
         functions=24, max_train=96, max_single=72, max_multiple=24,
         untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
         rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
