@@ -34,7 +34,6 @@ from sebench.train.config import REGIME_ALIASES, REGIMES, TrainConfig, canonical
 class Section:
     """A stage's settings in a RunConfig: the fields of `config_cls` except those the study sets."""
 
-    name: str
     config_cls: type
     study_sets: tuple[str, ...]  # fields the study fills in for each stage it runs
     required: tuple[tuple[str, object], ...] = ()  # placeholder values of required fields, for checking
@@ -51,7 +50,7 @@ class Section:
             out[f.name] = str(value) if isinstance(value, Path) else value
         return out
 
-    def check(self, where: str, values: dict, partial: bool = False) -> None:
+    def check(self, where: str, values: dict) -> None:
         """Refuses an unknown field (with a "did you mean"), a value outside its choices or bounds."""
         if not isinstance(values, dict):
             raise SebenchError(f"{where}: expected {{setting: value}}, got {values!r}")
@@ -68,18 +67,17 @@ class Section:
                 problem = f"must be one of {', '.join(map(str, meta['choices']))} (got {value!r})"
             if problem:
                 raise SebenchError(f"{where}.{key} {problem}")
-        if not partial:
-            self.config_cls(**dict(self.required), **values)  # the stage's own checks (types, paths)
+        self.config_cls(**dict(self.required), **values)  # the stage's own checks (types, paths)
 
 
 SECTIONS = {
-    "rollout": Section("rollout", RolloutConfig, ("data", "out", "split", "mode", "model", "protocol",
-                                                  "original_repo", "seed", "overwrite", "limit", "memory")),
-    "judge": Section("judge", JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
-    "train": Section("train", TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
-                                            "overwrite", "seed", "train_source", "judge_workers"),
+    "rollout": Section(RolloutConfig, ("data", "out", "split", "mode", "model", "protocol", "original_repo", "seed",
+                                       "overwrite", "limit", "memory")),
+    "judge": Section(JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
+    "train": Section(TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
+                                   "overwrite", "seed", "train_source", "judge_workers"),
                      required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
-    "warmup": Section("warmup", WarmupConfig, ("data", "studied", "studied_from", "model", "seed")),
+    "warmup": Section(WarmupConfig, ("data", "studied", "studied_from", "model", "seed"), required=(("data", "."),)),
 }
 
 
@@ -129,13 +127,15 @@ class RunConfig:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def regime_of(self, label: str) -> str:
+        """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
+        return self.variants.get(label, {}).get("regime", label)
+
     def train_settings(self, label: str) -> dict:
         """The TrainConfig fields of a label of `regimes`: the train section, then its regime's, then the
         variant's."""
-        variant = self.variants.get(label, {})
-        regime = variant.get("regime", label)
-        return {**self.train, **self.train_regimes.get(regime, {}),
-                **{k: v for k, v in variant.items() if k != "regime"}}
+        variant = {k: v for k, v in self.variants.get(label, {}).items() if k != "regime"}
+        return {**self.train, **self.train_regimes.get(self.regime_of(label), {}), **variant}
 
 
 # The paper's GRPO settings, shared by the gpu preset's RL regimes.
@@ -305,7 +305,7 @@ def _hint(name: str, names: set[str]) -> str:
         return "; did you mean 'judge.workers'?"
     if name == "train_extra":
         return "; did you mean 'train' (every regime) or 'train_regimes' ({regime: settings})?"
-    homes = [section.name for section in SECTIONS.values() if any(f.name == name for f in section.fields())]
+    homes = [home for home, section in SECTIONS.items() if any(f.name == name for f in section.fields())]
     if homes:
         return f"; did you mean '{homes[0]}.{name}'?"
     close = difflib.get_close_matches(name, names, n=1)
@@ -327,7 +327,7 @@ def _check_sections(cfg: RunConfig) -> None:
         train.check(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
     if cfg.warmup is not None:
         section = SECTIONS["warmup"]
-        section.check("warmup", cfg.warmup, partial=True)  # WarmupConfig needs the study's paths
+        section.check("warmup", cfg.warmup)
         cfg.warmup = {**section.defaults(), **cfg.warmup}
 
 

@@ -89,15 +89,11 @@ class Study:
 
     def _training_order(self) -> list[str]:
         labels = list(dict.fromkeys(self.cfg.regimes))
-        after_sft = [label for label in labels if self.regime_of(label) == "closed-sft-rl"]
+        after_sft = [label for label in labels if self.cfg.regime_of(label) == "closed-sft-rl"]
         if after_sft:  # they start from the Closed-SFT checkpoint: train that one just before the first
             labels.remove("closed-sft") if "closed-sft" in labels else None
             labels.insert(labels.index(after_sft[0]), "closed-sft")
         return labels
-
-    def regime_of(self, label: str) -> str:
-        """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
-        return self.cfg.variants.get(label, {}).get("regime", label)
 
     # ---- the base model ---------------------------------------------------------------------------
 
@@ -287,7 +283,7 @@ class Study:
 
     def train(self, label: str, checkpoints: dict[str, Path]) -> Path:
         cfg = self.cfg
-        regime = self.regime_of(label)
+        regime = self.cfg.regime_of(label)
         out = self.checkpoint_dir(label)
         source_rollouts = None
         if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
@@ -308,7 +304,7 @@ class Study:
         from sebench.train.config import TrainConfig
 
         cfg = self.cfg
-        regime = self.regime_of(label)
+        regime = self.cfg.regime_of(label)
         return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,
                            seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
                            train_source=cfg.train_source if regime in SFT_FROM_DATA else None,

@@ -48,17 +48,18 @@ def original_answers(records: list[dict], instance: Instance, *, own_tests: bool
     answers = []
     for i, record in enumerate(records):
         response = str(record.get("response") or "")
+        code = extract_code(response)
         task = by_query.get(normalize_query(record.get("query", "")))
         problem = ""
         if task is None:
-            task, problem = _task_from_own_tests(record, instance, i, response)
+            task, problem = _task_from_own_tests(record, instance, i, code)
         elif own_tests:
             task = _with_own_tests(task, record)
         task_id = task.task_id if task else f"unmatched-{i}"
         rank = ranks.get(task_id, 0)
         ranks[task_id] = rank + 1
         rollout = Rollout(task_id=task_id, sample_idx=rank, mode=_text(record, "mode"), model=_text(record, "model"),
-                          prompt=record.get("query", ""), response=response, code=extract_code(response),
+                          prompt=record.get("query", ""), response=response, code=code,
                           finish_reason="stop")
         answers.append(OriginalAnswer(rollout, task, problem))
     return answers
@@ -73,14 +74,14 @@ def _text(record: dict, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _task_from_own_tests(record: dict, instance: Instance, i: int, response: str) -> tuple[Task | None, str]:
+def _task_from_own_tests(record: dict, instance: Instance, i: int, code: str | None) -> tuple[Task | None, str]:
     """A task made from an unmatched record's own test cases (None and why if it can't)."""
     if not record.get("test_cases"):
         return None, "no task with this query in the instance, and the record has no test_cases"
     row = {"example": "", **record}
     if not row.get("function_name"):
         # no function fits (or no code at all): the program is then judged as it stands, against "solve"
-        row["function_name"] = _signature_for(extract_code(response) or "", row["test_cases"]) or "def solve():"
+        row["function_name"] = _signature_for(code or "", row["test_cases"]) or "def solve():"
     known = bool(row.get("selected_functions"))
     if not known:
         row["selected_functions"] = ["array"]  # unknown: a valid placeholder, emptied below
