@@ -160,6 +160,21 @@ def test_closed_rl_samples_open_and_computes_its_loss_closed(built_instance, tin
         assert sample["new_logp"] == pytest.approx(on_closed, abs=1e-4)  # the loss is on the closed prompt
         expected_old = on_open if old_logps == "sampling" else on_closed
         assert sample["old_logp"] == pytest.approx(expected_old, abs=1e-4)
+        assert sample["sample_logp"] == pytest.approx(on_open, abs=1e-4)  # recorded either way
+        if old_logps == "recompute":  # the original's rule, one mini-batch: on-policy, the ratio exactly 1
+            assert sample["old_logp"] == sample["new_logp"]
+
+
+def test_closed_rl_by_default_is_on_policy_on_the_closed_prompt(built_instance, tiny_model, tmp_path, scripted_sampling):
+    """The original's Closed-RL (offline_ray_trainer.py + dp_actor.py): old log-probabilities on the closed
+    prompt, one mini-batch, so the first update's ratio is 1 for every sample."""
+    ckpt = _train(built_instance, tiny_model, tmp_path / "closed-rl", regime="closed-rl", max_steps=2,
+                  **_one_short_task(built_instance))
+    samples = _samples(ckpt)
+    assert samples and all(s["old_logp"] == s["new_logp"] for s in samples)
+    assert all(s["sample_logp"] != s["new_logp"] for s in samples)  # sampled on another prompt
+    steps = [json.loads(line) for line in (ckpt / "rl_steps.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in steps] == [1, 2] and all(s["positive"] == s["negative"] == 1 for s in steps)
 
 
 def test_closed_sft_rl_runs_closed_sft_then_closed_rl(built_instance, tiny_model, tmp_path, scripted_sampling):

@@ -15,6 +15,12 @@ What the original does with one answer, in order, and its five outcomes:
      equal to its element, True equal to 1, tuples equal to lists, ...)  -> "right", else "result_error"
      (and "exe_error" when the comparison itself fails, e.g. fewer printed results than expected).
 
+The original's GRPO reward (`reward_answer`, its verl_evolve/verl/utils/reward_score/self_question.py) differs
+from its judge: the code is the FIRST ```python block anywhere in the response (the thinking included);
+the test inputs are pasted as the RL data stores them (`np.array` not rewritten) and the program has no
+`test_cases` line; any output on stderr (a warning included; a timeout writes "TLE" there) gives 0; and
+the printed results are compared with a tolerance of 1e-10, with no shortcut for equal text.
+
 Unlike the original, printed values are never given to eval(): they are read by `read_printed`, which
 accepts the same literal forms (and the `np.float64(...)`-style scalars NumPy prints) and nothing else.
 The program runs in sebench's sandbox, never in the judge's process.
@@ -39,6 +45,7 @@ from sebench.records import Task, Verdict
 OUTCOMES = ("result_error", "right", "numpy", "exe_error", "without_zwc")  # the original's codes 0-4
 SEPARATOR = "=" * 20
 TOLERANCE = 1e-2
+REWARD_TOLERANCE = 1e-10  # the reward calls the comparison with its default tolerance
 MAX_STDOUT = 8 * 1024 * 1024  # the original kept all the output; its printed results can be long
 _BLOCK = re.compile(r"```python\n([\s\S]*?)```")
 _FIRST_DEF = re.compile(r"def\s+([a-zA-Z_]\w*)\s*\(")
@@ -65,6 +72,12 @@ def last_python_block(response: str) -> str:
     return blocks[-1] if blocks else ""
 
 
+def first_python_block(response: str) -> str:
+    """The code of the first ```python block (the reward's choice), or ""."""
+    match = _BLOCK.search(response or "")
+    return match.group(1) if match else ""
+
+
 def first_function(code: str) -> str:
     """The name after the first `def name(` in the text (the original's choice of the function to call)."""
     match = _FIRST_DEF.search(code)
@@ -79,6 +92,17 @@ def test_program(code: str, test_cases: list[dict], package: str, constructor: s
     name = first_function(program)
     lines = [f"test_cases = {cases}", "result_list = []"]
     lines += [f"result_list.append({name}({case['input']}))" for case in cases]
+    lines += [f'print("{SEPARATOR}")', "for i in range(len(result_list)):", "    print(result_list[i])",
+              '    print("#")']
+    return program + "".join(f"    {line}\n" for line in lines).rstrip("\n")
+
+
+def reward_program(code: str, test_cases: list[dict], package: str) -> str:
+    """The program the original's reward runs: `code`, the package import, and the calls on every test
+    input exactly as stored (no `test_cases` line, `np.array` as it is)."""
+    program = code + f"import {package}\n" + 'if __name__== "__main__":\n'
+    name = first_function(program)
+    lines = ["result_list = []"] + [f"result_list.append({name}({case.get('input', '')}))" for case in test_cases]
     lines += [f'print("{SEPARATOR}")', "for i in range(len(result_list)):", "    print(result_list[i])",
               '    print("#")']
     return program + "".join(f"    {line}\n" for line in lines).rstrip("\n")
@@ -385,6 +409,30 @@ def judge_answer(response: str, test_cases: list[dict], right_exe_result: str, p
     return Outcome("result_error", "a printed result differs from the expected one", stdout, stderr)
 
 
+def reward_answer(response: str, test_cases: list[dict], right_exe_result: str, package: str, constructor: str,
+                  run: Runner) -> Outcome:
+    """The original's GRPO reward for one answer as an outcome ("right" is reward 1, anything else 0)."""
+    program = reward_program(first_python_block(response), test_cases, package)
+    ok, why = uses_package(program, first_function(program), package, constructor)
+    if not ok:
+        return Outcome("without_zwc", why)
+    try:
+        if imports_numpy(program):
+            return Outcome("numpy", "imports numpy")
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        return Outcome("exe_error", f"cannot be analysed: {type(exc).__name__}")
+    stdout, stderr, timed_out = run(program)
+    if stderr or timed_out:
+        return Outcome("exe_error", "timed out" if timed_out else "wrote to stderr", stdout, stderr, timed_out)
+    printed = printed_results(stdout)
+    try:
+        right = all(same_printed(expected, printed[i], REWARD_TOLERANCE)
+                    for i, expected in enumerate(right_exe_result.split("#")))
+    except (IndexError, RecursionError, MemoryError) as exc:
+        return Outcome("exe_error", f"results cannot be compared: {type(exc).__name__}", stdout, stderr)
+    return Outcome("right" if right else "result_error", "", stdout, stderr)
+
+
 # ------------------------------------------------------------------ the judge object (protocol "original")
 
 # the sebench verdict that stands for each original outcome (exe_error: a timeout when the run timed out)
@@ -451,3 +499,13 @@ class OriginalJudge:
     def judge_many(self, items: list[tuple[Task, str, int]]) -> list[Verdict]:
         with ThreadPoolExecutor(self.workers) as pool:
             return list(pool.map(lambda item: self.judge(*item), items))
+
+    def reward(self, task: Task, response: str) -> float:
+        """The original's GRPO reward of one answer: 1.0 or 0.0 (`reward_answer`)."""
+        found = reward_answer(response, task.test_cases, task.right_exe_result or "", self.package,
+                              self.constructor, self.run)
+        return 1.0 if found.right else 0.0
+
+    def rewards(self, answers: list[tuple[Task, str]]) -> list[float]:
+        with ThreadPoolExecutor(self.workers) as pool:
+            return list(pool.map(lambda item: self.reward(*item), answers))

@@ -84,7 +84,8 @@ class RunResult:
     cases: list[CaseResult]
     stdout: str
     layers: tuple[str, ...]
-    stderr: str = ""  # the traceback of a program that failed outside the test calls
+    stderr: str = ""  # the traceback of a program that failed outside the test calls (the original's
+    # semantics: first what it wrote to stderr, which is kept apart from stdout there)
     error: str | None = None  # why status is not "ok", in one line
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -504,8 +505,10 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
         if frame.get("done"):
             done = True
         elif "module_error" in frame:
-            module_error, stderr = frame["module_error"], frame.get("traceback", "")
+            module_error, stderr = frame["module_error"], stderr + frame.get("traceback", "")
             memory = memory or bool(frame.get("memory"))
+        elif "stderr" in frame:  # the original's semantics: what the program wrote to stderr
+            stderr = str(frame["stderr"]) + stderr
         elif isinstance(frame.get("i"), int) and 0 <= frame["i"] < n_cases:
             memory = memory or bool(frame.get("memory"))
             cases[frame["i"]] = CaseResult(bool(frame.get("ok")), codec.decode(frame.get("value")), frame.get("error"),

@@ -362,7 +362,9 @@ class Child:
         write = _frame_writer(nonce)
         out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace")
         _KEEP.append(out)
-        sys.stdout = sys.stderr = out
+        # the original's sandbox captured stderr apart from stdout (its reward fails any output there)
+        err = _ErrSink() if self.cfg.get("semantics") == "original" else None
+        sys.stdout, sys.stderr = out, err or out
         sys.stdin = io.StringIO("")
         calls = [self.parse_input(s) for s in job["inputs"]]
         try:
@@ -372,6 +374,8 @@ class Child:
                 out.flush()
             except BaseException:  # noqa: BLE001 - the program may have closed its output
                 pass
+            if err is not None:
+                write({"stderr": err.text()})
 
     def execute(self, job, calls, write):
         # The program gets its own __main__ and its own copy of the builtins module: patching them changes
@@ -440,6 +444,31 @@ def _tb(exc, skip=0):
 
 def _is_memory(exc):
     return _isinstance(exc, MemoryError)
+
+
+class _ErrSink(io.TextIOBase):
+    """The program's stderr when it is kept apart from stdout: its first ERR_KEEP characters, then a count."""
+
+    ERR_KEEP = 65536
+
+    def __init__(self):
+        self.parts, self.kept, self.dropped = [], 0, 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = _str(text)
+        room = self.ERR_KEEP - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def text(self):
+        more = f"\n[... {self.dropped} more characters]" if self.dropped else ""
+        return "".join(self.parts) + more
 
 
 def _frame_writer(nonce):

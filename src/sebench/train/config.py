@@ -11,15 +11,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
+from sebench.protocols import PROTOCOLS
+from sebench.protocols import get as get_protocol
 
 log = logging.getLogger(__name__)
 
 TRAIN_SOURCES = ("rollouts", "reference")
-REWARDS = ("binary", "graded")
+REWARDS = ("binary", "graded", "original")
 TARGETS = ("response", "code")
-OLD_LOGPS = ("sampling", "recompute")
+OLD_LOGPS = ("recompute", "sampling")
 NEGATIVE_ADVANTAGES = ("keep", "drop")
 PROMPT_MODES = ("open", "closed")
+LOSS_AGGREGATIONS = ("seq-mean-token-mean", "token-mean")
+SAMPLE_UNTIL = ("code-block", "eos")
+RL_ORDERS = ("shuffled", "in-order")
+SFT_EXAMPLES = ("distinct", "all")
 
 
 @dataclass(frozen=True)
@@ -132,14 +139,45 @@ class TrainConfig:
     lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha"})
     gradient_checkpointing: bool = field(default=False, metadata={"help": "trade compute for memory (large models)"})
     seed: int = field(default=0, metadata={"help": "random seed (data order, LoRA init, sampling)"})
+    protocol: str = field(
+        default=DEFAULT_PROTOCOL,
+        metadata={"choices": tuple(PROTOCOLS), "help": "sebench: our prompts, our judge as the reward; original: the "
+                  "original's training prompts (read from --original-repo), its reward rule, SFT filter and RL data "
+                  "(README 'The original's training, item by item')"},
+    )
+    original_repo: Path | None = field(
+        default=None, metadata={"help": "--protocol original: your copy of github.com/thunlp/SE-Bench (its prompt templates)"})
+    sft_examples: str | None = field(
+        default=None,
+        metadata={"choices": SFT_EXAMPLES, "help": "SFT from --rollouts: distinct (one example per task and code: sebench) or "
+                  "all (every correct answer, as the original's src/filter_correct_trajectory.py); default: the protocol's"},
+    )
     # GRPO
-    reward: str = field(
-        default="binary",
-        metadata={"choices": REWARDS, "help": "GRPO reward from the judge: binary (1 if correct, as in the paper) or graded (share of "
-                  "tests passed, when the code uses the package)"},
+    reward: str | None = field(
+        default=None,
+        metadata={"choices": REWARDS, "help": "GRPO reward: binary (1 if the judge says correct), graded (share of tests "
+                  "passed, when the code uses the package) or original (the original's rule, verl_evolve/verl/utils/"
+                  "reward_score/self_question.py); default: binary under --protocol sebench, original under original"},
     )
     num_generations: int = field(default=4, metadata={"help": "GRPO: completions sampled per prompt (group size)"})
     max_completion_length: int = field(default=384, metadata={"help": "GRPO / self-play: longest generated answer, tokens"})
+    sample_until: str | None = field(
+        default=None,
+        metadata={"choices": SAMPLE_UNTIL, "help": "GRPO: a sample ends at its first complete code block (code-block: "
+                  "what the judge reads, fast on a CPU) or at end of sequence / --max-completion-length (eos: the "
+                  "original's vLLM sampling); default: the protocol's"},
+    )
+    max_prompt_tokens: int | None = field(
+        default=None,
+        metadata={"minimum": 0, "help": "GRPO: drop tasks whose open-book prompt has at least this many tokens (the original: "
+                  "2000, evolve_folder/scripts/rl_train.py); 0: keep all; default: the protocol's"},
+    )
+    rl_order: str | None = field(
+        default=None,
+        metadata={"choices": RL_ORDERS, "help": "GRPO: prompts in a seeded shuffle per epoch, or in the data's order (the "
+                  "original's closed-rl: data.shuffle=False, provided-Closed-RL.sh); default: in-order for regimes that "
+                  "train on another prompt than they sample from under --protocol original, else shuffled"},
+    )
     temperature: float = field(default=1.0, metadata={"help": "GRPO / self-play: sampling temperature"})
     epsilon: float = field(default=0.2, metadata={"help": "GRPO: lower clipping range of the importance ratio"})
     epsilon_high: float | None = field(
@@ -151,9 +189,32 @@ class TrainConfig:
                   "two suspects of the paper's RL gap"},
     )
     old_logps: str = field(
-        default="sampling",
-        metadata={"choices": OLD_LOGPS, "help": "GRPO: the 'old' log-probabilities of the PPO ratio: sampling (the sampling policy's, on the "
-                  "prompt it sampled from, as in the paper) or recompute (the policy's, on the training prompt)"},
+        default="recompute",
+        metadata={"choices": OLD_LOGPS, "help": "GRPO: the 'old' log-probabilities of the PPO ratio: recompute (the original's: the "
+                  "policy's on the training prompt before the batch's updates, verl_evolve/verl/trainer/"
+                  "offline_ray_trainer.py; with one mini-batch the ratio is 1) or sampling (importance-weighted "
+                  "against the sampling policy on the prompt it sampled from: an off-policy variant, not the original's)"},
+    )
+    dual_clip: float = field(
+        default=3.0,
+        metadata={"minimum": 0, "help": "GRPO: dual-clip constant c: a negative-advantage token's loss is at most -c x A (the "
+                  "original's clip_ratio_c, verl/trainer/ppo/core_algos.py); 0 switches it off"},
+    )
+    log_ratio_clamp: float = field(
+        default=20.0,
+        metadata={"minimum": 0, "help": "GRPO: the per-token log-ratio is clamped to +-this before exp (the original's, "
+                  "core_algos.py); 0 switches it off"},
+    )
+    loss_agg: str = field(
+        default="seq-mean-token-mean",
+        metadata={"choices": LOSS_AGGREGATIONS, "help": "GRPO loss aggregation: seq-mean-token-mean (each sample's token mean, "
+                  "averaged: the original's token-mean over micro-batches of one sequence) or token-mean (over all "
+                  "tokens of the mini-batch: long answers weigh more)"},
+    )
+    grad_split: bool = field(
+        default=False,
+        metadata={"help": "GRPO diagnostics: per update, the gradient norms of the positive- and negative-advantage samples "
+                  "and their cosine, in OUT/rl_steps.jsonl (one more backward pass a step)"},
     )
     sample_mode: str | None = field(
         default=None,
@@ -194,7 +255,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         self.data = Path(self.data)
         self.out = Path(self.out)
-        for name in ("rollouts", "verdicts", "sft_checkpoint"):
+        for name in ("rollouts", "verdicts", "sft_checkpoint", "original_repo"):
             value = getattr(self, name)
             if value is not None:
                 setattr(self, name, Path(value))
@@ -204,10 +265,17 @@ class TrainConfig:
     def resolved(self) -> "TrainConfig":
         """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
         regime = REGIME_SPECS[canonical_regime(self.regime)]
-        check_choice("reward", self.reward, REWARDS)
+        protocol = get_protocol(self.protocol)
+        reward = self.reward or protocol.reward
+        check_choice("reward", reward, REWARDS)
         check_choice("target", self.target, TARGETS)
         check_choice("old-logps", self.old_logps, OLD_LOGPS)
         check_choice("negative-advantages", self.negative_advantages, NEGATIVE_ADVANTAGES)
+        check_choice("loss-agg", self.loss_agg, LOSS_AGGREGATIONS)
+        for name, value, choices in (("sample-until", self.sample_until, SAMPLE_UNTIL), ("rl-order", self.rl_order, RL_ORDERS),
+                                     ("sft-examples", self.sft_examples, SFT_EXAMPLES)):
+            if value is not None:
+                check_choice(name, value, choices)
         if self.sample_mode is not None:
             check_choice("sample-mode", self.sample_mode, PROMPT_MODES)
         source = self.train_source or ("rollouts" if self.rollouts else "reference")
@@ -234,9 +302,20 @@ class TrainConfig:
                 )
             if (self.batch_size * self.grad_accum) % self.mini_batches:
                 raise SebenchError(f"--mini-batches {self.mini_batches} must divide --batch-size x --grad-accum")
+        if 0 < self.dual_clip <= 1:
+            raise SebenchError(f"--dual-clip must be above 1 (or 0: off), got {self.dual_clip}")
+        if protocol.prompts == "original" and self.original_repo is None:
+            raise SebenchError("--protocol original trains on the original's prompts, read from its repository: give "
+                               "the path of your copy of github.com/thunlp/SE-Bench with --original-repo")
+        sample_mode = self.sample_mode or regime.rl_sample
+        in_order = protocol.rl_closed_in_order and sample_mode != regime.rl_train
+        limit = protocol.rl_max_prompt_tokens if self.max_prompt_tokens is None else self.max_prompt_tokens
         return dataclasses.replace(
-            self, regime=regime.name, sample_mode=self.sample_mode or regime.rl_sample, train_source=source, verdicts=verdicts,
-            epsilon_high=self.epsilon if self.epsilon_high is None else self.epsilon_high,
+            self, regime=regime.name, sample_mode=sample_mode, train_source=source, verdicts=verdicts,
+            epsilon_high=self.epsilon if self.epsilon_high is None else self.epsilon_high, reward=reward,
+            sft_examples=self.sft_examples or protocol.sft_examples,
+            sample_until=self.sample_until or protocol.rl_sample_until, max_prompt_tokens=limit or 0,
+            rl_order=self.rl_order or ("in-order" if in_order else "shuffled"),
         )
 
     @property

@@ -121,19 +121,34 @@ def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
         if cfg.functions:
             data.check_functions(instance, cfg.functions)
         return prepared
+    original = original_prompts(cfg, instance)
     if spec.sft and not (cfg.regime == "closed-sft-rl" and cfg.sft_checkpoint):
         tasks = data.select_tasks(instance, cfg.functions)
         if cfg.train_source == "reference":
             pairs = data.reference_pairs(tasks)
         else:
-            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts, cfg.target)
+            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts, cfg.target, keep=cfg.sft_examples)
             prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
         pairs = data.limit(pairs, cfg.max_examples, cfg.seed)
-        prepared.sft = data.sft_examples(instance, pairs, spec.sft)
+        prepared.sft = data.sft_examples(instance, pairs, spec.sft, original)
     if spec.rl:
         prepared.rl_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
-        prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train)
+        prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train, original)
     return prepared
+
+
+def original_prompts(cfg: TrainConfig, instance: Instance):
+    """The original's training prompts under `--protocol original` (None: sebench's own)."""
+    from sebench.protocols import get as get_protocol
+
+    if get_protocol(cfg.protocol).prompts != "original":
+        return None
+    if cfg.spec.self_play:
+        raise SebenchError(f"--protocol original has no self-play: the original repository trains no {cfg.regime} "
+                           "(run it under --protocol sebench)")
+    from sebench.rollout.original_prompts import OriginalTrainingPrompts
+
+    return OriginalTrainingPrompts(instance, cfg.original_repo)
 
 
 def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, tokenizer: Any, workdir: Path,
@@ -150,10 +165,11 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
         stage = "closed-sft" if cfg.regime == "closed-sft-rl" else cfg.regime
         model = train_sft(model, tokenizer, prepared.sft, cfg, workdir, losses, stage)
     if prepared.rl:
-        from sebench.judge import Judge
+        from sebench.train.reward import reward_judge
         from sebench.train.rl import train_rl
 
-        with Judge(instance, workers=cfg.judge_workers) as judge:
+        prepared.rl = data.drop_long_prompts(prepared.rl, tokenizer, cfg.max_prompt_tokens)
+        with reward_judge(instance, cfg.reward, cfg.judge_workers) as judge:
             model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, "grpo")
     extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.rl)} if cfg.regime == "closed-sft-rl" else {}
     return model, prepared.sft + prepared.rl, extra

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainConfig, workdir: Path,
                     losses: LossLog) -> tuple[Any, list[dict], list[dict]]:
     """Runs cfg.rounds rounds; returns the trained model, all training examples and a summary per round."""
-    from sebench.judge import Judge
+    from sebench.train.reward import reward_judge
     from sebench.train.rl import train_rl
     from sebench.train.sft import train_sft
 
@@ -45,7 +45,7 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
     if cfg.functions:
         data.check_functions(instance, functions)
     all_examples, summary = [], []
-    with Judge(instance, workers=cfg.judge_workers) as judge:
+    with reward_judge(instance, cfg.reward, cfg.judge_workers) as judge:
         for k in range(1, cfg.rounds + 1):
             folder = cfg.out / "rounds" / f"round-{k}"
             started = time.time()

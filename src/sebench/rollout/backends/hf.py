@@ -65,10 +65,7 @@ class HFBackend(Backend):
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def prompt_ids(self, messages: list[dict], thinking: bool | None = None) -> list[int]:
-        """The chat template applied to `messages`; `thinking` is its enable_thinking (None: its default)."""
-        extra = {} if thinking is None else {"enable_thinking": thinking}
-        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **extra)
-        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return chat_prompt_ids(self.tokenizer, messages, thinking)
 
     # ---- generation ----
     def generate(self, requests: list[GenerationRequest]) -> list[list[Completion]]:
@@ -144,6 +141,14 @@ class HFBackend(Backend):
         # a row stopped at its code block is followed by padding (the eos id), not by a generated eos
         generated_eos = ended is not None and not stopped
         return Completion(text, finish, prompt_tokens, len(used) + generated_eos)
+
+
+def chat_prompt_ids(tokenizer: Any, messages: list[dict], thinking: bool | None = None) -> list[int]:
+    """The token ids of `messages` under the chat template, ready for the assistant's answer; `thinking` is
+    the template's enable_thinking (None: its default). Rollouts and training tokenise prompts with this."""
+    extra = {} if thinking is None else {"enable_thinking": thinking}
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **extra)
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 
 def eos_ids(model: Any, tokenizer: Any) -> list[int]:
