@@ -455,6 +455,7 @@ class OriginalJudge:
         self.timeout_s = timeout_s
         self.sandbox = Sandbox(instance.package_dir, self.package, workers=self.workers, bwrap=bwrap,
                                memory_mb=memory_mb, semantics="original", max_stdout=MAX_STDOUT)
+        self._released: dict | None = None  # the released rows of an imported instance, read on first reward
 
     def __enter__(self) -> "OriginalJudge":
         self.sandbox.__enter__()
@@ -501,8 +502,17 @@ class OriginalJudge:
             return list(pool.map(lambda item: self.judge(*item), items))
 
     def reward(self, task: Task, response: str) -> float:
-        """The original's GRPO reward of one answer: 1.0 or 0.0 (`reward_answer`)."""
-        found = reward_answer(response, task.test_cases, task.right_exe_result or "", self.package,
+        """The original's GRPO reward of one answer: 1.0 or 0.0 (`reward_answer`), on the test cases as the
+        release stores them (an imported task's released row), else as the task has them."""
+        if self._released is None:
+            from sebench.tasks.release import released_rows
+
+            self._released = released_rows(self.instance.root)
+        row = self._released.get(task.task_id) or {}
+        cases = row.get("test_cases") if isinstance(row.get("test_cases"), list) else task.test_cases
+        cases = [{**c, "input": str(c.get("input", ""))} for c in cases if isinstance(c, dict)]
+        expected = row.get("right_exe_result") if isinstance(row.get("right_exe_result"), str) else None
+        found = reward_answer(response, cases, expected or task.right_exe_result or "", self.package,
                               self.constructor, self.run)
         return 1.0 if found.right else 0.0
 

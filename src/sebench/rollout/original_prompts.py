@@ -34,6 +34,7 @@ from string import Template
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task
+from sebench.tasks.release import released_rows
 
 TEMPLATE_FILE = "src/utils/prompt_template.py"
 API_DOC_FILE = "datasets/train/api_doc.jsonl"
@@ -138,7 +139,7 @@ class OriginalPromptBuilder:
         self.docs: list = []
         self.constructor = str(instance.manifest().get("constructor", "")) or "array"
         self.to_numpy = {public: name.split(".", 1)[1] for name, public in instance.mapping()["functions"].items()}
-        self.rows = _release_rows(instance)
+        self.rows = released_rows(instance.root)  # task_id -> the released row it was imported from
         self.api_doc = templates.api_doc if instance.manifest().get("docs") == "original" else [
             {"original_name": self.to_numpy.get(d.name, d.name), "curr_name": d.name.rsplit(".", 1)[-1],
              "rewritten_doc": d.doc} for d in instance.api_docs()]  # an instance of other names: its own docs
@@ -182,19 +183,6 @@ def _literal(value):
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return value
     return value
-
-
-def _release_rows(instance: Instance) -> dict[str, dict]:
-    """task_id -> the released row it was imported from (kept by `sebench tasks import`), for every split."""
-    rows = {}
-    folder = instance.root / "private" / "release"
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                kept = json.loads(line)
-                if isinstance(kept, dict) and isinstance(kept.get("row"), dict):
-                    rows[kept.get("task_id")] = kept["row"]
-    return rows
 
 
 # The sections of an open-book prompt that the original's SFT conversion cuts out: from the heading to the

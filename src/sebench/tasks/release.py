@@ -124,10 +124,14 @@ def write_kept(inst: Instance, split: str, kept: list[KeptRow], bad: list[BadRow
         rejected.unlink()
 
 
-def released_rows(data_dir: Path, split: str) -> dict[str, dict]:
-    """{task_id: the released row} of an imported split ({} for a split that was not imported)."""
-    path = kept_path(Instance.open(data_dir), split)
-    if not path.is_file():
-        return {}
-    return {k.task_id: k.row for k in (from_dict(KeptRow, obj, f"{path}:{n}") for n, obj in iter_json_lines(path))}
+def released_rows(data_dir: Path, split: str | None = None) -> dict[str, dict]:
+    """{task_id: the released row} of an imported split, or of every split (None); {} where none was imported."""
+    inst = Instance.open(data_dir)
+    paths = [kept_path(inst, split)] if split else sorted((inst.root / KEPT_DIR).glob("*.jsonl"))
+    rows = {}
+    for path in paths:
+        if path.is_file() and not path.name.endswith(".rejected.jsonl"):
+            rows.update({k.task_id: k.row for k in (from_dict(KeptRow, obj, f"{path}:{n}")
+                                                    for n, obj in iter_json_lines(path))})
+    return rows
 
