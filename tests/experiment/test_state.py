@@ -139,15 +139,15 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     cfg = resolve("paper-mini", {"model": "hf:some/model"})
     study = Study(cfg, tmp_path / "run")
     study.data = tmp_path
-    wide = study.train_config("closed-rl-wide-clip", tmp_path / "out", None, None)
+    wide = study.train_config("closed-rl-off-policy", tmp_path / "out", None, None)
     plain = study.train_config("closed-rl", tmp_path / "out", None, None)
-    assert (wide.regime, wide.epsilon_high, plain.epsilon_high) == ("closed-rl", 0.5, None)
-    assert wide.max_steps == 24 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_regimes.closed-rl
+    assert (wide.regime, wide.old_logps, plain.old_logps) == ("closed-rl", "sampling", "recompute")
+    assert wide.max_steps == 48 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_regimes.closed-rl
     sft = study.train_config("closed-sft", tmp_path / "out", None, None)
     assert sft.grad_accum == 4 and sft.lr == 2e-4  # the train section: every regime
     record = config_record(wide, drop=TRAIN_SPEED + ("out",), data="hash")
     assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
-    assert record["epsilon_high"] == 0.5 and record["data"] == "hash"
+    assert record["old_logps"] == "sampling" and record["data"] == "hash"
     assert record != config_record(plain, drop=TRAIN_SPEED + ("out",), data="hash")
 
 

@@ -75,7 +75,7 @@ SECTIONS = {
                                        "overwrite", "limit", "memory")),
     "judge": Section(JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
     "train": Section(TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
-                                   "overwrite", "seed", "train_source", "judge_workers"),
+                                   "overwrite", "seed", "train_source", "judge_workers", "protocol", "original_repo"),
                      required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
     "warmup": Section(WarmupConfig, ("data", "studied", "studied_from", "model", "seed"), required=(("data", "."),)),
 }
@@ -104,8 +104,9 @@ class RunConfig:
     splits: list = field(default_factory=lambda: ["single_test", "multiple_test"])
     untrained_modes: list = field(default_factory=lambda: ["closed", "open"])
     trained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    # the evaluation protocol (sebench.protocols): "original" also means the original's prompts, read from
-    # original_repo, and its decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on) unless set here
+    # the protocol (sebench.protocols): "original" means the original's prompts (read from original_repo),
+    # decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), judge, and training (its training
+    # prompts, reward rule, SFT filter over source_samples 5 at source_temperature 0.6, RL data) unless set here
     protocol: str = "sebench"
     original_repo: str | None = None
     # SFT data: "reference" solutions, or the base's own judged open-book "rollouts" on the train split
@@ -138,13 +139,25 @@ class RunConfig:
         return {**self.train, **self.train_regimes.get(self.regime_of(label), {}), **variant}
 
 
-# The paper's GRPO settings, shared by the gpu preset's RL regimes.
-_GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.0, num_generations=8,
-             batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192, temperature=1.0,
-             epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
+# The original's GRPO settings (its evolve_folder/training_commands/Qwen3-8B/provided-*-RL.sh and verl's
+# defaults: README "The original's training, item by item"), shared by the gpu preset's RL regimes. The loss
+# (old log-probabilities recomputed on the training prompt, dual clip 3, log-ratio clamp 20, per-sample
+# token mean) is TrainConfig's default; the optimizer is verl's actor default (AdamW, betas (0.9, 0.999),
+# weight decay 0.01, constant lr 1e-6, gradients clipped to 1).
+_GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.01, adam_beta1=0.9, adam_beta2=0.999,
+             num_generations=8, batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192,
+             temperature=1.0, epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="recompute",
+             sample_until="eos", max_prompt_tokens=2000)
 
-# paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate
-_MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5}
+# paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate,
+# the original's optimizer otherwise (weight decay 0.01, betas (0.9, 0.999))
+_MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5,
+            "weight_decay": 0.01}
+
+# the RL gap's switches beside closed-rl: the paper's negative-gradient suspect switched off, and the PPO
+# ratio taken against the open-prompt sampling policy instead of the original's on-policy rule
+_RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
+                "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
@@ -168,48 +181,39 @@ PRESETS: dict[str, dict] = {
     ),
     # the paper's headline comparison on a CPU at three times paper-mini's size, one seed: the warmed-up
     # base (as paper-mini) over 24 functions, its open-book and memory baselines, and Open-SFT, Closed-SFT,
-    # Closed-RL and Closed-SFT-then-RL, with twice paper-mini's RL steps. Self-play is left out: the warmed
-    # 135M model wrote no usable task in paper-mini (0 of 16 proposals). Measured on 2 idle cores (seed 0):
-    # 1 h 27 min, the warm-up's 3 min included; an SFT regime 6.5-8.9 min, an RL regime of 48 steps 13-20
-    # min, peak resident memory 7.2 GB (Closed-RL). README "The cpu preset" has the results.
+    # Closed-RL and Closed-SFT-then-RL, with Closed-RL's negative advantages dropped and its off-policy
+    # variant beside it. Self-play is left out (paper-mini measures it). Timings: README "The cpu preset".
     "cpu": dict(
         model="smollm2-135m",
         warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
-        regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative"],
-        # the paper's negative-gradient suspect switched off (README "The cpu preset": Closed-RL's answers
-        # degrade over 48 steps, this variant's do not)
-        variants={"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"}},
+        regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative",
+                 "closed-rl-off-policy"],
+        variants=_RL_VARIANTS,
         functions=24, max_train=96, max_single=72, max_multiple=24,
         untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
         rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
         train_source="rollouts", source_samples=2, source_temperature=0.7,
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
-        train_regimes={"closed-rl": dict(_MINI_RL, max_steps=48), "closed-sft-rl": dict(_MINI_RL, max_steps=48)},
+        train_regimes={"closed-rl": dict(_MINI_RL, max_steps=96, grad_split=True),
+                       "closed-sft-rl": dict(_MINI_RL, max_steps=96)},
     ),
     # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
-    # then every regime of the paper and the switches of the RL gap, closed-book. Measured on 2 idle cores
-    # (seed 0, every regime): 58 min, the warm-up's 3 min included; an SFT regime 1.6-2.3 min, an RL
-    # regime of 24 steps 6.4-8.2 min, the base's evaluations 4 min; peak resident memory 7.5 GB (Open-RL:
-    # 4 samples with open-book prompts in one forward). README "Reproducing the paper" has the results.
+    # then every regime of the paper and the RL gap's switches, closed-book. Timings: README.
     "paper-mini": dict(
         model="smollm2-135m",
         warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
-        regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-wide-clip", "closed-rl-no-negative",
-                 "closed-sft-rl", "self-play-sft", "self-play-rl", "closed-rl-recompute"],
-        # the RL gap's two suspects switched off one at a time, and a third measured here: the PPO ratio
-        # against the sampling policy on the open prompt (recompute: against the policy on the closed one)
-        variants={"closed-rl-wide-clip": {"regime": "closed-rl", "epsilon_high": 0.5},
-                  "closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
-                  "closed-rl-recompute": {"regime": "closed-rl", "old_logps": "recompute"}},
+        regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
+                 "closed-sft-rl", "self-play-sft", "self-play-rl"],
+        variants=_RL_VARIANTS,
         functions=8, max_train=32, max_single=24, max_multiple=8,
         untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
         rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
         train_source="rollouts", source_samples=2, source_temperature=0.7,
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         train_regimes={
-            "open-rl": dict(_MINI_RL, max_steps=24),
-            "closed-rl": dict(_MINI_RL, max_steps=24),
-            "closed-sft-rl": dict(_MINI_RL, max_steps=24),
+            "open-rl": dict(_MINI_RL, max_steps=48),
+            "closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True),
+            "closed-sft-rl": dict(_MINI_RL, max_steps=48),
             "self-play-sft": {"rounds": 1, "selfplay_tasks": 16},
             "self-play-rl": dict(_MINI_RL, max_steps=12, rounds=1, selfplay_tasks=16),
         },
@@ -229,10 +233,10 @@ PRESETS: dict[str, dict] = {
                    gradient_checkpointing=True),
         # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
         train_regimes={
-            "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2),  # mini-batch 16 of 32 prompts
-            "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1),  # mini-batch 32 of 32
-            "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
-            "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
+            "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2, rl_order="shuffled"),  # mini-batch 16 of 32 prompts
+            "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),  # mini-batch 32 of 32
+            "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),
+            "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),
         },
     ),
 }
@@ -272,6 +276,9 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             cfg.rollout[name] = value
     if cfg.rollout.get("thinking") is None and protocol.thinking is not None:
         cfg.rollout["thinking"] = "on" if protocol.thinking else "off"
+    for name, value in (("source_samples", protocol.samples), ("source_temperature", protocol.temperature)):
+        if value is not None and name not in overrides:  # the original's SFT data: 5 samples at T = 0.6
+            setattr(cfg, name, value)
     _check_sections(cfg)
     return cfg
 
