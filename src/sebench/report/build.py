@@ -11,6 +11,7 @@ from sebench.errors import SebenchError
 from sebench.metrics import pass_ks
 from sebench.outputs import write_text_atomic
 from sebench.report import plots
+from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.tables import function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "loss_curves": {k: [list(p) for p in v] for k, v in curves.items()},
         "not_trained": {f"{run.root.name}: {label}" if len(runs) > 1 else label: why
                         for run in runs for label, why in run.not_trained.items()},
+        "grpo": grpo_rows([run.root for run in runs]),
     }
     figures = _plots(rows, functions, curves, out) if plots_enabled else {}
     data["figures"] = figures
@@ -153,4 +155,11 @@ def render_markdown(data: dict) -> str:
             parts.append(f"![Accuracy by function]({figures['functions']})\n")
     if "loss" in figures:
         parts += ["## Training loss\n", f"![Training loss]({figures['loss']})\n"]
+    if data.get("grpo"):
+        parts += ["## GRPO\n",
+                  "Per trained label: samples drawn and rewarded, advantages' signs, the median log-ratio of the "
+                  "rewarded samples between the training prompt (at their update) and the prompt they were sampled "
+                  "from (summed over tokens, and per token), the PPO ratio's median distance from 1 in log space, "
+                  "and the mean gradient norms of the positive- and negative-advantage samples with their cosine "
+                  "(where recorded).\n", grpo_markdown(data["grpo"])]
     return "\n".join(parts)
