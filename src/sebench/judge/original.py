@@ -88,21 +88,21 @@ def test_program(code: str, test_cases: list[dict], package: str, constructor: s
     """The program the original runs: `code`, the package import, and the calls on every test input."""
     cases = [{**case, "input": re.sub(r"\bnp\.array\b", f"{package}.{constructor}", str(case.get("input", "")))}
              for case in test_cases]
-    program = code + f"import {package}\n" + 'if __name__== "__main__":\n'
-    name = first_function(program)
-    lines = [f"test_cases = {cases}", "result_list = []"]
-    lines += [f"result_list.append({name}({case['input']}))" for case in cases]
-    lines += [f'print("{SEPARATOR}")', "for i in range(len(result_list)):", "    print(result_list[i])",
-              '    print("#")']
-    return program + "".join(f"    {line}\n" for line in lines).rstrip("\n")
+    return _calling_program(code, package, [case["input"] for case in cases], [f"test_cases = {cases}"])
 
 
 def reward_program(code: str, test_cases: list[dict], package: str) -> str:
     """The program the original's reward runs: `code`, the package import, and the calls on every test
     input exactly as stored (no `test_cases` line, `np.array` as it is)."""
+    return _calling_program(code, package, [str(case.get("input", "")) for case in test_cases], [])
+
+
+def _calling_program(code: str, package: str, inputs: list[str], prelude: list[str]) -> str:
+    """`code`, the package import, and a main block: `prelude`, then the first function called on each input,
+    each result printed followed by a line "#", after a separator line."""
     program = code + f"import {package}\n" + 'if __name__== "__main__":\n'
     name = first_function(program)
-    lines = ["result_list = []"] + [f"result_list.append({name}({case.get('input', '')}))" for case in test_cases]
+    lines = prelude + ["result_list = []"] + [f"result_list.append({name}({text}))" for text in inputs]
     lines += [f'print("{SEPARATOR}")', "for i in range(len(result_list)):", "    print(result_list[i])",
               '    print("#")']
     return program + "".join(f"    {line}\n" for line in lines).rstrip("\n")
@@ -389,14 +389,9 @@ def judge_answer(response: str, test_cases: list[dict], right_exe_result: str, p
                  run: Runner) -> Outcome:
     """The original judge's outcome for one answer; `run` executes the program (in sebench's sandbox)."""
     program = test_program(last_python_block(response), test_cases, package, constructor)
-    ok, why = uses_package(program, first_function(program), package, constructor)
-    if not ok:
-        return Outcome("without_zwc", why)
-    try:
-        if imports_numpy(program):
-            return Outcome("numpy", "imports numpy")
-    except (SyntaxError, ValueError, RecursionError) as exc:
-        return Outcome("exe_error", f"cannot be analysed: {type(exc).__name__}")
+    refused = _static_outcome(program, package, constructor)
+    if refused:
+        return refused
     stdout, stderr, timed_out = run(program)
     if stdout == "":
         return Outcome("exe_error", "timed out" if timed_out else "printed nothing", stdout, stderr, timed_out)
@@ -413,14 +408,9 @@ def reward_answer(response: str, test_cases: list[dict], right_exe_result: str, 
                   run: Runner) -> Outcome:
     """The original's GRPO reward for one answer as an outcome ("right" is reward 1, anything else 0)."""
     program = reward_program(first_python_block(response), test_cases, package)
-    ok, why = uses_package(program, first_function(program), package, constructor)
-    if not ok:
-        return Outcome("without_zwc", why)
-    try:
-        if imports_numpy(program):
-            return Outcome("numpy", "imports numpy")
-    except (SyntaxError, ValueError, RecursionError) as exc:
-        return Outcome("exe_error", f"cannot be analysed: {type(exc).__name__}")
+    refused = _static_outcome(program, package, constructor)
+    if refused:
+        return refused
     stdout, stderr, timed_out = run(program)
     if stderr or timed_out:
         return Outcome("exe_error", "timed out" if timed_out else "wrote to stderr", stdout, stderr, timed_out)
@@ -431,6 +421,19 @@ def reward_answer(response: str, test_cases: list[dict], right_exe_result: str, 
     except (IndexError, RecursionError, MemoryError) as exc:
         return Outcome("exe_error", f"results cannot be compared: {type(exc).__name__}", stdout, stderr)
     return Outcome("right" if right else "result_error", "", stdout, stderr)
+
+
+def _static_outcome(program: str, package: str, constructor: str) -> Outcome | None:
+    """The outcome decided before running (steps 3 and 4: the package-use check, then NumPy), or None."""
+    ok, why = uses_package(program, first_function(program), package, constructor)
+    if not ok:
+        return Outcome("without_zwc", why)
+    try:
+        if imports_numpy(program):
+            return Outcome("numpy", "imports numpy")
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        return Outcome("exe_error", f"cannot be analysed: {type(exc).__name__}")
+    return None
 
 
 # ------------------------------------------------------------------ the judge object (protocol "original")
