@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "sebench.rollout.cli",  # rollout
     "sebench.judge.cli",  # judge, sandbox serve
     "sebench.train.cli",  # train
+    "sebench.export.cli",  # export
     "sebench.experiment.cli",  # run
     "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report

@@ -7,8 +7,8 @@ every error is a JSON {"error": message} with a 4xx/5xx status):
 - POST /judge {"records": [{"task": {Task fields} | "task_id": str, "response": str, "sample_idx": int}],
   "package"?: {"package": name, "seed": N}, "timeout"?: float} -> {"verdicts": [{Verdict fields}, ...]}
   (input order). The identity, when given, must match the served instance (409 otherwise).
-- GET /health -> {"ok": true, "package": name, "seed": N, "layers": [...], "workers": N, "timeout": s,
-  "max_timeout": s, "busy": programs running now}.
+- GET /health -> {"ok": true, "package": name, "seed": N, "protocol": "sebench" | "original", "layers": [...],
+  "workers": N, "timeout": s, "max_timeout": s, "busy": programs running now}.
 
 Limits (ServerLimits): a program runs at most `max_timeout_s` whatever the client asks; a request must
 arrive whole within `read_timeout_s` and hold at most `max_body` bytes; at most `max_connections` at
@@ -203,7 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         if self.path.split("?")[0].rstrip("/") == "/health":
             judge, limits = self.server.judge, self.server.limits
-            self._send(200, {"ok": True, **judge.package_identity(), "layers": list(judge.sandbox.layers),
+            self._send(200, {"ok": True, **judge.package_identity(),
+                             "protocol": "original" if self.server.original else "sebench",
+                             "layers": list(judge.sandbox.layers),
                              "workers": judge.workers, "timeout": limits.timeout_s,
                              "max_timeout": limits.max_timeout_s, "busy": self.server.slots.busy})
         else:
