@@ -11,14 +11,17 @@ sebench.experiment.config.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
+from sebench.cliflags import add_config_flags
 from sebench.errors import SebenchError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from sebench.experiment.config import PRESETS, REGIMES
+    from sebench.experiment.plan import PlanConfig
 
     p = subparsers.add_parser(
         "run",
@@ -56,6 +59,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "--set train_regimes.closed-rl.max_steps=48, --set rollout.max_tokens=256, --set judge.workers=2")
     p.add_argument("--overwrite", action="store_true", help="redo stages whose settings changed")
     p.add_argument("--show-config", action="store_true", help="print the resolved settings and exit")
+    p.add_argument("--plan", action="store_true", help="print what the study will cost and need, touching no GPU "
+                   "and no network (per stage: prompts, samples, token budgets, steps; GPU memory per process for "
+                   "full fine-tuning and LoRA on 1-8 GPUs; GPU-hours from a sourced throughput table; every check "
+                   "that needs no GPU), write RUN_DIR/plan.json and exit (1 if a check fails)")
+    add_config_flags(p.add_argument_group("the plan's hardware and assumptions (with --plan)"), PlanConfig,
+                     dataclasses.fields(PlanConfig))
     p.set_defaults(func=_main)
 
 
@@ -88,6 +97,16 @@ def _main(args: argparse.Namespace) -> int:
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
+    if args.plan:
+        from sebench.cliflags import check_ranges
+        from sebench.experiment.plan import PlanConfig, write_plan
+
+        plan_cfg = PlanConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(PlanConfig)})
+        check_ranges(plan_cfg)
+        plan, text = write_plan(cfg, args.out, plan_cfg)
+        print(text)
+        print(f"plan: {args.out / 'plan.json'}")
+        return 1 if any(c["ok"] is False for c in plan["checks"]) else 0
     if args.seeds:
         from sebench.report import build_report
 
