@@ -1,6 +1,6 @@
-"""Fixtures of the export tests: an instance in the release's format with a train split, and a stand-in original repository whose evaluation
-templates have the "### Test Cases" / "### Function to Complete" sections that the original's SFT conversion
-cuts out (our own text, the original's constant names)."""
+"""Fixtures of the export tests: an instance in the release's format with a train split, and a stand-in original
+repository whose evaluation templates have the "### Test Cases" / "### Function to Complete" sections that the
+original's SFT conversion cuts out (our own text, the original's constant names)."""
 
 from __future__ import annotations
 

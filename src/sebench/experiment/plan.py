@@ -87,7 +87,7 @@ def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
     ctx = _Context(cfg, pc, shape, pm.HARDWARE[pc.plan_gpu], efficiency, counts, prompt_tokens)
     stages = _stages(study, ctx, checks)
     memory = _memory(ctx, stages) if shape else []
-    checks += _package_checks() + _fit_checks(memory, pc) + _disk_check(run_dir, shape, stages)
+    checks += _package_checks() + _fit_checks(memory, pc) + _batch_checks(stages, pc) + _disk_check(run_dir, shape, stages)
     total = sum(s["gpu_hours"] or 0.0 for s in stages)
     return {
         "preset": cfg.preset, "model": cfg.train_model or cfg.model, "protocol": cfg.protocol,
@@ -229,12 +229,16 @@ def _stages(study: Any, ctx: _Context, checks: list) -> list[dict]:
     from sebench.experiment.run import SFT_FROM_DATA, UNTRAINED
 
     cfg, rows = ctx.cfg, []
+    if cfg.warmup:
+        rows.append(_warmup(ctx, cfg.warmup))
     for mode in cfg.untrained_modes:
         for split in cfg.splits:
             rows.append(_generation(ctx, f"{UNTRAINED} {mode} {split}", mode, split, cfg.rollout["n"]))
     regimes = study._training_order()
-    if "memory" in cfg.untrained_modes or (cfg.train_source == "rollouts" and set(map(cfg.regime_of, regimes)) & set(SFT_FROM_DATA)):
-        rows.insert(0, _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples))
+    sft_from_answers = cfg.train_source == "rollouts" and set(map(cfg.regime_of, regimes)) & set(SFT_FROM_DATA)
+    if "memory" in cfg.untrained_modes or sft_from_answers:
+        rows.insert(1 if cfg.warmup else 0,
+                    _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples))
     for label in regimes:
         try:
             rows += _training(study, ctx, label)
@@ -253,6 +257,17 @@ def _row(stage: str, kind: str, **values: Any) -> dict:
     if row["gpu_hours"] is not None:
         row["gpu_hours"] = round(row["gpu_hours"], 2)
     return row
+
+
+def _warmup(ctx: _Context, warmup: dict) -> dict:
+    """Open-SFT on reference solutions of the other functions (sebench warmup): at most max_examples."""
+    examples = warmup["max_examples"] or ctx.counts.get("train", 0)
+    steps = math.ceil(warmup["epochs"] * math.ceil(examples / warmup["batch_size"]))
+    sequence = ctx.prompt_tokens["open"].get("train", 1000) + REFERENCE_TOKENS
+    tokens = steps * warmup["batch_size"] * sequence
+    return _row("warm-up: SFT", "warm-up", prompts=examples, samples=examples, prompt_tokens=sequence - REFERENCE_TOKENS,
+                max_new_tokens=warmup["max_length"], steps=steps, tokens_trained=round(tokens),
+                gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=warmup["batch_size"])
 
 
 def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_task: int) -> dict:
@@ -331,6 +346,8 @@ def _grpo(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dic
     return _row(f"{label}: GRPO", "grpo", prompts=per_batch * batches, samples=samples, prompt_tokens=sample_prompt,
                 max_new_tokens=budget, steps=steps, tokens_generated=round(samples * share * budget),
                 tokens_trained=round(tokens), gpu_hours=hours, batches=batches,
+                sampling_gpu_hours=None if generation is None else round(generation * batches, 2),
+                update_gpu_hours=None if update is None else round(update, 2),
                 prompts_per_batch=per_batch, dataset_prompts=tasks)
 
 
@@ -395,6 +412,17 @@ def _fit_checks(memory: list[dict], pc: PlanConfig) -> list[dict]:
                               f"{need} GiB per GPU on {pc.plan_gpus} x {pc.plan_gpu} ({capacity} GiB): "
                               f"{row['rows']} rows of {row['tokens']} tokens a micro-batch"))
     return out
+
+
+def _batch_checks(stages: list[dict], pc: PlanConfig) -> list[dict]:
+    """SFT's steps are counted for one process; `accelerate launch` on N processes multiplies its global batch."""
+    sft = [s for s in stages if s["kind"] == "sft"]
+    if pc.plan_gpus == 1 or not sft:
+        return []
+    batch = sft[0]["global_batch"]
+    return [_check("SFT global batch", None, f"{batch} in one process (the steps above); `accelerate launch` on "
+                   f"{pc.plan_gpus} processes makes it {batch * pc.plan_gpus}: divide train.grad_accum by "
+                   f"{pc.plan_gpus} (or train.batch_size) to keep {batch}")]
 
 
 def _disk_check(run_dir: Path, shape: pm.ModelShape | None, stages: list[dict]) -> list[dict]:

@@ -133,9 +133,17 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
                                   data.sft_examples(instance, answers, "closed", original)))
     rule = cfg.reward or protocol.reward
     written += _write_reward(out, instance, rule, list(cfg.sandbox_url or []))
+    built = [t.task_id for t in tasks if original is None or t.task_id not in original.open_builder.rows]
+    if rule == "original" and built:
+        log.warning("%d of %d training tasks were built by sebench, not imported from the release: the original's "
+                    "reward rule compares their printed results at 1e-10 with right_exe_result, which sebench writes "
+                    "at full precision while the original's package prints arrays at 8 digits, so it gives 0 to some "
+                    "correct answers (509 of 720 reference solutions score 1 on seed 0's instance); --reward binary "
+                    "scores them with sebench's judge", len(built), len(tasks))
     record = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(cfg).items()},
               "reward": rule, "max_prompt_tokens": limit, "rl_rows": len(kept), "val_rows": len(val),
-              "sft_rows": sft, "dropped_long_prompts": sorted({p["task_id"] for p in pairs} - {p["task_id"] for p in kept}),
+              "sft_rows": sft, "tasks_not_from_the_release": len(built),
+              "dropped_long_prompts": sorted({p["task_id"] for p in pairs} - {p["task_id"] for p in kept}),
               "verl": {"custom_reward_function.path": str((out / REWARD_FILE).resolve()),
                        "custom_reward_function.name": "compute_score"}}
     _write_text(out / RECORD, json.dumps(record, indent=1) + "\n")
