@@ -54,8 +54,9 @@ class RewardSettings:
     workers: int | None = None
 
     @classmethod
-    def resolve(cls, file: Path | None, overrides: dict) -> RewardSettings:
-        values: dict[str, Any] = _read_settings(file) if file else {}
+    def resolve(cls, saved: dict, overrides: dict) -> RewardSettings:
+        """`saved` (the export's settings file), then the environment, then `overrides` (verl's reward_kwargs)."""
+        values: dict[str, Any] = dict(saved)
         for name, variable in ENVIRONMENT.items():
             if os.environ.get(variable):
                 values[name] = os.environ[variable]
@@ -86,8 +87,10 @@ def _read_settings(file: Path) -> dict:
 def scorer(settings_file: Path | str) -> Callable[..., float]:
     """verl's `compute_score` with the settings of `settings_file` (the export's sebench_reward.json)."""
 
+    saved = _read_settings(Path(settings_file))
+
     def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs) -> float:
-        settings = RewardSettings.resolve(Path(settings_file), kwargs)
+        settings = RewardSettings.resolve(saved, kwargs)
         return _judge_for(settings).score(data_source, solution_str, ground_truth, extra_info)
 
     return compute_score
@@ -95,7 +98,7 @@ def scorer(settings_file: Path | str) -> Callable[..., float]:
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs) -> float:
     """verl's reward signature; settings from the environment and verl's reward_kwargs (module docstring)."""
-    return _judge_for(RewardSettings.resolve(None, kwargs)).score(data_source, solution_str, ground_truth, extra_info)
+    return _judge_for(RewardSettings.resolve({}, kwargs)).score(data_source, solution_str, ground_truth, extra_info)
 
 
 _JUDGES: dict[RewardSettings, RowJudge] = {}
