@@ -14,6 +14,7 @@ from sebench.cli import main
 from sebench.instance import Instance
 from sebench.records import Rollout, read_records
 from sebench.rollout.original_prompts import OriginalTrainingPrompts
+from sebench.tasks.release import released_rows
 
 # the columns of the original's RL rows (evolve_folder/scripts/rl_train.py, rl_real_train.py, rl_test.py) and
 # of its SFT rows (convert_jsonl_to_parquet.py)
@@ -43,13 +44,16 @@ def test_rl_files_have_the_originals_columns_and_prompts_and_align_row_by_row(se
     assert len(open_rows) == len(closed_rows) == len(tasks) == 6
     assert set(open_rows.data_source) == {"train_for_test_doc"} and set(closed_rows.data_source) == {"query_doc"}
     prompts = OriginalTrainingPrompts(Instance.open(inst), repo)
+    released = released_rows(inst)
+    assert any("np.array" in c["input"] for r in released.values() for c in r["test_cases"])
     for i, task in enumerate(tasks):
         o, c = open_rows.iloc[i], closed_rows.iloc[i]
         assert RL_EXTRA <= set(o.extra_info) and o.extra_info["index"] == c.extra_info["index"] == i
         assert o.extra_info["task_id"] == c.extra_info["task_id"] == task.task_id
-        assert o.reward_model == c.reward_model == {"style": "rule", "ground_truth": task.right_exe_result}
-        assert list(o.extra_info["test_cases"]) == list(c.extra_info["test_cases"]) == task.test_cases
-        assert o.ability == "code" and o.extra_info["right_exe_result"] == task.right_exe_result
+        row = released[task.task_id]  # the original's scripts write the released row's tests, as released
+        assert o.reward_model == c.reward_model == {"style": "rule", "ground_truth": row["right_exe_result"]}
+        assert list(o.extra_info["test_cases"]) == list(c.extra_info["test_cases"]) == row["test_cases"]
+        assert o.ability == "code" and o.extra_info["right_exe_result"] == row["right_exe_result"]
         assert list(o.prompt) == prompts.rl_messages(task, "open") and list(c.prompt) == prompts.rl_messages(task, "closed")
         assert o.prompt[0]["content"].startswith("RL DOCS") and c.prompt[0]["content"].startswith("RLC PROBLEM")
     test_rows = pd.read_parquet(tmp_path / "ex/RL_data/test.parquet")
@@ -102,7 +106,7 @@ def test_sft_file_holds_every_judged_correct_answer_with_both_prompts(setup, tmp
         assert row.extra_info["with_doc_prompt"] == rollout.prompt[-1]["content"]
         closed = prompts.closed_sft_messages(by_id[rollout.task_id], rollout.prompt)[0]["content"]
         assert row.extra_info["without_doc_prompt"] == closed and closed.startswith("SFT PROBLEM")
-        assert "Open." not in closed and row.reward_model["ground_truth"] == RIGHT_ANSWER
+        assert "DOCS" not in closed and row.reward_model["ground_truth"] == RIGHT_ANSWER
 
 
 def test_an_export_asks_for_what_it_lacks_in_one_line(setup, tmp_path, capsys):

@@ -52,20 +52,34 @@ def _scores(score, rows, answer_of, **kwargs) -> list[float]:
     return [score(r.data_source, answer_of(r), r.reward_model["ground_truth"], r.extra_info, **kwargs) for r in rows]
 
 
+def _right(rows) -> list[float]:
+    """1 for each row, except where a test input holds `np.array` as released: the original's reward pastes it
+    as it is, and gives every answer 0 there (tests/train/test_original_training.py)."""
+    return [0.0 if any("np.array" in c["input"] for c in r.extra_info["test_cases"]) else 1.0 for r in rows]
+
+
 def test_the_originals_rule_in_process(original_export):
-    _, out = original_export
+    from sebench.judge.original import OriginalJudge
+
+    inst, out = original_export
     score = _load_reward(out / "sebench_reward.py")
+    tasks = {t.task_id: t for t in Instance.open(inst).all_tasks()}
     for name in ("train", "real_train", "test"):
         rows = _rows(out, name)
-        assert _scores(score, rows, lambda r: RIGHT_ANSWER) == [1.0] * len(rows)
+        assert _scores(score, rows, lambda r: RIGHT_ANSWER) == _right(rows)
         assert _scores(score, rows, lambda r: WRONG) == [0.0] * len(rows)
+    rows = _rows(out)
+    assert 0.0 in _right(rows) and 1.0 in _right(rows)
+    with OriginalJudge(inst, 2) as judge:  # what `sebench train --protocol original` rewards
+        assert _scores(score, rows, lambda r: RIGHT_ANSWER) == [judge.reward(tasks[r.extra_info["task_id"]],
+                                                                             RIGHT_ANSWER) for r in rows]
 
 
 def test_the_originals_rule_through_a_sandbox_server(original_export):
     inst, out = original_export
     score, rows = _load_reward(out / "sebench_reward.py"), _rows(out)
     with server_thread(inst, protocol="original") as url:
-        assert _scores(score, rows, lambda r: RIGHT_ANSWER, sandbox_urls=[url]) == [1.0] * len(rows)
+        assert _scores(score, rows, lambda r: RIGHT_ANSWER, sandbox_urls=[url]) == _right(rows)
         assert _scores(score, rows, lambda r: WRONG, sandbox_urls=[url]) == [0.0] * len(rows)
 
 

@@ -241,7 +241,7 @@ def _stages(study: Any, ctx: _Context, checks: list) -> list[dict]:
                     _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples))
     for label in regimes:
         try:
-            rows += _training(study, ctx, label)
+            rows += _training(study, ctx, label, checks)
         except SebenchError as exc:
             checks.append(_check(f"regime {label}", False, str(exc)))
             continue
@@ -279,7 +279,7 @@ def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_ta
                 gpu_hours=ctx.generation_hours(samples, prompt, budget))
 
 
-def _training(study: Any, ctx: _Context, label: str) -> list[dict]:
+def _training(study: Any, ctx: _Context, label: str, checks: list) -> list[dict]:
     """The SFT and GRPO stages of one regime, from the TrainConfig the study builds for it."""
     from sebench.experiment.run import SFT_FROM_DATA
 
@@ -303,6 +303,9 @@ def _training(study: Any, ctx: _Context, label: str) -> list[dict]:
         rows.append(_sft(ctx, label, train, tasks, rounds))
     if spec.rl:
         rows.append(_grpo(ctx, label, train, tasks, rounds))
+        if train.max_prompt_tokens and not spec.self_play:
+            checks.append(_check(f"{label} prompts", None, f"all {tasks} training tasks counted; the run drops those "
+                                 f"whose open-book prompt has {train.max_prompt_tokens} tokens or more"))
     return rows
 
 
