@@ -58,3 +58,24 @@ def test_inputs_are_pasted_as_stored_so_np_array_fails(judged):
     # does not, and the program fails on the name `np`
     answer = _fenced(f"import zwc\ndef combine(a, b):\n    return zwc.{ADD}(a, b)")
     assert _both(judged, "def combine(a, b):", answer) == ("right", 0.0)
+
+
+def test_on_a_built_instance_every_reference_solution_that_runs_there_is_rewarded(built_instance):
+    """A task sebench built stores its outputs at full precision, where the original's package prints 8 digits:
+    the reward compares against what that package prints for the reference, as the original made its
+    right_exe_result, so that the 1e-10 comparison does not fail correct answers (against the task's own
+    outputs, 93 of these 110 references were rewarded)."""
+    from sebench.judge.original import reward_program
+
+    instance = Instance.open(built_instance)
+    tasks = [t for split in ("train", "single_test", "multiple_test") for t in instance.tasks(split)]
+    with OriginalJudge(instance, workers=2) as judge:
+        rewards = judge.rewards([(t, f"```python\n{t.reference_solution}\n```") for t in tasks])
+        wrong = judge.rewards([(t, f"```python\n{t.reference_solution.replace('return ', 'return 1 + ', 1)}\n```")
+                               for t in tasks[:5]])
+        # the unrewarded ones do not run on the original's package (its array type lacks some operators)
+        for task, reward in zip(tasks, rewards):
+            if reward == 0.0:
+                assert judge.run(reward_program(task.reference_solution + "\n", task.test_cases, judge.package))[1]
+    assert sum(rewards) >= 0.95 * len(tasks)
+    assert wrong == [0.0] * 5

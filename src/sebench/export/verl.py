@@ -19,7 +19,8 @@ message), ability "code", reward_model {style "rule", ground_truth: right_exe_re
 {split "train", index: the task's line in the instance's train.jsonl, test_cases (input and output as
 text), right_exe_result}, plus extra_info.task_id, which the sebench rules binary and graded need. An
 imported task's test cases and results are the released row's (`np.array` inputs as released, as the
-original's scripts write them, so that the original's reward rule sees what it saw), a built task's sebench's.
+original's scripts write them, so that the original's reward rule sees what it saw); a built task's results
+are what the original's package prints for its reference solution (`OriginalJudge.reward_data`).
 
 Prompts: `--protocol original` (the default) fills the templates of the original's training scripts, read
 from --original-repo (`OriginalTrainingPrompts`); rl_test.py's template is the same text as
@@ -107,7 +108,7 @@ class ExportConfig:
 
 def export_verl(cfg: ExportConfig) -> list[Path]:
     """Writes OUT (module docstring); returns the files written."""
-    from sebench.tasks.release import released_rows
+    from sebench.judge.original import OriginalJudge
     from sebench.train import data
 
     instance, protocol = Instance.open(cfg.data), get_protocol(cfg.protocol)
@@ -120,13 +121,14 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     pairs = data.rl_prompts(instance, tasks, "open", "closed", original)
     limit = protocol.rl_max_prompt_tokens if cfg.max_prompt_tokens is None else cfg.max_prompt_tokens
     kept = data.drop_long_prompts(pairs, load_tokenizer(cfg.tokenizer), limit) if limit else pairs
-    by_id, released = {t.task_id: t for t in every}, released_rows(instance.root)
-    written = [_write_rl(out / RL_FILES[kind], [(by_id[p["task_id"]], p[key]) for p in kept], kind, index, released)
-               for kind, key in (("open", "sample_prompt"), ("closed", "prompt"))]
+    by_id = {t.task_id: t for t in every}
     val = [t for t in instance.tasks(cfg.val_split) if t.is_valid]
     val_rows = data.rl_prompts(instance, val, "closed", "closed", original)
-    written.append(_write_rl(out / RL_FILES["test"], list(zip(val, (r["prompt"] for r in val_rows))), "test",
-                             {t.task_id: i for i, t in enumerate(instance.tasks(cfg.val_split))}, released))
+    with OriginalJudge(instance) as judge:  # the test cases and results as the original's RL data holds them
+        written = [_write_rl(out / RL_FILES[kind], [(by_id[p["task_id"]], p[key]) for p in kept], kind, index,
+                             judge.reward_data) for kind, key in (("open", "sample_prompt"), ("closed", "prompt"))]
+        written.append(_write_rl(out / RL_FILES["test"], list(zip(val, (r["prompt"] for r in val_rows))), "test",
+                                 {t.task_id: i for i, t in enumerate(instance.tasks(cfg.val_split))}, judge.reward_data))
     sft = 0
     if cfg.rollouts is not None:
         verdicts = cfg.verdicts or Path(cfg.rollouts).with_name("verdicts.jsonl")
@@ -136,16 +138,9 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
                                   data.sft_examples(instance, answers, "closed", original)))
     rule = cfg.reward or protocol.reward
     written += _write_reward(out, instance, rule, list(cfg.sandbox_url or []))
-    built = [t.task_id for t in tasks if t.task_id not in released]
-    if rule == "original" and built:
-        log.warning("%d of %d training tasks were built by sebench, not imported from the release: the original's "
-                    "reward rule compares their printed results at 1e-10 with right_exe_result, which sebench writes "
-                    "at full precision while the original's package prints arrays at 8 digits, so it gives 0 to some "
-                    "correct answers (509 of 720 reference solutions score 1 on seed 0's instance); --reward binary "
-                    "scores them with sebench's judge", len(built), len(tasks))
     record = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(cfg).items()},
               "reward": rule, "max_prompt_tokens": limit, "rl_rows": len(kept), "val_rows": len(val),
-              "sft_rows": sft, "tasks_not_from_the_release": len(built),
+              "sft_rows": sft,
               "dropped_long_prompts": sorted({p["task_id"] for p in pairs} - {p["task_id"] for p in kept}),
               "verl": {"custom_reward_function.path": str((out / REWARD_FILE).resolve()),
                        "custom_reward_function.name": "compute_score"}}
@@ -197,14 +192,13 @@ def _messages(prompt: list[dict]) -> list[dict]:
     return [{"role": str(m["role"]), "content": str(m["content"])} for m in prompt]
 
 
-def _rl_row(task: Task, prompt: list[dict], kind: str, index: int, released: dict) -> dict:
-    """One RL row; an imported task's test cases and results as the release stores them (the original's scripts
-    write the released row's, `np.array` inputs included), a built task's as sebench has them."""
-    row = released.get(task.task_id) or {}
-    cases = row.get("test_cases") if isinstance(row.get("test_cases"), list) else task.test_cases
+def _rl_row(task: Task, prompt: list[dict], kind: str, index: int, reward_data) -> dict:
+    """One RL row; its test cases and results as the original's RL data holds them (`reward_data`: an imported
+    task's released row, `np.array` inputs included; a built task's results as the original's package prints
+    them)."""
+    cases, expected = reward_data(task)
     cases = [{"input": str(c.get("input", "")), "output": str(c.get("output", ""))} if isinstance(c, dict)
              else {"input": str(c), "output": ""} for c in cases]
-    expected = row.get("right_exe_result") if isinstance(row.get("right_exe_result"), str) else task.right_exe_result
     return {"data_source": DATA_SOURCE[kind], "prompt": _messages(prompt), "ability": "code",
             "reward_model": {"style": "rule", "ground_truth": expected},
             "extra_info": {"split": "train", "index": index, "test_cases": cases, "right_exe_result": expected,
@@ -212,7 +206,7 @@ def _rl_row(task: Task, prompt: list[dict], kind: str, index: int, released: dic
 
 
 def _write_rl(path: Path, rows: list[tuple[Task, list[dict]]], kind: str, index: dict[str, int],
-              released: dict) -> Path:
+              reward_data) -> Path:
     pa = _pyarrow()
 
     message = pa.struct([("role", pa.string()), ("content", pa.string())])
@@ -223,7 +217,7 @@ def _write_rl(path: Path, rows: list[tuple[Task, list[dict]]], kind: str, index:
         ("extra_info", pa.struct([("split", pa.string()), ("index", pa.int64()), ("test_cases", pa.list_(case)),
                                   ("right_exe_result", pa.string()), ("task_id", pa.string())])),
     ])
-    return _write_parquet(path, [_rl_row(t, p, kind, index[t.task_id], released) for t, p in rows], schema)
+    return _write_parquet(path, [_rl_row(t, p, kind, index[t.task_id], reward_data) for t, p in rows], schema)
 
 
 def _write_sft(path: Path, answers: list, opens: list[dict], closeds: list[dict]) -> Path:

@@ -459,6 +459,7 @@ class OriginalJudge:
         self.sandbox = Sandbox(instance.package_dir, self.package, workers=self.workers, bwrap=bwrap,
                                memory_mb=memory_mb, semantics="original", max_stdout=MAX_STDOUT)
         self._released: dict | None = None  # the released rows of an imported instance, read on first reward
+        self._printed: dict[str, str] = {}  # task_id -> its reference's printed results (built tasks)
 
     def __enter__(self) -> "OriginalJudge":
         self.sandbox.__enter__()
@@ -505,19 +506,39 @@ class OriginalJudge:
             return list(pool.map(lambda item: self.judge(*item), items))
 
     def reward(self, task: Task, response: str) -> float:
-        """The original's GRPO reward of one answer: 1.0 or 0.0 (`reward_answer`), on the test cases as the
-        release stores them (an imported task's released row), else as the task has them."""
+        """The original's GRPO reward of one answer: 1.0 or 0.0 (`reward_answer`) on the task's test cases
+        and printed results as the original's RL data holds them (`reward_data`)."""
+        cases, expected = self.reward_data(task)
+        found = reward_answer(response, cases, expected, self.package, self.constructor, self.run)
+        return 1.0 if found.right else 0.0
+
+    def reward_data(self, task: Task) -> tuple[list[dict], str]:
+        """(test cases, right_exe_result) for the reward: an imported task's released row as it is (inputs
+        with `np.array` included); a task sebench built: what the original's package prints for its
+        reference solution, as the original made right_exe_result (the task's own printed outputs have
+        full precision where that package printed 8 digits, which the reward's 1e-10 would fail)."""
         if self._released is None:
             from sebench.tasks.release import released_rows
 
             self._released = released_rows(self.instance.root)
-        row = self._released.get(task.task_id) or {}
-        cases = row.get("test_cases") if isinstance(row.get("test_cases"), list) else task.test_cases
-        cases = [{**c, "input": str(c.get("input", ""))} for c in cases if isinstance(c, dict)]
-        expected = row.get("right_exe_result") if isinstance(row.get("right_exe_result"), str) else None
-        found = reward_answer(response, cases, expected or task.right_exe_result or "", self.package,
-                              self.constructor, self.run)
-        return 1.0 if found.right else 0.0
+        row = self._released.get(task.task_id)
+        if row and isinstance(row.get("test_cases"), list) and isinstance(row.get("right_exe_result"), str):
+            return [{**c, "input": str(c.get("input", ""))} for c in row["test_cases"] if isinstance(c, dict)], \
+                row["right_exe_result"]
+        if task.task_id not in self._printed:
+            self._printed[task.task_id] = self._reference_printed(task)
+        return task.test_cases, self._printed[task.task_id]
+
+    def _reference_printed(self, task: Task) -> str:
+        """The reference solution's printed results under the original's semantics (else the task's own)."""
+        if not task.reference_solution.strip():
+            return task.right_exe_result or ""
+        stdout, stderr, timed_out = self.run(reward_program(task.reference_solution + "\n", task.test_cases,
+                                                            self.package))
+        printed = printed_results(stdout)
+        if stderr or timed_out or len(printed) != len(task.test_cases):
+            return task.right_exe_result or ""
+        return "#".join(printed)
 
     def rewards(self, answers: list[tuple[Task, str]]) -> list[float]:
         with ThreadPoolExecutor(self.workers) as pool:
