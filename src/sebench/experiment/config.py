@@ -237,6 +237,7 @@ PRESETS: dict[str, dict] = {
             "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),  # mini-batch 32 of 32
             "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),
             "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),
+            "self-play-sft": {"max_completion_length": 8192},  # its tasks and answers as long as the others'
         },
     ),
 }
