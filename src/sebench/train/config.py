@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sebench.cliflags import check_ranges
 from sebench.errors import SebenchError
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import PROTOCOLS
@@ -27,6 +28,8 @@ LOSS_AGGREGATIONS = ("seq-mean-token-mean", "token-mean")
 SAMPLE_UNTIL = ("code-block", "eos")
 RL_ORDERS = ("shuffled", "in-order")
 SFT_EXAMPLES = ("distinct", "all")
+ENGINES = ("auto", "own", "trl")
+VLLM_MODES = ("auto", "off", "colocate", "server")
 
 
 @dataclass(frozen=True)
@@ -235,6 +238,30 @@ class TrainConfig:
         metadata={"help": "closed-sft-rl: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},
     )
     judge_workers: int | None = field(default=None, metadata={"help": "judge sandbox workers for rewards and filtering"})
+    sandbox_url: list | None = field(
+        default=None,
+        metadata={"multiple": True, "metavar": "URL", "help": "judge the rewards on this `sebench sandbox serve` server "
+                  "instead of in-process (repeat for several; rewards binary and graded)"},
+    )
+    engine: str = field(
+        default="auto",
+        metadata={"choices": ENGINES, "help": "GRPO engine: own (sebench's loop, rl.py: one process, fastest on a CPU), "
+                  "trl (TRL's GRPOTrainer with sebench's loss, advantages and reward: vLLM sampling, several GPUs "
+                  "through accelerate/DeepSpeed) or auto (trl where a CUDA GPU is visible, else own)"},
+    )
+    vllm: str = field(
+        default="auto",
+        metadata={"choices": VLLM_MODES, "help": "--engine trl: sample with vLLM colocated in the training processes, "
+                  "from a `trl vllm-serve` server, or off (transformers' generate); auto: colocate when vLLM is "
+                  "installed and a GPU is visible, else off"},
+    )
+    vllm_server: str | None = field(
+        default=None, metadata={"help": "--vllm server: the `trl vllm-serve` server's base URL (default: TRL's, port 8000)"})
+    vllm_gpu_memory: float = field(
+        default=0.3,
+        metadata={"above": 0.0, "maximum": 1.0, "help": "--vllm colocate: share of each GPU's memory vLLM may hold "
+                  "(TRL's vllm_gpu_memory_utilization)"},
+    )
     # Self-play
     rounds: int = field(default=2, metadata={"help": "self-play: rounds of write tasks -> solve open-book -> train closed-book"})
     selfplay_tasks: int = field(default=32, metadata={"help": "self-play: tasks the model is asked to write per round"})
@@ -261,9 +288,12 @@ class TrainConfig:
                 setattr(self, name, Path(value))
         if isinstance(self.functions, str):
             self.functions = [f.strip() for f in self.functions.split(",") if f.strip()]
+        if isinstance(self.sandbox_url, str):
+            self.sandbox_url = [self.sandbox_url]
 
     def resolved(self) -> "TrainConfig":
         """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
+        check_ranges(self)
         regime = REGIME_SPECS[canonical_regime(self.regime)]
         protocol = get_protocol(self.protocol)
         reward = self.reward or protocol.reward
@@ -302,6 +332,8 @@ class TrainConfig:
                 )
             if (self.batch_size * self.grad_accum) % self.mini_batches:
                 raise SebenchError(f"--mini-batches {self.mini_batches} must divide --batch-size x --grad-accum")
+        check_choice("engine", self.engine, ENGINES)
+        check_choice("vllm", self.vllm, VLLM_MODES)
         if 0 < self.dual_clip <= 1:
             raise SebenchError(f"--dual-clip must be above 1 (or 0: off), got {self.dual_clip}")
         if protocol.prompts == "original" and self.original_repo is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, Verdict
 
@@ -30,15 +31,19 @@ def score(verdict: Verdict, graded: bool) -> float:
     return verdict.tests_passed / verdict.tests_total
 
 
-def reward_judge(instance: Instance, rule: str, workers: int | None = None) -> Any:
-    """The judge that scores `rule` (a context manager): the original's for "original", else sebench's."""
+def reward_judge(instance: Instance, rule: str, workers: int | None = None,
+                 sandbox_urls: list[str] | None = None) -> Any:
+    """The judge that scores `rule` (a context manager): the original's for "original", else sebench's, in-process
+    or on `sebench sandbox serve` servers (`sandbox_urls`: distributed judging)."""
     if rule == "original":
+        if sandbox_urls:
+            raise SebenchError("--reward original judges with a local sandbox; leave out --sandbox-url")
         from sebench.judge.original import OriginalJudge
 
         return OriginalJudge(instance, workers)
     from sebench.judge import Judge
 
-    return Judge(instance, workers=workers)
+    return Judge(instance, workers=workers, sandbox_urls=sandbox_urls)
 
 
 def judge_rewards(judge: Any, answers: list[tuple[Task, str]], rule: str = "binary") -> list[float]:

@@ -27,7 +27,8 @@ and negative-advantage samples and their cosine. Log-probabilities are those of 
 (logits / temperature), as verl and TRL compute them.
 
 This loop samples with the rollouts' fast path on a CPU (KV cache, a row leaves the batch when it ends);
-on GPUs at the paper's scale, an engine with vLLM sampling does the same steps (docs/architecture.md).
+on GPUs at the paper's scale, --engine trl runs the same regimes, loss, advantages and reward on TRL's
+GRPOTrainer, with vLLM sampling and several processes (engine_trl.py, docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -72,7 +73,12 @@ class Sample:
 
 def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: list[dict], cfg: TrainConfig,
              losses: LossLog, stage: str, seed: int | None = None) -> Any:
-    """Trains `model` with GRPO on `rows` (from data.rl_prompts); returns the model, LoRA merged."""
+    """Trains `model` with GRPO on `rows` (from data.rl_prompts); returns the model, LoRA merged. Runs on the
+    engine that --engine chooses (rl_engine): this loop, or TRL's GRPOTrainer (engine_trl.py)."""
+    if rl_engine(cfg) == "trl":
+        from sebench.train.engine_trl import train_rl_trl
+
+        return train_rl_trl(model, tokenizer, judge, tasks, rows, cfg, losses, stage, seed)
     import torch
     from transformers import get_scheduler
 
@@ -117,13 +123,23 @@ def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: li
             reward = sum(s.reward for s in samples) / len(samples)
             losses.add(stage, step, stats["loss"], scheduler.get_last_lr()[0], reward=reward,
                        epoch=round((b + 1) / max(1, len(plan)) * _epochs(cfg), 3))
-            _append(cfg.out / STEPS_FILE, [{"stage": stage, "step": step, "batch": b + 1, "reward": reward, **stats}])
-        _append(cfg.out / SAMPLES_FILE, [asdict(s) for s in samples])
+            append_rows(cfg.out / STEPS_FILE, [{"stage": stage, "step": step, "batch": b + 1, "reward": reward, **stats}])
+        append_rows(cfg.out / SAMPLES_FILE, [asdict(s) for s in samples])
     losses.end_stage(step)
     model.eval()
     if hasattr(model, "merge_and_unload"):  # a PeftModel
         model = model.merge_and_unload()
     return model.to("cpu")
+
+
+def rl_engine(cfg: TrainConfig) -> str:
+    """The GRPO engine: --engine, where auto is trl on a visible CUDA GPU (vLLM sampling, several GPUs) and
+    this loop on a CPU (its KV-cached sampling stops each row at its code block; docs/architecture.md)."""
+    if cfg.engine != "auto":
+        return cfg.engine
+    import torch
+
+    return "trl" if torch.cuda.is_available() else "own"
 
 
 def _epochs(cfg: TrainConfig) -> float:
@@ -358,7 +374,8 @@ class _GradSplit:
         return {"grad_norm_positive": n_pos, "grad_norm_negative": n_neg, "grad_cosine": cosine}
 
 
-def _append(path: Path, rows: list[dict]) -> None:
+def append_rows(path: Path, rows: list[dict]) -> None:
+    """Appends `rows` to the JSONL file `path` (rl_samples.jsonl, rl_steps.jsonl)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         for row in rows:

@@ -1,7 +1,8 @@
 """`sebench train`: one training run, from a TrainConfig to a checkpoint directory.
 
     open-sft / closed-sft   SFT on (prompt, answer) pairs; open or closed prompt, same answers
-    open-rl                 GRPO sampled and trained on the open prompt, reward = the judge (rl.py)
+    open-rl                 GRPO sampled and trained on the open prompt, reward = the judge (rl.py, or
+                            TRL's GRPOTrainer with sebench's loss: --engine trl, engine_trl.py)
     closed-rl               GRPO sampled on the open prompt, its loss on the closed prompt (the paper's)
     closed-sft-rl           Closed-SFT (or --sft-checkpoint), then closed-rl
     self-play-sft           rounds of: write tasks from the docs, solve them open-book, keep the judged-
@@ -19,7 +20,7 @@ import logging
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,12 @@ def run(cfg: TrainConfig) -> Path:
     """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out."""
     cfg = cfg.resolved()
     instance = Instance.open(cfg.data)
-    if cfg.spec.self_play and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    processes = int(os.environ.get("WORLD_SIZE", "1"))
+    if cfg.spec.self_play and processes > 1:
         raise SebenchError("self-play writes and solves tasks in-process: run it as one process, not under "
                            "`accelerate launch` with several")
+    if cfg.spec.rl:
+        cfg = with_engine(cfg, processes)
     prepared = prepare(cfg, instance)
     prepare_out(cfg.out, cfg.overwrite)
     started = time.time()
@@ -79,6 +83,21 @@ def run(cfg: TrainConfig) -> Path:
         shutil.rmtree(workdir, ignore_errors=True)
     log.info("checkpoint written to %s (%.0f s)", cfg.out, time.time() - started)
     return cfg.out
+
+
+def with_engine(cfg: TrainConfig, processes: int) -> TrainConfig:
+    """`cfg` with its GRPO engine decided (--engine auto: rl.rl_engine) and checked before the model is loaded."""
+    from sebench.train.rl import rl_engine
+
+    engine = rl_engine(cfg)
+    if engine == "own" and processes > 1:
+        raise SebenchError("the own GRPO loop runs in one process: under `accelerate launch` with several, "
+                           "use --engine trl")
+    if engine == "trl":
+        from sebench.train.engine_trl import check
+
+        check(cfg)
+    return replace(cfg, engine=engine)
 
 
 def prepare_out(out: Path, overwrite: bool) -> None:
@@ -169,7 +188,7 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
         from sebench.train.rl import train_rl
 
         prepared.rl = data.drop_long_prompts(prepared.rl, tokenizer, cfg.max_prompt_tokens)
-        with reward_judge(instance, cfg.reward, cfg.judge_workers) as judge:
+        with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
             model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, "grpo")
     extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.rl)} if cfg.regime == "closed-sft-rl" else {}
     return model, prepared.sft + prepared.rl, extra

@@ -45,7 +45,7 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
     if cfg.functions:
         data.check_functions(instance, functions)
     all_examples, summary = [], []
-    with reward_judge(instance, cfg.reward, cfg.judge_workers) as judge:
+    with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
         for k in range(1, cfg.rounds + 1):
             folder = cfg.out / "rounds" / f"round-{k}"
             started = time.time()
