@@ -65,7 +65,8 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
     assert [r.split(",")[:2] for r in rows[1:]] == [["1", "round-1"], ["2", "round-2"]]
 
 
-def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_model, tmp_path, scripted_sampling):
+@pytest.mark.parametrize("engine", ["own", "trl"])
+def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_model, tmp_path, scripted_sampling, engine):
     from safetensors.torch import load_file
 
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
@@ -75,7 +76,7 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
     ckpt = run(TrainConfig(
         data=built_instance, regime="self-play-rl", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
         rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_backend=backend,
-        max_steps=1, batch_size=2, num_generations=2, judge_workers=2,
+        max_steps=2, batch_size=2, num_generations=2, judge_workers=2, engine=engine,
     ))
     before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))
     assert any(not bool((after[k] == v).all()) for k, v in before.items())
@@ -83,7 +84,8 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
     samples = [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
     [task] = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
     assert [(s["task_id"], s["reward"], s["train_mode"]) for s in samples] == [
-        (task.task_id, 1.0, "closed"), (task.task_id, 0.0, "closed")]  # judged against the written task's tests
+        (task.task_id, 1.0, "closed"), (task.task_id, 0.0, "closed")] * 2  # judged against the written task's tests
+    assert [s["stage"] for s in samples] == ["round-1"] * 4
 
 
 def test_self_play_that_keeps_nothing_says_so(built_instance, tiny_model, tmp_path):
