@@ -14,7 +14,8 @@ Who does what, per sampled batch:
 The closed-prompt rule (the original's Closed-RL, verl_evolve/verl/trainer/offline_ray_trainer.py): each row
 is generated from its `sample_prompt`; the sample is then the row's training `prompt` + the generated token
 ids, and every log-probability TRL or the loss computes is on that. vLLM's importance-sampling correction
-is off (for closed-rl it would weigh against the open-prompt policy; the original has none).
+is off (for closed-rl it would weigh against the open-prompt policy; the original leaves verl's off:
+verl_evolve/verl/trainer/config/ppo_trainer.yaml, rollout_is: false).
 
 Settings: per_device_train_batch_size = --batch-size, steps_per_generation = --grad-accum (a sampled batch
 is batch_size x grad_accum completions per process), gradient_accumulation_steps = grad_accum / --mini-batches
@@ -114,6 +115,7 @@ def grpo_trainer(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
         beta=0.0, shuffle_dataset=cfg.rl_order == "shuffled", max_grad_norm=1.0, disable_dropout=False,
         use_vllm=mode is not None, vllm_mode=mode or "colocate", vllm_server_base_url=cfg.vllm_server,
         vllm_gpu_memory_utilization=cfg.vllm_gpu_memory, vllm_importance_sampling_correction=False,
+        vllm_max_model_length=_longest_sample(tokenizer, rows, cfg) if mode == "colocate" else None,
         log_completions=False,
     )
     setup = _Setup(LossSettings.of(cfg), other_prompt=cfg.sample_mode != cfg.spec.rl_train, old_logps=cfg.old_logps,
@@ -126,6 +128,14 @@ def grpo_trainer(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
         train_dataset=dataset, processing_class=tokenizer, peft_config=peft_config(cfg),
         callbacks=[losses.callback(stage), _step_log(cfg.out / STEPS_FILE, stage, samples)],
     )
+
+
+def _longest_sample(tokenizer: Any, rows: list[dict], cfg: TrainConfig) -> int:
+    """The longest sampling prompt + answer: colocated vLLM reserves its KV cache for this, not for the
+    model's whole context."""
+    from sebench.rollout.backends import hf
+
+    return max(len(hf.chat_prompt_ids(tokenizer, r["sample_prompt"])) for r in rows) + cfg.max_completion_length
 
 
 def planned_steps(prompts: int, cfg: TrainConfig, seed: int) -> int:
