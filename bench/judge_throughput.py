@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -208,6 +209,7 @@ def main() -> int:
             done += n
             rss.append((done, _rss_mb()))
     bare.close()
+    shutil.rmtree(tmp, ignore_errors=True)
 
     judge_rate, bare_rate = statistics.median(judge_rates), statistics.median(bare_rates)
     ratio = judge_rate / bare_rate
