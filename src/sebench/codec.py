@@ -23,6 +23,7 @@ from typing import Any
 TAGS = ("__complex__", "__float__", "__tuple__", "__dict__")
 MAX_DEPTH = 200
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_SCALARS = frozenset({int, float, str, bool, type(None)})
 
 
 class CodecError(ValueError):
@@ -63,6 +64,8 @@ def decode(value: Any, _depth: int = 0) -> Any:
     if _depth > MAX_DEPTH:
         raise CodecError(f"data nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, list):
+        if _depth < MAX_DEPTH and all(type(v) in _SCALARS for v in value):
+            return list(value)  # what the loop below gives for a row of scalars, without a call per item
         return [decode(v, _depth + 1) for v in value]
     if not isinstance(value, dict):
         return value

@@ -52,3 +52,19 @@ def test_malformed_input_is_a_codec_error(text):
 def test_what_json_cannot_hold_is_refused():
     with pytest.raises(codec.CodecError):
         codec.dumps({"s": {1, 2}})
+
+
+@pytest.mark.parametrize("row", [[1.0, 2], [], ["a", None, True]])
+def test_the_depth_limit_holds_for_rows_of_scalars(row):
+    def nested(levels):
+        value = row
+        for _ in range(levels):
+            value = [value]
+        return value
+
+    assert codec.decode(nested(codec.MAX_DEPTH - 1)) == nested(codec.MAX_DEPTH - 1)
+    if row:  # an empty row has no item below the limit
+        with pytest.raises(codec.CodecError):
+            codec.decode(nested(codec.MAX_DEPTH))
+    with pytest.raises(codec.CodecError):
+        codec.decode(nested(codec.MAX_DEPTH + 1))

@@ -22,6 +22,17 @@ def test_structures():
     assert equal(None, None) and not equal(None, 0) and not equal([], None)
 
 
+def test_rows_follow_the_same_rules_as_single_values():
+    nan, inf = float("nan"), float("inf")
+    assert not equal([True, 1.0], [1, 1.0]) and not equal([1.0, 0], [1.0, False]) and equal([True], [True])
+    assert equal([1, 2.0, 3], (1.0, 2, 3.0)) and equal([nan, inf, -0.0], [nan, inf, 0.0])
+    assert not equal([inf], [-inf]) and not equal([nan], [0.0]) and equal([1e-10], [2e-10])
+    assert equal([1.0], [1.0 + 1e-7]) and not equal([1.0], [1.001]) and not equal([2], [3])
+    assert equal([10**400], [10**400]) and not equal([10**400], [inf]) and not equal([1, 2], [1, 2, 3])
+    assert equal([[1.0, 2], (3, nan)], ([1, 2.0], [3.0, nan])) and not equal([[1.0]], [[1.0, 2.0]])
+    assert equal([1 + 0j, 2], [1, 2.0]) and not equal([None], [0]) and equal(["a", None], ["a", None])
+
+
 def test_expected_encoding_and_printed():
     assert decode_expected({"__complex__": [1.0, -2.0]}) == 1 - 2j
     assert math.isnan(decode_expected({"__float__": "nan"}))

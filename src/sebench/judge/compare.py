@@ -49,6 +49,19 @@ def matches(got: Any, expected: Any, printed: str | None = None, rel: float = RE
 
 def equal(a: Any, b: Any, rel: float = REL_TOL, abs_: float = ABS_TOL) -> bool:
     """Structural equality of plain data with numeric tolerance (rules in the module docstring)."""
+    ta, tb = type(a), type(b)
+    if ta is float and tb is float:  # the common cases first, decided as the general rules below decide them
+        return a == b or _close_floats(a, b, rel, abs_)
+    if ta is int and tb is int:
+        return a == b
+    if (ta is list or ta is tuple) and (tb is list or tb is tuple):
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            tx = type(x)
+            if not ((tx is float or tx is int) and type(y) is tx and x == y or equal(x, y, rel, abs_)):
+                return False
+        return True
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if _is_num(a) and _is_num(b):
@@ -78,6 +91,10 @@ def _close(a: float, b: float, rel: float, abs_: float) -> bool:
         a, b = float(a), float(b)
     except OverflowError:
         return a == b
+    return _close_floats(a, b, rel, abs_)
+
+
+def _close_floats(a: float, b: float, rel: float, abs_: float) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     if math.isinf(a) or math.isinf(b):

@@ -176,12 +176,32 @@ def verdict_from_run(task: Task, sample_idx: int, run) -> Verdict:
                     seconds=round(run.seconds, 4))
 
 
+_ROW_TYPES = frozenset({float, int, bool})
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib's Repr with the limits of a verdict's "got"; a list of floats, bools and short ints is written
+    in one go, as repr_list would write it (each item's repr, which repr_instance and repr_int keep whole)."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxlist = self.maxtuple = self.maxdict = 12
+        self.maxlevel = 4
+        self.maxstring = self.maxother = MAX_GOT_CHARS
+
+    def repr_list(self, x, level):
+        if level > 0 and all(type(v) in _ROW_TYPES for v in x):
+            pieces = list(map(repr, x[:self.maxlist]))
+            if max(map(len, pieces), default=0) <= min(self.maxlong, self.maxother):
+                return "[" + ", ".join(pieces) + (", ..." if len(x) > self.maxlist else "") + "]"
+        return super().repr_list(x, level)
+
+
+_SHORT_REPR = _ShortRepr()
+
+
 def _short_repr(value: Any) -> str:
-    text = reprlib.Repr()
-    text.maxlist = text.maxtuple = text.maxdict = 12
-    text.maxlevel = 4
-    text.maxstring = text.maxother = MAX_GOT_CHARS
-    return text.repr(value)[:MAX_GOT_CHARS]
+    return _SHORT_REPR.repr(value)[:MAX_GOT_CHARS]
 
 
 def _verdict(task: Task, sample_idx: int, verdict: str, passed: int, **detail: Any) -> Verdict:
