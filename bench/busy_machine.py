@@ -3,7 +3,10 @@
     python bench/busy_machine.py                          # every policy (about 6 min on 2 cores)
     python bench/busy_machine.py --policies adaptive      # only sebench's policy
 
-The competitor is one Python busy loop in a subprocess (one core, steady). Each thread policy runs in a
+The competitor is one Python busy loop in a process of its own (one core, steady). On a machine that
+other work shares, give the bench's session the machine (as root, Linux with autogroups):
+`setsid sh -c 'echo -20 > /proc/self/autogroup; exec python bench/busy_machine.py'`; the other sessions
+then get about 1% of the CPU, and the competitor, in the bench's session, its full share. Each thread policy runs in a
 process of its own (OpenMP reads its wait policy once, when torch loads), the model loaded once, through
 these scenarios, each a "stage" that chooses its threads when it starts:
 
@@ -15,8 +18,9 @@ these scenarios, each a "stage" that chooses its threads when it starts:
 
 Policies:
 
-  snapshot  the count chosen once when the stage starts, from the runnable tasks in /proc/loadavg (what
-            sebench did before sebench.threads)
+  snapshot  the count chosen once when the stage starts, then fixed (what sebench did before
+            sebench.threads, there from the runnable tasks in /proc/loadavg; here from the same reading as
+            the adaptive policy's, so that only the re-deciding differs)
   passive   all usable cores, OpenMP's passive wait policy (OMP_WAIT_POLICY=PASSIVE); idle and loaded only,
             since it never changes its count
   adaptive  sebench.threads, the default: re-decided between micro-batches and between generated tokens
@@ -33,6 +37,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,35 +52,30 @@ TARGET = 1.5
 
 
 class Competitor:
-    """One core kept busy by a Python loop in a subprocess, started and stopped at will."""
+    """One core kept busy by a Python loop in a process of its own (not our child: sebench.threads counts
+    its own descendants as its own work), at this process's priority, started and stopped at will."""
 
     def __init__(self) -> None:
-        self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
 
     def start(self) -> None:
-        if self.proc is None:
-            self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        if self.pid is None:
+            loop = f"{sys.executable} -c 'while True: pass' >/dev/null 2>&1 & echo $!"
+            self.pid = int(subprocess.run(["sh", "-c", loop], stdout=subprocess.PIPE, text=True, check=True).stdout)
             time.sleep(0.3)  # running before anything is measured
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+            self.pid = None
 
 
-def loadavg_free_cores(samples: int = 5, interval: float = 0.05) -> int:
-    """The count sebench chose before sebench.threads: usable cores minus the median runnable tasks in
-    /proc/loadavg over a quarter of a second (ours excluded), at least 1."""
-    from sebench.threads import usable_cores
+def snapshot_threads() -> int:
+    """The count of the snapshot policy: one look at the load when the stage starts, then fixed (as
+    sebench did before sebench.threads, from the runnable tasks in /proc/loadavg)."""
+    from sebench.threads import OtherLoad, threads_for, usable_cores
 
-    running = []
-    for i in range(samples):
-        running.append(int(Path("/proc/loadavg").read_text().split()[3].split("/")[0]) - 1)
-        if i + 1 < samples:
-            time.sleep(interval)
-    busy = sorted(running)[len(running) // 2]
-    return max(1, min(usable_cores(), usable_cores() - busy))
+    return threads_for(OtherLoad()(), usable_cores())
 
 
 def examples(n: int, tokens: int) -> list[dict]:
@@ -103,7 +103,7 @@ class Stage:
         if self.scenario in ("loaded", "leaves"):
             self.competitor.start()
         threads.reset_thread_usage()
-        fixed = {"snapshot": loadavg_free_cores, "passive": threads.usable_cores}.get(self.policy, lambda: None)()
+        fixed = {"snapshot": snapshot_threads, "passive": threads.usable_cores}.get(self.policy, lambda: None)()
         threads.set_threads(fixed)
         if self.scenario == "leaves":
             self.competitor.stop()
@@ -224,7 +224,7 @@ def report(results: dict, args: argparse.Namespace) -> None:
                 cells.append(f"{r[key]:{10 if key == 'sft' else 6}.2f} {r[key] / idle[key]:6.2f}x {over_base:>15s}")
             print(f"{policy:9s} {scenario:8s} {cells[0]}   {cells[1]}   {_used(r['sft_threads'])} | "
                   f"{_used(r['gen_threads'])}")
-        print(f"{'':9s} other processes' load before the idle run: {runs['other_load_before']:.2f} cores "
+        print(f"{'':9s} competing processes' load before the idle run: {runs['other_load_before']:.2f} cores "
               "(idle figures mean something only near 0)")
     if base:
         worst = max(results["adaptive"][s][k] / base[k] for s in SCENARIOS["adaptive"] for k in ("sft", "generation"))
@@ -243,6 +243,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if args.child:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stops the competitor on the way out
         print(json.dumps(child(args.child, args)))
         return
     argv = ["--model", args.model, "--steps", str(args.steps), "--tokens", str(args.tokens),

@@ -111,10 +111,18 @@ def test_never_set_means_never_touched():
     assert _governor(script).adapt() is None and script.calls == 0
 
 
+def test_our_descendants_do_not_compete_with_us():
+    """pid -> (parent, ticks): 10 is us, 11 our judge worker, 12 its sandboxed program, 30 a browser, 31 its
+    renderer."""
+    table = {1: (0, 1), 10: (1, 100), 11: (10, 7), 12: (11, 3), 30: (1, 40), 31: (30, 9)}
+    assert threads.tree_ticks(table, 10) == 110 and threads.tree_ticks(table, 30) == 49
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
-def test_cpu_of_our_children_is_ours_not_a_competitors():
-    """The judge's sandbox workers are this process's children: their CPU time counts as our own."""
-    before = threads._tree_ticks(os.getpid())
+def test_cpu_of_a_finished_child_stays_ours():
+    """A child that ran and was reaped (a judge worker) still counts as ours, through our cutime."""
+    before = threads.tree_ticks(threads.processes(), os.getpid())
     spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
     subprocess.run([sys.executable, "-c", spin], check=True)
-    assert threads._tree_ticks(os.getpid()) - before >= 0.25 * threads._TICK
+    after = threads.tree_ticks(threads.processes(), os.getpid())
+    assert after - before >= 0.25 * threads._TICK

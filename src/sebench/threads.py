@@ -53,16 +53,19 @@ def threads_for(other_load: float | None, cores: int) -> int:
 
 
 class OtherLoad:
-    """Reads the cores that other processes kept busy since the previous reading (None: unknown here).
+    """Reads the cores that competing processes kept busy since the previous reading (None: unknown here).
 
-    Busy time of the usable cores from /proc/stat, minus the CPU time of this process and its live
-    descendants with the children they reaped (the judge's sandbox workers are ours, not competitors).
-    A first reading, or one after more than `max_age` seconds, looks at the machine for FIRST_LOOK s.
+    The busy time of the usable cores from /proc/stat (every process on the machine, those of other
+    containers included), minus the CPU time of this process and its descendants with the children they
+    reaped (the judge's sandbox workers are ours, not competitors). A process at a lower priority counts
+    too: where the scheduler groups processes (autogroups per session, cgroups per service), a niced
+    process of another group takes its share all the same. A first reading, or one after more than
+    `max_age` seconds, looks at the machine for FIRST_LOOK s.
     """
 
     def __init__(self, max_age: float = 5 * INTERVAL):
         self.max_age = max_age
-        self._last: tuple[float, float, float] | None = None  # (time, busy core-seconds, own CPU seconds)
+        self._last: tuple[float, float, float] | None = None  # (time, busy core-seconds, our CPU seconds)
 
     def __call__(self) -> float | None:
         sample = _sample()
@@ -74,10 +77,10 @@ class OtherLoad:
             sample = _sample()
             if sample is None:
                 return None
-        (t0, busy0, own0), (t1, busy1, own1) = self._last, sample
+        (t0, busy0, mine0), (t1, busy1, mine1) = self._last, sample
         self._last = sample
         elapsed = t1 - t0
-        return max(0.0, ((busy1 - busy0) - (own1 - own0)) / elapsed) if elapsed > 0 else 0.0
+        return max(0.0, ((busy1 - busy0) - (mine1 - mine0)) / elapsed) if elapsed > 0 else 0.0
 
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -96,13 +99,13 @@ def _sample() -> tuple[float, float, float] | None:
         if fields and fields[0].startswith("cpu") and fields[0] != "cpu" and (cpus is None or fields[0] in cpus):
             # user nice system idle iowait irq softirq steal: all but idle and iowait keep the core busy
             busy += sum(int(v) for v in fields[1:4]) + sum(int(v) for v in fields[6:9])
-    return time.monotonic(), busy / _TICK, _tree_ticks(os.getpid()) / _TICK
+    return time.monotonic(), busy / _TICK, tree_ticks(processes(), os.getpid()) / _TICK
 
 
-def _tree_ticks(root: int) -> int:
-    """CPU ticks of `root` and its live descendants, with the children each has reaped (a few ms for a
+def processes() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, CPU ticks with the reaped children's) of every process in /proc (a few ms for a
     few hundred processes: read every INTERVAL at most)."""
-    parent, ticks = {}, {}
+    table = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -114,14 +117,18 @@ def _tree_ticks(root: int) -> int:
                 os.close(fd)
         except (OSError, IndexError):
             continue  # the process has just ended
-        pid = int(entry.name)
-        parent[pid] = int(fields[1])
-        ticks[pid] = sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+        # after the name: state ppid ... utime(11) stime cutime cstime
+        table[int(entry.name)] = (int(fields[1]), sum(int(v) for v in fields[11:15]))
+    return table
+
+
+def tree_ticks(table: dict[int, tuple[int, int]], root: int) -> int:
+    """CPU ticks of `root` and its descendants in `table` (from `processes`)."""
     tree, frontier = {root}, {root}
     while frontier:
-        frontier = {pid for pid, ppid in parent.items() if ppid in frontier and pid not in tree}
+        frontier = {pid for pid, (ppid, _) in table.items() if ppid in frontier and pid not in tree}
         tree |= frontier
-    return sum(ticks.get(pid, 0) for pid in tree)
+    return sum(table[pid][1] for pid in tree if pid in table)
 
 
 class ThreadGovernor:
