@@ -18,15 +18,15 @@ these scenarios, each a "stage" that chooses its threads when it starts:
 
 Policies:
 
-  snapshot  the count chosen once when the stage starts, then fixed (what sebench did before
-            sebench.threads, there from the runnable tasks in /proc/loadavg; here from the same reading as
-            the adaptive policy's, so that only the re-deciding differs)
+  snapshot  the count chosen once when the stage starts, from the runnable tasks in /proc/loadavg, then
+            fixed (what sebench did before sebench.threads)
   passive   all usable cores, OpenMP's passive wait policy (OMP_WAIT_POLICY=PASSIVE); idle and loaded only,
             since it never changes its count
-  adaptive  sebench.threads, the default: re-decided between micro-batches and between generated tokens
+  adaptive  sebench.threads, the default: every core at the start, then re-decided every 2 s at most, as
+            the model's layers run, from the time its threads waited for a core
 
-A stage is 1 + --steps SFT steps of one example of about --tokens tokens through sebench's SFT trainer (the
-first step untimed), then one generate call of --prompts prompts x --max-tokens tokens (greedy) through the
+A stage is --steps SFT steps of one example of about --tokens tokens each through sebench's SFT trainer
+(all timed, the first included: it holds the stage's first decision), then one generate call of --prompts prompts x --max-tokens tokens (greedy) through the
 hf backend. Prints seconds per SFT step and for the generation, each over the same policy's idle run and
 over the adaptive policy's idle run; target: loaded within 1.5x of idle.
 """
@@ -70,12 +70,18 @@ class Competitor:
             self.pid = None
 
 
-def snapshot_threads() -> int:
-    """The count of the snapshot policy: one look at the load when the stage starts, then fixed (as
-    sebench did before sebench.threads, from the runnable tasks in /proc/loadavg)."""
-    from sebench.threads import OtherLoad, threads_for, usable_cores
+def snapshot_threads(samples: int = 5, interval: float = 0.05) -> int:
+    """The snapshot policy, as sebench chose before sebench.threads: the usable cores minus the median
+    count of other runnable tasks in /proc/loadavg over a quarter of a second, at least 1, then fixed."""
+    from sebench.threads import usable_cores
 
-    return threads_for(OtherLoad()(), usable_cores())
+    running = []
+    for i in range(samples):
+        running.append(int(Path("/proc/loadavg").read_text().split()[3].split("/")[0]) - 1)
+        if i + 1 < samples:
+            time.sleep(interval)
+    busy = sorted(running)[len(running) // 2]
+    return max(1, min(usable_cores(), usable_cores() - busy))
 
 
 def examples(n: int, tokens: int) -> list[dict]:
@@ -121,7 +127,7 @@ class Stage:
 
 
 def sft_seconds(model, tokenizer, rows: list[dict], steps: int, stage: Stage) -> tuple[float, dict | None]:
-    """Seconds per SFT step over steps 2..steps+1 of sebench's own trainer."""
+    """Seconds per SFT step of sebench's own trainer, from the first step's start to the last one's end."""
     from transformers import TrainerCallback
     from transformers.trainer_callback import ProgressCallback
 
@@ -131,17 +137,20 @@ def sft_seconds(model, tokenizer, rows: list[dict], steps: int, stage: Stage) ->
     marks: list[float] = []
 
     class Timer(TrainerCallback):
+        def on_step_begin(self, args, state, control, **kwargs):
+            if not marks:
+                marks.append(time.perf_counter())
+
         def on_step_end(self, args, state, control, **kwargs):
-            marks.append(time.perf_counter())
             if state.global_step == 1:
                 stage.arrive()
-                marks[-1] = time.perf_counter()
+            marks.append(time.perf_counter())
 
     with tempfile.TemporaryDirectory() as tmp:
         fixed = stage.start()
-        cfg = TrainConfig(data=Path(tmp), regime="closed-sft", out=Path(tmp), max_steps=steps + 1, batch_size=1,
+        cfg = TrainConfig(data=Path(tmp), regime="closed-sft", out=Path(tmp), max_steps=steps, batch_size=1,
                           threads=fixed)
-        trainer = sft_trainer(model, tokenizer, rows[: steps + 1], cfg, Path(tmp), [Timer()])
+        trainer = sft_trainer(model, tokenizer, rows[:steps], cfg, Path(tmp), [Timer()])
         trainer.remove_callback(ProgressCallback)
         trainer.train()
     return (marks[-1] - marks[0]) / steps, stage.end()
@@ -170,15 +179,13 @@ def child(policy: str, args: argparse.Namespace) -> dict:
     import datasets
 
     from sebench.models import load_causal_lm
-    from sebench.threads import OtherLoad
 
     datasets.disable_progress_bars()
     model, tokenizer = load_causal_lm(args.model, device="cpu")
-    rows = examples(args.steps + 1, args.tokens)
+    rows = examples(args.steps, args.tokens)
     competitor = Competitor()
     sft_seconds(model, tokenizer, rows, 1, Stage(policy, "idle", competitor))  # warm-up, untimed
-    before = OtherLoad()()
-    results = {"other_load_before": before}
+    results = {"runnable_before": int(Path("/proc/loadavg").read_text().split()[3].split("/")[0]) - 1}
     try:
         for scenario in SCENARIOS[policy]:
             sft, sft_threads = sft_seconds(model, tokenizer, rows, args.steps, Stage(policy, scenario, competitor))
@@ -224,8 +231,7 @@ def report(results: dict, args: argparse.Namespace) -> None:
                 cells.append(f"{r[key]:{10 if key == 'sft' else 6}.2f} {r[key] / idle[key]:6.2f}x {over_base:>15s}")
             print(f"{policy:9s} {scenario:8s} {cells[0]}   {cells[1]}   {_used(r['sft_threads'])} | "
                   f"{_used(r['gen_threads'])}")
-        print(f"{'':9s} competing processes' load before the idle run: {runs['other_load_before']:.2f} cores "
-              "(idle figures mean something only near 0)")
+        print(f"{'':9s} other runnable tasks before the idle run: {runs['runnable_before']} (/proc/loadavg)")
     if base:
         worst = max(results["adaptive"][s][k] / base[k] for s in SCENARIOS["adaptive"] for k in ("sft", "generation"))
         print(f"RATIO adaptive, worst scenario over idle: {worst:.2f}x (target <= {TARGET}x)")
@@ -234,7 +240,7 @@ def report(results: dict, args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="smollm2-135m")
-    parser.add_argument("--steps", type=int, default=3, help="timed SFT steps per scenario")
+    parser.add_argument("--steps", type=int, default=4, help="timed SFT steps per scenario")
     parser.add_argument("--tokens", type=int, default=300, help="approximate tokens per SFT example")
     parser.add_argument("--prompts", type=int, default=6)
     parser.add_argument("--max-tokens", type=int, default=48)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
-from sebench.threads import set_threads
+from sebench.threads import set_threads, watch_layers
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ def load_causal_lm(spec: str, device: str | None = None, dtype: Any = None,
     The model is in eval mode on `device` (default: cuda if available, else cpu), float32 on CPU and
     bfloat16 on GPU unless `dtype` says otherwise. The tokenizer always has a pad token and a chat template.
     On a CPU, torch's threads are set first (sebench.threads.set_threads: `threads`, $SEBENCH_THREADS, else
-    adapting to the load).
+    adapting to the load as the model's layers run: sebench.threads.watch_layers).
     """
     device = resolve_device(device)
     if device == "cpu":
@@ -152,6 +152,8 @@ def load_causal_lm(spec: str, device: str | None = None, dtype: Any = None,
         )
     model.to(device)
     model.eval()
+    if device == "cpu":
+        watch_layers(model)
     if model.generation_config.pad_token_id is None:
         model.generation_config.pad_token_id = tokenizer.pad_token_id or tokenizer.eos_token_id
     return model, _fix_tokenizer(tokenizer)

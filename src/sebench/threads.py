@@ -1,42 +1,53 @@
-"""torch's CPU threads, decided again and again from what other processes leave free.
+"""torch's CPU threads, decided again and again from how long they wait for a core.
 
 A stage's thread count is not fixed by one look at the machine: a busy moment when a 12-minute stage
 started once left it on one thread while the second core sat idle, and a competitor that starts after
 the count was chosen makes every OpenMP barrier wait for the thread that shares its core.
 
-The policy (`set_threads`, then `adapt_threads` between training steps and generated tokens):
+The policy (`set_threads` when a stage starts, then `adapt_threads` as the model's layers run, forward
+and backward: `watch_layers`, which sebench.models.load_causal_lm applies to every model it loads on a
+CPU, so that a competitor that arrives in the middle of a long step costs at most an interval or two):
 
 - fixed: the stage's `threads` setting (`sebench train --threads`, `sebench rollout --threads`, the run's
   `train.threads` / `rollout.threads`), else $SEBENCH_THREADS: that count, never changed;
-- adaptive (the default): at most every INTERVAL seconds, the cores that other processes kept busy since
-  the last decision are read (`OtherLoad`: the busy time of our usable cores in /proc/stat minus the CPU
-  time of this process and its descendants), a core counts as taken when others used at least half of
-  it, and torch gets the usable cores not taken, at least one (`threads_for`).
+- adaptive (the default): a stage starts on every usable core; at most every INTERVAL seconds, the time
+  this process's threads spent waiting for a core since the last decision is read (`RunQueueWait`, from
+  /proc/self/task/*/schedstat) and torch keeps the cores its threads actually got: n threads that waited
+  w thread-seconds a second got n - w cores, rounded down unless w is below SLACK (`threads_for`). After
+  PROBE seconds on fewer threads than cores, one more is tried for an interval, so a competitor that has
+  left gives its core back.
+
+What the threads wait for is the measure, not what other processes use: the scheduler's own answer takes
+priorities, session groups and containers into account (a niced indexer that yields its core costs
+nothing; one in another scheduling group, or a neighbour in another container, does), and the work of
+our own children (the judge's sandbox) makes torch wait only while the two really run at once.
 
 Why not all cores with OpenMP's passive wait policy: measured on 2 cores beside a one-core busy loop
-(bench/busy_machine.py), two threads that spin-wait (OpenMP's default) ran an SFT step of the embedded
-model 6x slower than idle, and with OMP_WAIT_POLICY=PASSIVE still about 2x slower than one thread; and
-the passive policy made the idle step itself about 1.5x slower. One thread beside the competitor ran
-within about 1.5x of two idle threads. So the count follows the load, with the default wait policy.
+(bench/busy_machine.py), two threads that spin-wait (OpenMP's default) waited 0.8 thread-seconds a second
+and ran 2.4x slower than one thread did beside the same loop (a matrix product; an SFT step of the
+embedded model: 6x slower than idle); OMP_WAIT_POLICY=PASSIVE (honoured when set in os.environ before
+torch is first imported, not after) still ran the loaded SFT step 1.8x slower than its idle one, and its
+idle generation and steps were no faster than with the default policy. One thread beside the loop ran at
+its idle speed. So the count follows the waiting, with OpenMP's default wait policy.
 
-Each stage records the seconds it ran at each count (`reset_usage`, `usage`), as memory.py does for
-the peak memory: the run's stage records and `sebench train`'s train_config.json hold them.
+Each stage records the seconds it ran at each count (`reset_thread_usage`, `thread_usage`), as memory.py
+does for the peak memory: the run's stage records and `sebench train`'s train_config.json hold them.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 THREADS_ENV = "SEBENCH_THREADS"  # the documented fallback of the stages' `threads` settings
 INTERVAL = 2.0  # seconds between two decisions of the adaptive policy
-TAKEN_SHARE = 0.5  # a core that other processes use at least this much is theirs
-FIRST_LOOK = 0.25  # seconds of load read when there is no recent reading to decide from
+SLACK = 0.25  # thread-seconds a second of waiting that are noise (a kernel thread), not a busy core
+PROBE = 30.0  # seconds on fewer threads than cores before one more is tried
 
 
 def usable_cores() -> int:
@@ -44,129 +55,96 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def threads_for(other_load: float | None, cores: int) -> int:
-    """The threads to use when other processes keep `other_load` cores busy (None: unknown, all cores)."""
-    if other_load is None:
-        return cores
-    taken = int(other_load + 1 - TAKEN_SHARE)  # cores at least TAKEN_SHARE busy count as taken
-    return max(1, min(cores, cores - taken))
+def threads_for(current: int, waited: float | None, cores: int) -> int:
+    """The next count for `current` threads that waited `waited` thread-seconds a second for a core: the
+    cores they got, current - waited, rounded down unless within SLACK; 1 to `cores` (None: unknown)."""
+    if waited is None:
+        return current
+    return max(1, min(cores, math.floor(current - waited + SLACK)))
 
 
-class OtherLoad:
-    """Reads the cores that competing processes kept busy since the previous reading (None: unknown here).
+class RunQueueWait:
+    """Thread-seconds a second that this process's threads spent waiting for a core since the previous
+    reading (Linux /proc/self/task/*/schedstat; None where there is none)."""
 
-    The busy time of the usable cores from /proc/stat (every process on the machine, those of other
-    containers included), minus the CPU time of this process and its descendants with the children they
-    reaped (the judge's sandbox workers are ours, not competitors). A process at a lower priority counts
-    too: where the scheduler groups processes (autogroups per session, cgroups per service), a niced
-    process of another group takes its share all the same. A first reading, or one after more than
-    `max_age` seconds, looks at the machine for FIRST_LOOK s.
-    """
-
-    def __init__(self, max_age: float = 5 * INTERVAL):
-        self.max_age = max_age
-        self._last: tuple[float, float, float] | None = None  # (time, busy core-seconds, our CPU seconds)
+    def __init__(self) -> None:
+        self._last: tuple[float, float] | None = None  # (time, waited seconds)
 
     def __call__(self) -> float | None:
-        sample = _sample()
-        if sample is None:
+        now, waited = time.monotonic(), _waited_seconds()
+        if waited is None:
             return None
-        if self._last is None or sample[0] - self._last[0] > self.max_age:
-            self._last = sample
-            time.sleep(FIRST_LOOK)
-            sample = _sample()
-            if sample is None:
-                return None
-        (t0, busy0, mine0), (t1, busy1, mine1) = self._last, sample
-        self._last = sample
-        elapsed = t1 - t0
-        return max(0.0, ((busy1 - busy0) - (mine1 - mine0)) / elapsed) if elapsed > 0 else 0.0
+        last, self._last = self._last, (now, waited)
+        if last is None or now <= last[0]:
+            return 0.0
+        return max(0.0, (waited - last[1]) / (now - last[0]))
 
 
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _sample() -> tuple[float, float, float] | None:
-    """(now, busy seconds of the usable cores, CPU seconds of our process tree), or None without /proc."""
+def _waited_seconds(tasks: str = "/proc/self/task") -> float | None:
+    """Seconds every live thread of this process has spent on a run queue, waiting for a core."""
     try:
-        stat = Path("/proc/stat").read_text().splitlines()
+        tids = os.listdir(tasks)
     except OSError:
         return None
-    cpus = {f"cpu{i}" for i in os.sched_getaffinity(0)} if hasattr(os, "sched_getaffinity") else None
-    busy = 0
-    for line in stat:
-        fields = line.split()
-        if fields and fields[0].startswith("cpu") and fields[0] != "cpu" and (cpus is None or fields[0] in cpus):
-            # user nice system idle iowait irq softirq steal: all but idle and iowait keep the core busy
-            busy += sum(int(v) for v in fields[1:4]) + sum(int(v) for v in fields[6:9])
-    return time.monotonic(), busy / _TICK, tree_ticks(processes(), os.getpid()) / _TICK
-
-
-def processes() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, CPU ticks with the reaped children's) of every process in /proc (a few ms for a
-    few hundred processes: read every INTERVAL at most)."""
-    table = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+    total = 0
+    for tid in tids:
         try:
-            fd = os.open(f"/proc/{entry.name}/stat", os.O_RDONLY)
-            try:
-                fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
-            finally:
-                os.close(fd)
-        except (OSError, IndexError):
-            continue  # the process has just ended
-        # after the name: state ppid ... utime(11) stime cutime cstime
-        table[int(entry.name)] = (int(fields[1]), sum(int(v) for v in fields[11:15]))
-    return table
-
-
-def tree_ticks(table: dict[int, tuple[int, int]], root: int) -> int:
-    """CPU ticks of `root` and its descendants in `table` (from `processes`)."""
-    tree, frontier = {root}, {root}
-    while frontier:
-        frontier = {pid for pid, (ppid, _) in table.items() if ppid in frontier and pid not in tree}
-        tree |= frontier
-    return sum(table[pid][1] for pid in tree if pid in table)
+            with open(f"{tasks}/{tid}/schedstat", "rb") as handle:
+                total += int(handle.read().split()[1])  # run time, wait time, time slices (ns)
+        except (OSError, IndexError, ValueError):
+            continue  # the thread has just ended, or the kernel keeps no schedstat
+    return total / 1e9
 
 
 class ThreadGovernor:
     """Sets torch's thread count by the policy above and keeps the seconds spent at each count."""
 
     def __init__(self, reading: Callable[[], float | None] | None = None, cores: int | None = None,
-                 clock: Callable[[], float] = time.monotonic, interval: float = INTERVAL):
-        self.reading = reading or OtherLoad()
+                 clock: Callable[[], float] = time.monotonic, interval: float = INTERVAL, probe: float = PROBE):
+        self.reading = reading or RunQueueWait()
         self.cores = cores or usable_cores()
         self.clock = clock
-        self.interval = interval
+        self.interval, self.probe = interval, probe
         self.fixed: int | None = None
         self.current: int | None = None
         self._decided = float("-inf")
+        self._changed = float("-inf")  # when the count last changed
         self._seconds: dict[int, float] = {}
         self._since: float | None = None  # None: no count used since the last reset_usage
         self._told = False  # the line saying why fewer threads than cores was logged since the reset
+        self._fresh = True  # the next adaptive decision starts afresh on every core (a stage starts)
 
     def set_threads(self, threads: int | None = None) -> int:
         """Fixes the count at `threads` (else $SEBENCH_THREADS), or with neither lets it adapt; returns it."""
         env = int(os.environ.get(THREADS_ENV) or 0)
-        self.fixed = threads or env or None
+        was_fixed, self.fixed = self.fixed, threads or env or None
         if self.fixed:
             why = "the stage's threads setting" if threads else f"${THREADS_ENV}"
             self._use(self.fixed, f"fixed by {why}")
             return self.fixed
-        return self.adapt(force=self._since is None)
+        self._fresh = self._fresh or was_fixed is not None
+        return self.adapt(setting=True)
 
-    def adapt(self, force: bool = False) -> int | None:
-        """Re-decides an adaptive count when INTERVAL has passed (or `force`); returns the count in use."""
-        if self.fixed or (self.current is None and not force):
-            return self.current  # fixed, or torch's threads were never set here (a GPU, a light stage)
+    def adapt(self, setting: bool = False) -> int | None:
+        """Re-decides an adaptive count when INTERVAL has passed; returns the count in use. The first
+        decision of a stage takes every core and starts a new measurement. Unless `setting` (set_threads),
+        nothing happens where torch's threads were never set (a GPU, a stage without torch)."""
+        if self.fixed or (self.current is None and not setting):
+            return self.current
         now = self.clock()
-        if force or now - self._decided >= self.interval:
-            load = self.reading()
-            self._decided = self.clock()
-            why = f"other processes kept {load:.1f} of {self.cores} cores busy" if load is not None else ""
-            self._use(threads_for(load, self.cores), why)
+        if self._fresh:
+            self._fresh = False
+            self.reading()  # the window so far spans the time between stages
+            self._decided = now
+            self._use(self.cores, "")
+        elif now - self._decided >= self.interval:
+            waited = self.reading()
+            self._decided = now
+            threads = threads_for(self.current, waited, self.cores)
+            if threads == self.current < self.cores and now - self._changed >= self.probe:
+                threads += 1  # a competitor may have left: try one more for an interval
+            self._use(threads, "" if waited is None else f"its {self.current} threads waited {waited:.2f} s a second "
+                      "for a core (another process is busy)")
         return self.current
 
     def _use(self, threads: int, why: str) -> None:
@@ -178,7 +156,7 @@ class ThreadGovernor:
             import torch
 
             torch.set_num_threads(threads)
-            self.current = threads
+            self.current, self._changed = threads, now
         fewer = threads < self.cores and not self._told  # said once a stage, with the reason
         if fewer or changed:
             log.log(logging.INFO if fewer else logging.DEBUG, "torch uses %d of %d CPU threads%s", threads,
@@ -192,7 +170,7 @@ class ThreadGovernor:
 
     def reset_usage(self) -> None:
         """Starts a new tally (a stage); counting starts when the stage next sets or adapts the count."""
-        self._seconds, self._since, self._told = {}, None, False
+        self._seconds, self._since, self._told, self._fresh = {}, None, False, True
 
     def usage(self) -> dict | None:
         """{"cores", "policy", "seconds": {threads: seconds}} since reset_usage; None if torch was not used."""
@@ -207,13 +185,33 @@ GOVERNOR = ThreadGovernor()  # torch's thread count is one per process, and so i
 
 
 def set_threads(threads: int | None = None) -> int:
-    """GOVERNOR.set_threads: `threads`, else $SEBENCH_THREADS, fixed; else adapting to the load."""
+    """GOVERNOR.set_threads: `threads`, else $SEBENCH_THREADS, fixed; else every core, then adapting."""
     return GOVERNOR.set_threads(threads)
 
 
 def adapt_threads() -> int | None:
-    """GOVERNOR.adapt: cheap to call often (between steps, between tokens); a no-op where threads are fixed."""
+    """GOVERNOR.adapt: cheap to call often (a few comparisons until INTERVAL has passed)."""
     return GOVERNOR.adapt()
+
+
+def watch_layers(model) -> None:
+    """Calls adapt_threads before each layer of the model's ModuleLists runs and, in training, when the
+    gradient of its input is ready (on the thread that runs the backward pass, between two layers)."""
+    import torch
+
+    def on_gradient(_grad):
+        adapt_threads()
+
+    def before_layer(_module, args, kwargs):
+        adapt_threads()
+        hidden = args[0] if args else kwargs.get("hidden_states")
+        if isinstance(hidden, torch.Tensor) and hidden.requires_grad:
+            hidden.register_hook(on_gradient)
+
+    for module in model.modules():
+        if isinstance(module, torch.nn.ModuleList):
+            for layer in module:
+                layer.register_forward_pre_hook(before_layer, with_kwargs=True)
 
 
 def reset_thread_usage() -> None:

@@ -164,13 +164,13 @@ def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):
 
 
 def test_each_stage_record_holds_the_threads_it_ran_on(tmp_path, monkeypatch, caplog):
-    """A scripted load: the training stage starts beside a competitor, which leaves; the judge sets none."""
+    """A scripted wait: a competitor comes 30 s into the training stage; the judge sets no threads."""
     import logging
 
     torch = pytest.importorskip("torch")
     from sebench import threads
 
-    clock, loads = [0.0], [1.0, 0.0]
+    clock, loads = [0.0], [0.0, 0.9]
     monkeypatch.delenv(threads.THREADS_ENV, raising=False)
     monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=lambda: loads.pop(0), cores=2,
                                                                     clock=lambda: clock[0]))
@@ -190,9 +190,10 @@ def test_each_stage_record_holds_the_threads_it_ran_on(tmp_path, monkeypatch, ca
     finally:
         torch.set_num_threads(before)
     judged = book.run("judge", {}, [tmp_path / "v"], lambda: (tmp_path / "v").write_text("x"))
-    assert trained["threads"] == {"cores": 2, "policy": "adaptive", "seconds": {"2": 90.0, "1": 30.0}}
+    assert trained["threads"] == {"cores": 2, "policy": "adaptive", "seconds": {"2": 30.0, "1": 90.0}}
     assert judged["threads"] is None
-    assert "30 s of them on fewer CPU threads than the 2 cores" in caplog.text
+    assert "90 s of them on fewer CPU threads than the 2 cores" in caplog.text
+    assert "waited 0.90 s a second for a core" in caplog.text
 
 
 def test_the_study_still_rebuilds_its_own_instance(tmp_path, monkeypatch):

@@ -1,8 +1,9 @@
-"""Training lets torch's threads follow the load between micro-batches, and train_config.json says how
-many it used (a scripted load reading: no real competing process)."""
+"""Training lets torch's threads follow the load as the model's layers run, and train_config.json says how
+many it used (a scripted wait reading: no real competing process)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -15,23 +16,23 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 
-def test_sft_re_decides_its_threads_between_micro_batches(built_instance, tiny_model, tmp_path, monkeypatch):
-    loads = iter([0.0, 1.0, 0.0, 1.0] * 20)  # a competitor that comes and goes
+def test_sft_re_decides_its_threads_as_it_trains(built_instance, tiny_model, tmp_path, monkeypatch):
+    waits = itertools.cycle([0.0, 0.9])  # a competitor that comes and goes
     seen = []
 
     def reading():
         seen.append(torch.get_num_threads())
-        return next(loads)
+        return next(waits)
 
     monkeypatch.delenv(threads.THREADS_ENV, raising=False)
-    monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=reading, cores=2, interval=0.0))
+    monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=reading, cores=2, interval=0.0, probe=0.0))
     before = torch.get_num_threads()
     try:
         out = run(TrainConfig(data=built_instance, regime="closed-sft", out=tmp_path / "ckpt", model=str(tiny_model),
                               max_steps=3, batch_size=1, grad_accum=2, max_examples=6))
     finally:
         torch.set_num_threads(before)
-    assert len(seen) >= 6  # at loading, then before each of the 6 micro-batches
+    assert len(seen) >= 13  # at loading, then as the layers of the 6 micro-batches run (forward, backward)
     assert {1, 2} <= set(seen[1:])  # the count did change while training
     used = json.loads((out / "train_config.json").read_text())["threads"]
     assert used["cores"] == 2 and used["policy"] == "adaptive" and set(used["seconds"]) == {"2", "1"}

@@ -250,14 +250,11 @@ def _update(model: Any, optimizer: Any, samples: list[Sample], tensors: list[_Te
     """One optimizer step on a mini-batch: the clipped surrogate on the training prompts; returns the loss."""
     import torch
 
-    from sebench.threads import adapt_threads
-
     model.train()
     optimizer.zero_grad(set_to_none=True)
     total_tokens = max(1, sum(len(t.completion) for t in tensors))
     total = 0.0
     for i in range(0, len(tensors), cfg.batch_size):
-        adapt_threads()  # between micro-batches, as sampling does between tokens (generate_tokens)
         part, part_samples = tensors[i:i + cfg.batch_size], samples[i:i + cfg.batch_size]
         logps, mask = token_logps(model, [t.train_prompt for t in part], [t.completion for t in part],
                                   cfg.temperature, pad)

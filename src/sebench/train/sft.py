@@ -101,26 +101,8 @@ def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConf
     collator = LeftPaddedBatches(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
     return _answer_only_trainer_class()(
         model=model, args=args, train_dataset=dataset, processing_class=tokenizer, data_collator=collator,
-        peft_config=peft_config(cfg), callbacks=[_adapt_threads_callback()(), *(callbacks or [])],
+        peft_config=peft_config(cfg), callbacks=callbacks,
     )
-
-
-@functools.lru_cache(maxsize=1)
-def _adapt_threads_callback() -> type:
-    """A TrainerCallback that lets torch's CPU threads follow the machine's load between micro-batches
-    (sebench.threads; a no-op where the threads are fixed or on a GPU)."""
-    from transformers import TrainerCallback
-
-    from sebench.threads import adapt_threads
-
-    class AdaptThreads(TrainerCallback):
-        def on_step_begin(self, args, state, control, **kwargs):
-            adapt_threads()
-
-        def on_substep_end(self, args, state, control, **kwargs):
-            adapt_threads()
-
-    return AdaptThreads
 
 
 def answer_loss(model: Any, batch: dict, num_items_in_batch: Any = None) -> Any:

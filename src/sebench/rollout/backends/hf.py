@@ -169,8 +169,6 @@ def generate_tokens(model: Any, prompts: list[list[int]], max_new_tokens: int, e
     import torch
     from transformers import DynamicCache
 
-    from sebench.threads import adapt_threads
-
     device = model.device
     width = max(len(ids) for ids in prompts)
     input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
@@ -207,7 +205,6 @@ def generate_tokens(model: Any, prompts: list[list[int]], max_new_tokens: int, e
             logits = model(input_ids=chosen[:, None], attention_mask=attention, position_ids=next_position,
                            past_key_values=cache, use_cache=True).logits[:, -1]
             next_position = next_position + 1
-            adapt_threads()  # other processes may have taken or freed cores since the last decision
     return tokens
 
 
