@@ -10,12 +10,12 @@ CPU, so that a competitor that arrives in the middle of a long step costs at mos
 
 - fixed: the stage's `threads` setting (`sebench train --threads`, `sebench rollout --threads`, the run's
   `train.threads` / `rollout.threads`), else $SEBENCH_THREADS: that count, never changed;
-- adaptive (the default): a stage starts on every usable core; at most every INTERVAL seconds, the time
-  this process's threads spent waiting for a core since the last decision is read (`RunQueueWait`, from
-  /proc/self/task/*/schedstat) and torch keeps the cores its threads actually got: n threads that waited
-  w thread-seconds a second got n - w cores, rounded down unless w is below SLACK (`threads_for`). After
-  PROBE seconds on fewer threads than cores, one more is tried for an interval, so a competitor that has
-  left gives its core back.
+- adaptive (the default): a stage starts on every usable core; CHECK seconds after each change, then
+  every INTERVAL seconds, the time this process's threads spent waiting for a core since the last
+  decision is read (`RunQueueWait`, from /proc/self/task/*/schedstat) and torch keeps the cores its
+  threads actually got: n threads that waited w thread-seconds a second got n - w cores, rounded down
+  unless w is below SLACK (`threads_for`). After PROBE seconds on fewer threads than cores, one more is
+  tried (and checked CHECK seconds later), so a competitor that has left gives its core back.
 
 What the threads wait for is the measure, not what other processes use: the scheduler's own answer takes
 priorities, session groups and containers into account (a niced indexer that yields its core costs
@@ -45,7 +45,8 @@ from collections.abc import Callable
 log = logging.getLogger(__name__)
 
 THREADS_ENV = "SEBENCH_THREADS"  # the documented fallback of the stages' `threads` settings
-INTERVAL = 2.0  # seconds between two decisions of the adaptive policy
+INTERVAL = 2.0  # seconds between two decisions of the adaptive policy while the count holds
+CHECK = 0.5  # seconds before a new count (a stage's start, a probe) is checked: a wrong one costs little
 SLACK = 0.25  # thread-seconds a second of waiting that are noise (a kernel thread), not a busy core
 PROBE = 30.0  # seconds on fewer threads than cores before one more is tried
 
@@ -100,14 +101,15 @@ class ThreadGovernor:
     """Sets torch's thread count by the policy above and keeps the seconds spent at each count."""
 
     def __init__(self, reading: Callable[[], float | None] | None = None, cores: int | None = None,
-                 clock: Callable[[], float] = time.monotonic, interval: float = INTERVAL, probe: float = PROBE):
+                 clock: Callable[[], float] = time.monotonic, interval: float = INTERVAL, check: float = CHECK,
+                 probe: float = PROBE):
         self.reading = reading or RunQueueWait()
         self.cores = cores or usable_cores()
         self.clock = clock
-        self.interval, self.probe = interval, probe
+        self.interval, self.check, self.probe = interval, check, probe
         self.fixed: int | None = None
         self.current: int | None = None
-        self._decided = float("-inf")
+        self._next = float("-inf")  # when the next adaptive decision is due
         self._changed = float("-inf")  # when the count last changed
         self._seconds: dict[int, float] = {}
         self._since: float | None = None  # None: no count used since the last reset_usage
@@ -126,7 +128,7 @@ class ThreadGovernor:
         return self.adapt(setting=True)
 
     def adapt(self, setting: bool = False) -> int | None:
-        """Re-decides an adaptive count when INTERVAL has passed; returns the count in use. The first
+        """Re-decides an adaptive count when its time has come; returns the count in use. The first
         decision of a stage takes every core and starts a new measurement. Unless `setting` (set_threads),
         nothing happens where torch's threads were never set (a GPU, a stage without torch)."""
         if self.fixed or (self.current is None and not setting):
@@ -135,16 +137,16 @@ class ThreadGovernor:
         if self._fresh:
             self._fresh = False
             self.reading()  # the window so far spans the time between stages
-            self._decided = now
             self._use(self.cores, "")
-        elif now - self._decided >= self.interval:
+            self._next = now + self.check
+        elif now >= self._next:
             waited = self.reading()
-            self._decided = now
             threads = threads_for(self.current, waited, self.cores)
             if threads == self.current < self.cores and now - self._changed >= self.probe:
-                threads += 1  # a competitor may have left: try one more for an interval
-            self._use(threads, "" if waited is None else f"its {self.current} threads waited {waited:.2f} s a second "
-                      "for a core (another process is busy)")
+                threads += 1  # a competitor may have left: try one more
+            self._next = now + (self.check if threads != self.current else self.interval)
+            self._use(threads, "" if waited is None else f"its {self.current} threads waited {waited:.2f} s a "
+                      "second for a core (another process is busy)")
         return self.current
 
     def _use(self, threads: int, why: str) -> None:

@@ -25,7 +25,8 @@ def test_sft_re_decides_its_threads_as_it_trains(built_instance, tiny_model, tmp
         return next(waits)
 
     monkeypatch.delenv(threads.THREADS_ENV, raising=False)
-    monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=reading, cores=2, interval=0.0, probe=0.0))
+    monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=reading, cores=2, interval=0.0, check=0.0,
+                                                                    probe=0.0))
     before = torch.get_num_threads()
     try:
         out = run(TrainConfig(data=built_instance, regime="closed-sft", out=tmp_path / "ckpt", model=str(tiny_model),
