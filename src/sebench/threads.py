@@ -23,12 +23,13 @@ nothing; one in another scheduling group, or a neighbour in another container, d
 our own children (the judge's sandbox) makes torch wait only while the two really run at once.
 
 Why not all cores with OpenMP's passive wait policy: measured on 2 cores beside a one-core busy loop
-(bench/busy_machine.py), two threads that spin-wait (OpenMP's default) waited 0.8 thread-seconds a second
-and ran 2.4x slower than one thread did beside the same loop (a matrix product; an SFT step of the
-embedded model: 6x slower than idle); OMP_WAIT_POLICY=PASSIVE (honoured when set in os.environ before
-torch is first imported, not after) still ran the loaded SFT step 1.8x slower than its idle one, and its
-idle generation and steps were no faster than with the default policy. One thread beside the loop ran at
-its idle speed. So the count follows the waiting, with OpenMP's default wait policy.
+(bench/busy_machine.py, the embedded model), two threads that spin-wait (OpenMP's default) ran an SFT
+step about 6x slower than idle (on a matrix product they waited 0.84 thread-seconds a second); with OMP_WAIT_POLICY=PASSIVE
+(honoured when set in os.environ before torch is first imported, not after) two threads still ran it
+1.2-2.7x slower than one thread did beside the same loop, and the passive policy made the idle step
+1.05-1.5x slower. One thread beside the loop ran at its idle speed: SFT 1.5-1.6x slower than two idle
+threads (one core's speed against two), generation about 1.1x. So the count follows the waiting, with
+OpenMP's default wait policy.
 
 Each stage records the seconds it ran at each count (`reset_thread_usage`, `thread_usage`), as memory.py
 does for the peak memory: the run's stage records and `sebench train`'s train_config.json hold them.
