@@ -130,6 +130,9 @@ def test_the_wait_is_summed_over_the_threads_that_are_still_there(tmp_path):
         (tmp_path / tid / "schedstat").write_text(line)  # 12: a thread that ended as it was read
     assert threads._waited_seconds(str(tmp_path)) == 3.0
     assert threads._waited_seconds(str(tmp_path / "absent")) is None
+    for tid in ("10", "11"):
+        (tmp_path / tid / "schedstat").unlink()  # a kernel without schedstat: unknown, not "no waiting"
+    assert threads._waited_seconds(str(tmp_path)) is None
 
 
 def test_the_count_can_change_inside_a_forward_and_a_backward_pass(monkeypatch):

@@ -83,19 +83,21 @@ class RunQueueWait:
 
 
 def _waited_seconds(tasks: str = "/proc/self/task") -> float | None:
-    """Seconds every live thread of this process has spent on a run queue, waiting for a core."""
+    """Seconds every live thread of this process has spent on a run queue, waiting for a core (None where
+    the kernel keeps no such count)."""
     try:
         tids = os.listdir(tasks)
     except OSError:
         return None
-    total = 0
+    read, total = False, 0
     for tid in tids:
         try:
             with open(f"{tasks}/{tid}/schedstat", "rb") as handle:
                 total += int(handle.read().split()[1])  # run time, wait time, time slices (ns)
+            read = True
         except (OSError, IndexError, ValueError):
-            continue  # the thread has just ended, or the kernel keeps no schedstat
-    return total / 1e9
+            continue  # the thread has just ended
+    return total / 1e9 if read else None
 
 
 class ThreadGovernor:
