@@ -173,7 +173,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
     try:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no such call (macOS), no C library by that name (Windows)
         return False
     at_fdcwd, rename_exchange = -100, 2
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
