@@ -1,14 +1,11 @@
 """Speed on a busy machine: SFT steps and a generation of the embedded model, idle and beside a busy core.
 
-    python bench/busy_machine.py                          # every policy (about 6 min on 2 cores)
-    python bench/busy_machine.py --policies adaptive      # only sebench's policy
+    python bench/busy_machine.py                          # every policy (4.5-7 min on 2 cores)
+    python bench/busy_machine.py --policies adaptive      # only sebench's policy (about 2 min)
 
-The competitor is one Python busy loop in a process of its own (one core, steady). On a machine that
-other work shares, give the bench's session the machine (as root, Linux with autogroups):
-`setsid sh -c 'echo -20 > /proc/self/autogroup; exec python bench/busy_machine.py'`; the other sessions
-then get about 1% of the CPU, and the competitor, in the bench's session, its full share. Each thread policy runs in a
-process of its own (OpenMP reads its wait policy once, when torch loads), the model loaded once, through
-these scenarios, each a "stage" that chooses its threads when it starts:
+The competitor is one Python busy loop (one core, steady). Each thread policy runs in a process of its
+own (OpenMP reads its wait policy once, when torch loads), the model loaded once, through these
+scenarios, each a "stage" that chooses its threads when it starts:
 
   idle      nothing else runs
   loaded    the competitor runs from before the stage starts to its end
@@ -20,15 +17,21 @@ Policies:
 
   snapshot  the count chosen once when the stage starts, from the runnable tasks in /proc/loadavg, then
             fixed (what sebench did before sebench.threads)
-  passive   all usable cores, OpenMP's passive wait policy (OMP_WAIT_POLICY=PASSIVE); idle and loaded only,
-            since it never changes its count
-  adaptive  sebench.threads, the default: every core at the start, then re-decided every 2 s at most, as
-            the model's layers run, from the time its threads waited for a core
+  passive   all usable cores, OpenMP's passive wait policy (OMP_WAIT_POLICY=PASSIVE); idle and loaded
+            only, since it never changes its count
+  adaptive  sebench.threads, the default: every core at the start, then re-decided as the model's layers
+            run, from the time its threads waited for a core
 
-A stage is --steps SFT steps of one example of about --tokens tokens each through sebench's SFT trainer
-(all timed, the first included: it holds the stage's first decision), then one generate call of --prompts prompts x --max-tokens tokens (greedy) through the
-hf backend. Prints seconds per SFT step and for the generation, each over the same policy's idle run and
-over the adaptive policy's idle run; target: loaded within 1.5x of idle.
+A stage is --steps SFT steps of one example of about --tokens tokens through sebench's SFT trainer (all
+timed, the first included: it holds the stage's first decision), then one generate call of --prompts
+prompts x --max-tokens tokens (greedy) through the hf backend. Prints seconds per SFT step and for the
+generation, each over the same policy's idle run and over the adaptive policy's idle run; target: loaded
+within 1.5x of idle.
+
+On a machine that other work shares, give the bench's session the machine (as root, Linux with
+autogroups): `setsid sh -c 'echo -20 > /proc/self/autogroup; exec python bench/busy_machine.py'`; the
+other sessions then get about 1% of the CPU, and the competitor, in the bench's session, its full share
+(the snapshot policy still counts their runnable tasks, as it did on such a machine).
 """
 
 from __future__ import annotations
@@ -52,22 +55,21 @@ TARGET = 1.5
 
 
 class Competitor:
-    """One core kept busy by a Python loop in a process of its own (not our child: sebench.threads counts
-    its own descendants as its own work), at this process's priority, started and stopped at will."""
+    """One core kept busy by a Python loop in a subprocess, started and stopped at will."""
 
     def __init__(self) -> None:
-        self.pid: int | None = None
+        self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        if self.pid is None:
-            loop = f"{sys.executable} -c 'while True: pass' >/dev/null 2>&1 & echo $!"
-            self.pid = int(subprocess.run(["sh", "-c", loop], stdout=subprocess.PIPE, text=True, check=True).stdout)
+        if self.proc is None:
+            self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
             time.sleep(0.3)  # running before anything is measured
 
     def stop(self) -> None:
-        if self.pid is not None:
-            os.kill(self.pid, signal.SIGKILL)
-            self.pid = None
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
 
 
 def snapshot_threads(samples: int = 5, interval: float = 0.05) -> int:
