@@ -67,8 +67,8 @@ class WarmupConfig:
     max_length: int = _opt(2048, "longest prompt+answer in tokens; longer examples are left out")
     seed: int = _opt(0, "seed of the example choice and of training")
     cache_dir: Path = _opt(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
-    threads: int | None = _opt(None, "CPU threads for training (default: $SEBENCH_THREADS, else following the "
-                               "cores that other processes leave free)", minimum=1)
+    threads: int | None = _opt(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+                               "while other processes keep some busy)", minimum=1)
 
     def __post_init__(self) -> None:
         self.data = Path(self.data)

@@ -187,8 +187,8 @@ class TrainConfig:
     overwrite: bool = field(default=False, metadata={"help": "replace an existing checkpoint in OUT"})
     threads: int | None = field(
         default=None,
-        metadata={"minimum": 1, "help": "CPU threads for training (default: $SEBENCH_THREADS, else following the "
-                  "cores that other processes leave free, re-decided every few seconds)"},
+        metadata={"minimum": 1, "help": "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+                  "while other processes keep some busy: re-decided every few seconds)"},
     )
 
     def __post_init__(self) -> None:
