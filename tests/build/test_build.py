@@ -10,6 +10,7 @@ from sebench.build.run import build_instance
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import ApiDoc, read_records
+from sebench.tasks.generate import TaskSizes
 
 OFFICIAL = Path(__file__).resolve().parents[3] / "shared/reference/official_api_doc.jsonl"
 
@@ -69,16 +70,57 @@ def test_docstrings_reach_the_package(tmp_path):
     assert json.loads(res.stdout) == docs
 
 
-def test_rebuild_replaces_an_instance_but_not_other_folders(tmp_path):
+def _tree(root: Path) -> dict[str, str]:
+    """Every file and folder under root: the sha256 of a file, "dir" for a folder."""
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(root.rglob("*"))}
+
+
+def test_build_over_an_instance_is_refused_and_changes_nothing(tmp_path, capsys):
+    from sebench.cli import main
+
+    root = _quick(tmp_path / "inst", 3, task_sizes=TaskSizes(train=3, single=2, multiple=1))
+    run = tmp_path / "runs" / "quick"  # a study made on it with --instance
+    (run / "stages").mkdir(parents=True)
+    (run / "stages" / "instance.json").write_text(json.dumps({"stage": "instance", "config": {"path": str(root)}}))
+    before = _tree(tmp_path)
+    assert main(["build", "--out", str(root), "--seed", "4", "--no-tasks"]) == 2
+    message = capsys.readouterr().err.strip()
+    assert len(message.splitlines()) == 1
+    counts = Instance.open(root).manifest()["counts"]
+    tasks = ", ".join(f"{counts[s]} {s}" for s in ("train", "single_test", "multiple_test") if counts[s])
+    for lost in (f"tasks: {tasks}", "package ", "private/mapping.json", str(run), "--overwrite"):
+        assert lost in message
+    assert _tree(tmp_path) == before  # not a byte changed, and nothing written beside it
+
+
+def test_overwrite_swaps_in_a_complete_instance(tmp_path):
     root = _quick(tmp_path / "inst", 3)
     (root / "stale.txt").write_text("x")
-    _quick(root, 3)
-    assert not (root / "stale.txt").exists()
+    _quick(root, 6, overwrite=True)
+    assert _files(root) == _files(_quick(tmp_path / "fresh", 6))  # the new instance, whole, nothing old in it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "inst"]  # no .partial or .old left
     other = tmp_path / "notes"
     other.mkdir()
     (other / "a.txt").write_text("keep")
     with pytest.raises(SebenchError, match="not an instance directory"):
-        _quick(other, 3)
+        _quick(other, 3, overwrite=True)
+
+
+def test_a_build_that_fails_midway_leaves_the_old_instance(tmp_path, monkeypatch):
+    from sebench.build import run as build_run
+
+    root = _quick(tmp_path / "inst", 3)
+    before = _tree(root)
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # the package and docs of the new instance are written by now
+
+    monkeypatch.setattr(build_run, "write_task_files", killed)
+    with pytest.raises(KeyboardInterrupt):
+        _quick(root, 4, task_sizes=TaskSizes(train=3, single=2, multiple=1), overwrite=True)
+    assert _tree(root) == before
+    assert Instance(tmp_path / "inst.partial").mapping()["functions"]  # the new one stopped beside it
 
 
 def test_package_name_option(tmp_path):

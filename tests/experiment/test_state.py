@@ -161,3 +161,53 @@ def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):
     assert calls == ["report", "report"] and book.get("report")["config"] == {"verdicts": 2}
     with pytest.raises(SebenchError, match="--overwrite"):
         book.run("report", {"verdicts": 3}, [out], _writer(out, calls))  # any other stage is refused
+
+
+def test_each_stage_record_holds_the_threads_it_ran_on(tmp_path, monkeypatch, caplog):
+    """A scripted wait: a competitor comes 30 s into the training stage; the judge sets no threads."""
+    import logging
+
+    torch = pytest.importorskip("torch")
+    from sebench import threads
+
+    clock, loads = [0.0], [0.0, 0.9]
+    monkeypatch.delenv(threads.THREADS_ENV, raising=False)
+    monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=lambda: loads.pop(0), cores=2,
+                                                                    clock=lambda: clock[0]))
+    before = torch.get_num_threads()
+
+    def train():
+        threads.set_threads()
+        clock[0] += 30.0
+        threads.adapt_threads()
+        clock[0] += 90.0
+        (tmp_path / "ckpt").write_text("x")
+
+    book = StageBook(tmp_path)
+    try:
+        with caplog.at_level(logging.INFO, logger="sebench"):
+            trained = book.run("train:closed-sft", {}, [tmp_path / "ckpt"], train)
+    finally:
+        torch.set_num_threads(before)
+    judged = book.run("judge", {}, [tmp_path / "v"], lambda: (tmp_path / "v").write_text("x"))
+    assert trained["threads"] == {"cores": 2, "policy": "adaptive", "seconds": {"2": 30.0, "1": 90.0}}
+    assert judged["threads"] is None
+    assert "90 s of them on fewer CPU threads than the 2 cores" in caplog.text
+    assert "waited 0.90 s a second for a core" in caplog.text
+
+
+def test_the_study_still_rebuilds_its_own_instance(tmp_path, monkeypatch):
+    """`sebench build` refuses to build over an instance; the study's build stage removes its own output
+    before it runs again, so a changed seed with --overwrite rebuilds RUN_DIR/instance as before."""
+    from sebench.build import run as build_run
+    from sebench.experiment.run import Study
+    from sebench.instance import Instance
+
+    real = build_run.build_instance
+    monkeypatch.setattr(build_run, "build_instance", lambda out, **kw: real(out, docs=False, audit=False, **kw))
+    small = {"functions": 0, "build_train": 3, "build_single": 0, "build_multiple": 0}
+    Study(resolve("quick", small), tmp_path).prepare_data()
+    with pytest.raises(SebenchError, match=r"stage 'build' .*seed: 0 -> 1.*pass --overwrite"):
+        Study(resolve("quick", {**small, "seed": 1}), tmp_path).prepare_data()
+    Study(resolve("quick", {**small, "seed": 1}), tmp_path, overwrite=True).prepare_data()
+    assert Instance.open(tmp_path / "instance").manifest()["seed"] == 1

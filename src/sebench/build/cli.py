@@ -14,7 +14,8 @@ def register(subparsers) -> None:
         description="Build an instance directory: a pseudo-novel package made from NumPy with random names, "
                     "its rewritten docs, the task splits and private/mapping.json; the leak audit runs last "
                     "and any finding fails the build.")
-    p.add_argument("--out", type=Path, required=True, help="instance directory to write (replaced if it is one)")
+    p.add_argument("--out", type=Path, required=True,
+                   help="instance directory to write (an instance already there is refused without --overwrite)")
     p.add_argument("--seed", type=int, default=0, help="seed of names and tasks; same seed, same bytes (default 0)")
     p.add_argument("--package-name", help="use this package name instead of a random one")
     p.add_argument("--mapping-from", type=Path, metavar="FILE",
@@ -26,6 +27,9 @@ def register(subparsers) -> None:
     p.add_argument("--n-single", type=int, help="number of one-function test tasks")
     p.add_argument("--n-multiple", type=int, help="number of multi-function test tasks")
     p.add_argument("--no-tasks", action="store_true", help="write no task files")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an instance already at --out (its tasks, mapping and the runs made on it are lost); "
+                        "the new one is built beside it and swapped in only once complete")
     p.set_defaults(func=run_build)
 
 
@@ -49,6 +53,6 @@ def run_build(args: argparse.Namespace) -> int:
     from sebench.build.run import build_instance
 
     out = build_instance(args.out, args.seed, package_name=args.package_name, mapping_from=args.mapping_from,
-                         task_sizes=task_sizes(args), docs_from=args.docs)
+                         task_sizes=task_sizes(args), docs_from=args.docs, overwrite=args.overwrite)
     print(out)
     return 0

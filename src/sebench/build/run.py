@@ -5,13 +5,17 @@ only with task sizes) -> audit (any finding fails the build; with the release's 
 not write and does not fix, the findings are only counted in a warning) -> manifest.json last.
 The instance is assembled in a sibling folder DIR.partial and moved into place only when complete, so
 an interrupted or failed build never leaves a half-written instance behind at DIR (a failed audit
-keeps DIR.partial for inspection).
+keeps DIR.partial for inspection). An instance already at DIR is replaced only with overwrite=True
+(`--overwrite`), and then by swapping the two folders once the new one is complete: its tasks, private
+mapping and the runs made on it cannot be rebuilt by accident.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import os
 import shutil
 from pathlib import Path
 
@@ -38,8 +42,9 @@ log = logging.getLogger(__name__)
 
 def build_instance(out: Path, seed: int, package_name: str | None = None, mapping_from: Path | None = None,
                    task_sizes: TaskSizes | None = None, *, docs: bool = True, audit: bool = True,
-                   docs_from: str = "sebench") -> Path:
-    """Builds the instance for `seed` at `out` (replacing an earlier instance there); returns `out`.
+                   docs_from: str = "sebench", overwrite: bool = False) -> Path:
+    """Builds the instance for `seed` at `out`; returns `out`. An instance already at `out` is refused
+    (naming what would be lost) unless `overwrite`, and then replaced only once the new one is complete.
 
     docs_from="original" takes the docs from the release's api_doc.jsonl (`mapping_from`, required).
     docs=False keeps the minimal docstrings (signature + one line) instead of the rewritten docs, and
@@ -50,7 +55,7 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
     if docs_from == "original" and mapping_from is None:
         raise SebenchError("--docs original takes the docs from the release's api_doc.jsonl: give it with --mapping-from")
     out = Path(out).absolute()
-    _check_target(out)
+    _check_target(out, overwrite)
     names = make_names(seed, package_name, mapping_from)
     released_docs = release_api_docs(Path(mapping_from), names) if docs_from == "original" else None
     work = out.with_name(out.name + ".partial")
@@ -74,9 +79,49 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
     return out
 
 
-def _check_target(out: Path) -> None:
+def _check_target(out: Path, overwrite: bool) -> None:
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
         raise SebenchError(f"{out}: exists and is not an instance directory; choose an empty or new folder")
+    if (out / "manifest.json").is_file() and not overwrite:
+        raise SebenchError(f"{out}: an instance is already there ({_what_is_there(out)}); building over it would "
+                           "lose them: pass --overwrite to replace it once the new one is complete, or choose "
+                           "another --out")
+
+
+def _what_is_there(out: Path) -> str:
+    """The instance's package and seed, its task splits, its private mapping and the runs made on it."""
+    try:
+        manifest = Instance(out).manifest()
+    except (SebenchError, OSError, ValueError):
+        manifest = {}
+    counts = manifest.get("counts", {})
+    tasks = [f"{counts[split]} {split}" for split in ("train", "single_test", "multiple_test") if counts.get(split)]
+    parts = [f"package {manifest.get('package', '?')}, seed {manifest.get('seed', '?')}",
+             f"tasks: {', '.join(tasks)}" if tasks else "no tasks"]
+    if (out / "private" / "mapping.json").is_file():
+        parts.append("private/mapping.json")
+    runs = dependent_runs(out)
+    if runs:
+        parts.append("used by the run" + ("s " if len(runs) > 1 else " ") + ", ".join(str(r) for r in runs))
+    return "; ".join(parts)
+
+
+def dependent_runs(instance: Path) -> list[Path]:
+    """The `sebench run` directories made on `instance` that are found near it: the run it was built in
+    (RUN_DIR/instance) and runs beside it, or one folder below, that were given it with --instance."""
+    instance = instance.resolve()
+    runs = []
+    if (instance.parent / "stages" / "build.json").is_file() and instance.name == "instance":
+        runs.append(instance.parent)
+    for record in sorted([*instance.parent.glob("*/stages/instance.json"),
+                          *instance.parent.glob("*/*/stages/instance.json")]):
+        try:
+            path = json.loads(record.read_text(encoding="utf-8"))["config"]["path"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if Path(path).resolve() == instance:
+            runs.append(record.parent.parent)
+    return runs
 
 
 def file_hashes(root: Path) -> dict[str, str]:
@@ -105,13 +150,30 @@ def _write_manifest(inst: Instance, names: Names, seed: int, counts: dict, docs_
 
 
 def _replace(work: Path, out: Path) -> None:
-    if out.exists():
-        old = out.with_name(out.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
-        out.rename(old)
-        work.rename(out)
-        shutil.rmtree(old)
-    else:
+    """Moves the complete instance `work` to `out`; an old one there is swapped out in one step where the
+    OS can (Linux renameat2), else by two renames, then deleted."""
+    if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         work.rename(out)
+        return
+    if _exchange(work, out):
+        shutil.rmtree(work)  # now the old instance
+        return
+    old = out.with_name(out.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    out.rename(old)
+    work.rename(out)
+    shutil.rmtree(old)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swaps two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where that is not available."""
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError, TypeError):  # no such call (macOS), no C library by that name (Windows)
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0

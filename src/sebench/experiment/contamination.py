@@ -121,7 +121,8 @@ def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -
         chosen = [p for p in task_files if SPLIT_FILE_NAMES.get(p.name, cfg.split) == cfg.split]
         if not chosen:
             raise SebenchError(f"{cfg.tasks}: no {cfg.split} tasks here")
-        build_instance(root, cfg.seed, mapping_from=mapping_from, docs=False, audit=cfg.audit)
+        # this command's own instance, left unfinished (no tasks imported) by an earlier run: built again
+        build_instance(root, cfg.seed, mapping_from=mapping_from, docs=False, audit=cfg.audit, overwrite=True)
         import_official(chosen, root, split=cfg.split, overwrite=True)
     return Instance.open(root)
 

@@ -2,7 +2,8 @@
 
 Run directory:
 
-    RUN_DIR/manifest.json                        seeds, versions, commands, data hashes, stage timings
+    RUN_DIR/manifest.json                        seeds, versions, commands, data hashes, stage timings and
+                                                 CPU threads
     RUN_DIR/stages/<stage>.json                  completion records (see state.py)
     RUN_DIR/instance/                            the built instance (unless --instance is given)
     RUN_DIR/data/                                the studied subset (presets with `functions` set)
@@ -32,7 +33,8 @@ UNTRAINED = "untrained"
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
 # settings of the stages' configs that change how fast they run or where they write, not what they produce:
 # left out of the completion records, so that changing them does not redo a stage
-ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env")
+ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env",
+                 "threads")
 JUDGE_SPEED = ("workers", "sandbox_url", "no_bwrap", "progress")
 TRAIN_SPEED = ("overwrite", "threads", "judge_workers")
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
@@ -162,6 +164,7 @@ class Study:
     def _build(self, out: Path, sizes) -> None:
         from sebench.build.run import build_instance
 
+        # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
         build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
 
     def _select(self, instance: Path, data: Path, sizes) -> None:
@@ -364,7 +367,7 @@ class Study:
             "not_trained": self.not_trained,
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
-                                                          "peak_rss_mb", "outputs")} for r in records},
+                                                          "peak_rss_mb", "threads", "outputs")} for r in records},
         }
         write_json(self.root / "manifest.json", manifest)
 

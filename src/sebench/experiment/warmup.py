@@ -67,6 +67,8 @@ class WarmupConfig:
     max_length: int = _opt(2048, "longest prompt+answer in tokens; longer examples are left out")
     seed: int = _opt(0, "seed of the example choice and of training")
     cache_dir: Path = _opt(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
+    threads: int | None = _opt(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+                               "while other processes keep some busy)", minimum=1)
 
     def __post_init__(self) -> None:
         self.data = Path(self.data)
@@ -86,8 +88,8 @@ class WarmupConfig:
         raise SebenchError("name the studied functions: --studied a,b,c or --studied-from SUBSET_DIR")
 
     def key_settings(self) -> dict:
-        """The settings that decide the warm-up checkpoint (all but paths and the studied list)."""
-        skip = {"data", "studied", "studied_from", "cache_dir"}
+        """The settings that decide the warm-up checkpoint (all but paths, the studied list and the threads)."""
+        skip = {"data", "studied", "studied_from", "cache_dir", "threads"}
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in skip}
 
 
@@ -181,6 +183,7 @@ def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
         functions=p.functions, max_examples=cfg.max_examples, epochs=cfg.epochs, lr=cfg.lr,
         batch_size=1, grad_accum=cfg.batch_size,  # one example per forward: prompts with docs are long, and
         max_length=cfg.max_length, seed=cfg.seed,  # 8 of them at once peaked at 11.2 GB; the update is the same
+        threads=cfg.threads,
     ))
     write_json(p.entry / "warmup.json", {  # written last: it marks the entry complete
         "key": p.key, "settings": cfg.key_settings(), "instance": str(cfg.data),

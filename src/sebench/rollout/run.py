@@ -76,6 +76,8 @@ class RolloutConfig:
     device: str | None = _opt(None, "cpu | cuda | cuda:1 ... for hf models (default: cuda if available)")
     batch_size: int | None = _opt(None, "rows per generate call for hf models (default 16 on CPU, 64 on GPU)",
                                   minimum=1)
+    threads: int | None = _opt(None, "CPU threads for hf models (default: $SEBENCH_THREADS, else every core, fewer "
+                               "while other processes keep some busy: re-decided every few seconds)", minimum=1)
     context_tokens: int | None = _opt(None, "the model's context length, when the backend cannot tell (full-doc)",
                                       minimum=1)
     max_searches: int = _opt(3, "retrieval mode: searches allowed before the answer", minimum=0)
@@ -182,7 +184,7 @@ def check_model_spec(cfg: RolloutConfig) -> None:
 
 def backend_options(cfg: RolloutConfig) -> dict:
     options = {"concurrency": cfg.concurrency, "device": cfg.device, "batch_size": cfg.batch_size,
-               "base_url": cfg.base_url}
+               "base_url": cfg.base_url, "threads": cfg.threads}
     if cfg.api_key_env:
         options["api_key_env"] = cfg.api_key_env
     if cfg.context_tokens:

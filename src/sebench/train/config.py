@@ -275,8 +275,8 @@ class TrainConfig:
     overwrite: bool = field(default=False, metadata={"help": "replace an existing checkpoint in OUT"})
     threads: int | None = field(
         default=None,
-        metadata={"help": "CPU threads for training (default: $SEBENCH_THREADS, else the cores no other process "
-                  "is busy on)"},
+        metadata={"minimum": 1, "help": "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+                  "while other processes keep some busy: re-decided every few seconds)"},
     )
 
     def __post_init__(self) -> None:

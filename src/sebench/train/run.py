@@ -26,6 +26,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.threads import reset_thread_usage, thread_usage
 from sebench.train import artifacts, data
 from sebench.train.config import TrainConfig
 
@@ -47,6 +48,7 @@ def run(cfg: TrainConfig) -> Path:
     prepared = prepare(cfg, instance)
     prepare_out(cfg.out, cfg.overwrite)
     started = time.time()
+    reset_thread_usage()
 
     import torch
     from transformers import set_seed
@@ -77,6 +79,7 @@ def run(cfg: TrainConfig) -> Path:
             "input_sha256": artifacts.input_hashes({"manifest": instance.manifest_path, **prepared.inputs}),
             "versions": artifacts.versions(),
             "device": artifacts.device_info(),
+            "threads": thread_usage(),  # seconds at each torch CPU thread count (sebench.threads)
             "seconds": round(time.time() - started, 1),
             **extra,
         })

@@ -84,7 +84,7 @@ def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
     if cfg.selfplay_backend:
         return get_backend(cfg.selfplay_backend)
     model.eval()
-    return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer)
+    return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer, threads=cfg.threads)
 
 
 def round_plan(functions: list[str], n: int, seed: int) -> list[tuple[str, int]]:

@@ -41,7 +41,7 @@ class HFBackend(Backend):
             from sebench.models import EMBEDDED_DEFAULT, load_causal_lm
 
             model, tokenizer = load_causal_lm(argument or EMBEDDED_DEFAULT, device=device, dtype=dtype, threads=threads)
-        self.threads = threads  # CPU threads for generation (sebench.models.set_threads); None: the free cores
+        self.threads = threads  # CPU threads for generation (sebench.threads.set_threads); None: adapting
         self.name = f"hf:{argument}"
         self.model, self.tokenizer = model, tokenizer
         on_gpu = self.model.device.type == "cuda"
@@ -70,9 +70,9 @@ class HFBackend(Backend):
     # ---- generation ----
     def generate(self, requests: list[GenerationRequest]) -> list[list[Completion]]:
         if self.model.device.type == "cpu":
-            from sebench.models import set_threads
+            from sebench.threads import set_threads
 
-            set_threads(self.threads)  # other processes may have taken or freed cores since the last call
+            set_threads(self.threads)  # this backend's setting (a study's stages share one loaded model)
         rows = []  # (request index, prompt ids, request); greedy n > 1 generates one row
         for index, request in enumerate(requests):
             ids = self._fit(self.prompt_ids(request.messages, request.thinking), request.max_tokens)
