@@ -157,6 +157,7 @@ def test_the_count_can_change_inside_a_forward_and_a_backward_pass(monkeypatch):
 
     governor = ThreadGovernor(reading=reading, cores=2, interval=0.0, check=0.0, probe=0.0)
     monkeypatch.setattr(threads, "GOVERNOR", governor)
+    torch.set_num_threads(2)  # as a fresh process starts (an earlier test may have left torch on one)
     net = Net()
     threads.watch_layers(net)
     threads.set_threads()  # the stage starts on both cores: one reading, to start the window
