@@ -63,7 +63,8 @@ class Section:
                                    f"known: {', '.join(known)})")
             meta = known[key].metadata
             problem = range_problem(value, meta)
-            if problem is None and "choices" in meta and value is not None and value not in meta["choices"]:
+            items = value if isinstance(value, list) else [value]  # a list field: each item is one of the choices
+            if problem is None and "choices" in meta and value is not None and any(v not in meta["choices"] for v in items):
                 problem = f"must be one of {', '.join(map(str, meta['choices']))} (got {value!r})"
             if problem:
                 raise SebenchError(f"{where}.{key} {problem}")

@@ -10,7 +10,13 @@ problem statement, a signature, 8 test inputs and a reference solution. The task
      different output);
   4. the task is kept when at least `samples` programs agree on every output; the expected outputs
      are theirs, and the stored reference is the proposal's own solution when it is among them.
-Inputs on which every program fails are dropped first; a task needs `min_cases` inputs left.
+Inputs on which every program fails are dropped first; a task needs `min_cases` inputs left, with at
+least two different outputs. With `samples` 0 (self-play's filter) no fresh solution is asked for: a task
+is kept when its own solution passes the static rules and runs on `min_cases` of its inputs.
+
+`proposal_prompt` and `proposal_answer` are the two sides of the format: the prompt a model is asked
+with, and a task written as the answer that `parse_proposal` reads (the warm-up teaches the format
+with them, from the instance's own tasks of other functions).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sebench.errors import SebenchError
@@ -29,6 +35,7 @@ from sebench.tasks import plain
 log = logging.getLogger(__name__)
 
 MIN_CASES = 5
+TEST_INPUTS = 6  # test inputs a proposal is asked for
 _JSON_BLOCK = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
 _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(.*\)\s*:\s*$")
 
@@ -43,7 +50,7 @@ Rules:
 its parameters in backticks and saying what to return. Do not name any library function and do not mention \
 `{pkg}` or any other library.
 - "function_name": the signature line, e.g. "def weekly_totals(readings):".
-- "test_inputs": 8 different keyword-argument strings for calling the function, using plain Python literals \
+- "test_inputs": {inputs} different keyword-argument strings for calling the function, using plain Python literals \
 (lists, numbers, strings), e.g. "readings=[[1.5, 2.0], [3.0, 4.5]]". Include edge cases.
 - "solution": a complete Python program that imports `{pkg}` and defines the function (no other numeric library).
 Answer with one JSON object with exactly these four keys, inside a ```json code block."""
@@ -100,9 +107,48 @@ def _strip_fence(code: str) -> str:
     return m.group(1) if m else code
 
 
+def proposal_prompt(instance: Instance, functions: list[str]) -> str:
+    """The request for one task over `functions` (public names), with their docs from `instance`."""
+    which = "one" if len(functions) == 1 else "all"
+    return PROPOSE.format(pkg=instance.mapping()["package"], docs=_docs_text(instance, functions), which=which,
+                          names=", ".join(functions), inputs=TEST_INPUTS)
+
+
+def proposal_answer(task: Task) -> str:
+    """`task` written as the answer to proposal_prompt, with its TEST_INPUTS shortest inputs (in the task's
+    order; short inputs are quicker for a model to write): what parse_proposal reads."""
+    inputs = [case["input"] for case in task.test_cases]
+    shortest = set(sorted(range(len(inputs)), key=lambda i: (len(inputs[i]), i))[:TEST_INPUTS])
+    inputs = [text for i, text in enumerate(inputs) if i in shortest]
+    data = {"query": task.query, "function_name": task.function_name, "test_inputs": inputs,
+            "solution": task.reference_solution}
+    return "```json\n" + json.dumps(data, indent=1, ensure_ascii=False) + "\n```"
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One call of `generate`: the model's answers, how many passed each check, the kept tasks."""
+
+    texts: list[str]  # the model's answers to the proposal prompt, as written
+    parsed: int  # answers that parse_proposal read
+    clean: int  # of those, the ones without a leak
+    tasks: list[Task]  # kept (see the module docstring)
+
+    @property
+    def asked(self) -> int:
+        return len(self.texts)
+
+
 def generate_tasks(instance: Instance, backend, functions: list[str], n: int, seed: int = 0,
                    samples: int = 2, min_cases: int = MIN_CASES) -> list[Task]:
     """Up to n verified tasks over `functions` (public names); see the module docstring."""
+    return generate(instance, backend, functions, n, seed, samples, min_cases).tasks
+
+
+def generate(instance: Instance, backend, functions: list[str], n: int, seed: int = 0, samples: int = 2,
+             min_cases: int = MIN_CASES, max_tokens: int = 1500) -> Generated:
+    """n proposals over `functions` (public names), of at most `max_tokens` tokens each, checked as the
+    module docstring says."""
     from sebench.judge.extract import extract_code
     from sebench.judge.outputs import program_outputs
     from sebench.rollout.backends import GenerationRequest
@@ -113,34 +159,33 @@ def generate_tasks(instance: Instance, backend, functions: list[str], n: int, se
     if unknown:
         raise SebenchError(f"unknown function(s) {', '.join(unknown[:5])}: give public names of the package "
                            f"(e.g. {next(iter(sorted(known)))})")
-    if samples < 1 or n < 1:
-        raise SebenchError("--n and --samples must be at least 1")
-    docs = _docs_text(instance, functions)
-    pkg = mapping["package"]
-    which = "one" if len(functions) == 1 else "all"
-    ask = PROPOSE.format(pkg=pkg, docs=docs, which=which, names=", ".join(functions))
-    requests = [GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=0.8, max_tokens=1500,
+    if samples < 0 or n < 1:
+        raise SebenchError("--n must be at least 1 and --samples at least 0")
+    ask = proposal_prompt(instance, functions)
+    requests = [GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=0.8, max_tokens=max_tokens,
                                   seed=seed + i) for i in range(n)]
-    proposals = [parse_proposal(c[0].text if c else "") for c in backend.generate(requests)]
+    texts = [c[0].text if c else "" for c in backend.generate(requests)]
+    parsed = [p for p in map(parse_proposal, texts) if p is not None]
     leaks = _leak_checker(mapping)
-    proposals = [p for p in proposals if p is not None and not leaks(p)]
-    log.info("modelgen: %d of %d proposals parsed without leaks", len(proposals), n)
-    if not proposals:
-        return []
-    solve = [GenerationRequest([{"role": "user", "content": SOLVE.format(pkg=pkg, docs=docs, query=p.query,
+    proposals = [p for p in parsed if not leaks(p)]
+    log.info("modelgen: %d of %d proposals parsed, %d without leaks", len(parsed), n, len(proposals))
+    answers = [[] for _ in proposals]
+    if proposals and samples:
+        docs, pkg = _docs_text(instance, functions), mapping["package"]
+        answers = backend.generate([
+            GenerationRequest([{"role": "user", "content": SOLVE.format(pkg=pkg, docs=docs, query=p.query,
                                                                          signature=p.function_name)}],
-                               n=samples, temperature=0.8, max_tokens=1200, seed=seed + 1000 + i)
-             for i, p in enumerate(proposals)]
-    answers = backend.generate(solve)
+                              n=samples, temperature=0.8, max_tokens=1200, seed=seed + 1000 + i)
+            for i, p in enumerate(proposals)])
     tasks = []
     for p, completions in zip(proposals, answers):
         programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
         outputs = program_outputs(instance, programs, p.entry_point, p.inputs)
-        task = _vote(p, programs, outputs, samples, min_cases, known)
+        task = _vote(p, programs, outputs, max(samples, 1), min_cases, known)
         if task is not None:
             tasks.append(task)
-    log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(tasks), len(proposals), samples)
-    return [_numbered(t, i, seed) for i, t in enumerate(tasks)]
+    log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(tasks), len(proposals), max(samples, 1))
+    return Generated(texts, len(parsed), len(proposals), [_numbered(t, i, seed) for i, t in enumerate(tasks)])
 
 
 def _docs_text(instance: Instance, functions: list[str]) -> str:
@@ -198,8 +243,6 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
 
 
 def _numbered(task: Task, i: int, seed: int) -> Task:
-    from dataclasses import replace
-
     return replace(task, task_id=f"gen-{seed}-{i:04d}")
 
 
