@@ -146,46 +146,57 @@ def generate_tasks(instance: Instance, backend, functions: list[str], n: int, se
 
 
 def generate(instance: Instance, backend, functions: list[str], n: int, seed: int = 0, samples: int = 2,
-             min_cases: int = MIN_CASES, max_tokens: int = 1500) -> Generated:
+             min_cases: int = MIN_CASES, max_tokens: int = 1500, temperature: float = 0.8) -> Generated:
     """n proposals over `functions` (public names), of at most `max_tokens` tokens each, checked as the
     module docstring says."""
+    return generate_many(instance, backend, [(functions, n)], seed, samples, min_cases, max_tokens, temperature)[0]
+
+
+def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]], seed: int = 0, samples: int = 2,
+                  min_cases: int = MIN_CASES, max_tokens: int = 1500, temperature: float = 0.8) -> list[Generated]:
+    """generate() for each (functions, n) of `plan`, with every proposal asked for in one call of the backend
+    (a batched backend writes them side by side), then every fresh solution in one more; task ids are
+    gen-SEED-NNNN, numbered across the plan."""
     from sebench.judge.extract import extract_code
     from sebench.judge.outputs import program_outputs
     from sebench.rollout.backends import GenerationRequest
 
     mapping = instance.mapping()
     known = set(mapping["functions"].values())
-    unknown = [f for f in functions if f not in known]
+    unknown = [f for functions, _ in plan for f in functions if f not in known]
     if unknown:
         raise SebenchError(f"unknown function(s) {', '.join(unknown[:5])}: give public names of the package "
                            f"(e.g. {next(iter(sorted(known)))})")
-    if samples < 0 or n < 1:
+    if samples < 0 or any(n < 1 for _, n in plan):
         raise SebenchError("--n must be at least 1 and --samples at least 0")
-    ask = proposal_prompt(instance, functions)
-    requests = [GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=0.8, max_tokens=max_tokens,
-                                  seed=seed + i) for i in range(n)]
-    texts = [c[0].text if c else "" for c in backend.generate(requests)]
-    parsed = [p for p in map(parse_proposal, texts) if p is not None]
+    asks = [(g, proposal_prompt(instance, functions)) for g, (functions, n) in enumerate(plan) for _ in range(n)]
+    replies = backend.generate([GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=temperature,
+                                                  max_tokens=max_tokens, seed=seed + i) for i, (_, ask) in enumerate(asks)])
+    texts = [c[0].text if c else "" for c in replies]
+    parsed = [(g, parse_proposal(text)) for (g, _), text in zip(asks, texts)]
+    parsed = [(g, p) for g, p in parsed if p is not None]
     leaks = _leak_checker(mapping)
-    proposals = [p for p in parsed if not leaks(p)]
-    log.info("modelgen: %d of %d proposals parsed, %d without leaks", len(parsed), n, len(proposals))
+    proposals = [(g, p) for g, p in parsed if not leaks(p)]
+    log.info("modelgen: %d of %d proposals parsed, %d without leaks", len(parsed), len(asks), len(proposals))
     answers = [[] for _ in proposals]
     if proposals and samples:
-        docs, pkg = _docs_text(instance, functions), mapping["package"]
+        pkg = mapping["package"]
         answers = backend.generate([
-            GenerationRequest([{"role": "user", "content": SOLVE.format(pkg=pkg, docs=docs, query=p.query,
-                                                                         signature=p.function_name)}],
-                              n=samples, temperature=0.8, max_tokens=1200, seed=seed + 1000 + i)
-            for i, p in enumerate(proposals)])
-    tasks = []
-    for p, completions in zip(proposals, answers):
+            GenerationRequest([{"role": "user", "content": SOLVE.format(
+                pkg=pkg, docs=_docs_text(instance, plan[g][0]), query=p.query, signature=p.function_name)}],
+                n=samples, temperature=temperature, max_tokens=1200, seed=seed + 1000 + i)
+            for i, (g, p) in enumerate(proposals)])
+    kept: list[tuple[int, Task]] = []
+    for (g, p), completions in zip(proposals, answers):
         programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
         outputs = program_outputs(instance, programs, p.entry_point, p.inputs)
         task = _vote(p, programs, outputs, max(samples, 1), min_cases, known)
         if task is not None:
-            tasks.append(task)
-    log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(tasks), len(proposals), max(samples, 1))
-    return Generated(texts, len(parsed), len(proposals), [_numbered(t, i, seed) for i, t in enumerate(tasks)])
+            kept.append((g, _numbered(task, len(kept), seed)))
+    log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(kept), len(proposals), max(samples, 1))
+    return [Generated(texts=[t for (h, _), t in zip(asks, texts) if h == g], parsed=sum(h == g for h, _ in parsed),
+                      clean=sum(h == g for h, _ in proposals), tasks=[t for h, t in kept if h == g])
+            for g in range(len(plan))]
 
 
 def _docs_text(instance: Instance, functions: list[str]) -> str:

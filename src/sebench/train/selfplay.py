@@ -126,13 +126,14 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
                 folder: Path) -> tuple[list[Task], list[str], dict]:
     """One round's kept tasks, the function each was written from, and the counts (folder/tasks.jsonl,
     folder/proposals.jsonl: every answer as the model wrote it)."""
-    from sebench.tasks.modelgen import generate
+    from sebench.tasks.modelgen import generate_many
 
+    plan = round_plan(functions, cfg.selfplay_tasks, seed)
+    written_by = generate_many(instance, backend, [([name], n) for name, n in plan], seed=seed * 10_000,
+                               samples=cfg.selfplay_samples, max_tokens=cfg.selfplay_write_tokens)
     tasks, written, proposals = [], [], []
     counts = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0}
-    for i, (name, n) in enumerate(round_plan(functions, cfg.selfplay_tasks, seed)):
-        got = generate(instance, backend, [name], n, seed=seed * 10_000 + i, samples=cfg.selfplay_samples,
-                       max_tokens=cfg.selfplay_write_tokens)
+    for (name, _), got in zip(plan, written_by):
         tasks += got.tasks
         written += [name] * len(got.tasks)
         proposals += [{"function": name, "text": text} for text in got.texts]
