@@ -35,7 +35,8 @@ def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
         if f.metadata.get("multiple"):
             parser.add_argument(flag, action="append", metavar=f.metadata.get("metavar", "VALUE"), **options)
             continue
-        base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
+        optional = type(None) in typing.get_args(kind)  # X | None: the flag's type is X's
+        base = next(t for t in typing.get_args(kind) if t is not type(None)) if optional else kind
         listed = typing.get_origin(base) is list
         if listed:  # a comma-separated list (each item one of the choices, if any)
             options["type"] = _comma_list(f.metadata.get("choices"))

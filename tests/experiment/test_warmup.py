@@ -101,6 +101,16 @@ def test_cli_plan_prints_key_and_an_error_is_one_line(built_instance, tmp_path, 
     assert out.startswith("key ") and str(tmp_path) in out
     assert main(["warmup", "--data", str(built_instance), "--cache-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
+    # --skills takes a comma-separated list of its choices
+    base = ["warmup", "--data", str(built_instance), "--studied", names, "--cache-dir", str(tmp_path), "--plan"]
+    assert main(base + ["--skills", "tasks,docs"]) == 0
+    both = plan(WarmupConfig(data=built_instance, studied=names, cache_dir=tmp_path, skills=["docs", "tasks"]))
+    assert capsys.readouterr().out.startswith(f"key {both.key}\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(base + ["--skills", "docs,poems"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "poems: choose from docs, tasks" in err and err.count("\n") == 0
 
 
 def test_skills_are_checked(built_instance, tmp_path):

@@ -235,7 +235,8 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
             for k, values in enumerate(counts, 1):
                 folder = root / "train" / regime / "checkpoint" / "rounds" / f"round-{k}"
                 folder.mkdir(parents=True)
-                summary = {"round": k, **dict(zip(keys, values)), "seconds": 60.0 * k, "agreement": {"gen-1": True}}
+                summary = {"round": k, **dict(zip(keys, values)), "seconds": 60.0 * k, "agreement": {"gen-1": True},
+                           "rejected": {"few_inputs": values[2] - values[3]} if values[2] > values[3] else {}}
                 (folder / "summary.json").write_text(json.dumps(summary))
         dirs.append(root)
     md = build_report(dirs, tmp_path / "report", plots_enabled=False).read_text()
@@ -250,6 +251,6 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
     assert rows[0][10] == f"{100 * 3 / 9:.1f}"  # noise: 3 of the 9 kept tasks disagree with NumPy
     total = rows[-1]
     assert total[:10] == ["| all", "all", "48", "36", "35", "29", "20", "17", "21", "19"]
-    assert total[10] == f"{100 * 9 / 29:.1f}" and total[11] == "4.0 |"
+    assert total[10:] == [f"{100 * 9 / 29:.1f}", "4.0", "too few inputs run 6 |"]
     rl = section.split("**self-play-rl**")[1]
-    assert "| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 |" in rl  # nothing kept: no noise share, no total row
+    assert "| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 | too few inputs run 2 |" in rl  # no noise share, no total

@@ -159,7 +159,9 @@ def test_without_fresh_solutions_a_task_is_kept_when_its_own_solution_runs(built
     mean = mapping["functions"]["numpy.mean"]
     with get_backend(spec) as backend:
         got = generate(Instance(built_instance), backend, [mean], n=4, seed=0, samples=0)
-    assert (got.asked, got.parsed, got.clean) == (4, 3, 2)
+    assert (got.asked, got.parsed, got.clean, got.rejected) == (4, 3, 2, {})
+    with get_backend(spec) as backend:  # with the agreement check, the ambiguous task is rejected for it
+        assert generate(Instance(built_instance), backend, [mean], n=4, seed=0, samples=2).rejected == {"no_agreement": 1}
     assert [t.query.split(" ")[1] for t in got.tasks] == ["teacher", "gym"]
     assert all(t.expected[0] == [2.0, 5.0] for t in got.tasks)  # the proposal's own solution decides
     assert len({t.task_id for t in got.tasks}) == 2

@@ -29,9 +29,10 @@ def _proposal(query: str, solution: str) -> str:
 
 
 def _script(tmp_path, built_instance) -> str:
-    """fake:file=... answering, in turn (each round starts the list again): four task proposals (a good one, one
-    that leaks a NumPy name, one whose own tests disagree with NumPy's sum, one that is not JSON), then the
-    open-book answers to the two kept tasks (right for the first, wrong for the second)."""
+    """fake:file=... answering, in turn (each round starts the list again): five task proposals (a good one, one
+    that leaks a NumPy name, one whose own tests disagree with NumPy's sum, one whose solution imports NumPy,
+    one that is not JSON), then the open-book answers to the two kept tasks (right for the first, wrong for
+    the second)."""
     mapping = Instance.open(built_instance).mapping()
     pkg, total = mapping["package"], mapping["functions"]["numpy.sum"]
     solution = f"import {pkg}\n\ndef total_amount(values):\n    return {total}(values)\n"
@@ -40,6 +41,7 @@ def _script(tmp_path, built_instance) -> str:
         _proposal("A shop logs the amounts of a day's sales in `values`. Return the day's total amount.", solution),
         _proposal("Use numpy.sum to add the amounts in `values`.", solution),
         _proposal("A bank adds a fee of 1 to the sum of the amounts `values`. Return what is charged.", with_fee),
+        _proposal("A till adds up the amounts `values`.", "import numpy\n\ndef total_amount(values):\n    return 0\n"),
         "I cannot.",
         f"```python\n{solution}```",
         f"```python\n{solution}```",  # forgets the fee: wrong against the third task's own tests
@@ -49,8 +51,8 @@ def _script(tmp_path, built_instance) -> str:
     return f"fake:file={path}"
 
 
-ROUND = {"asked": 4, "parsed": 3, "no_leak": 2, "kept": 2, "agree_with_library": 1, "noise": 0.5, "answers": 2,
-         "correct": 1, "solved": 1, "examples": 1}
+ROUND = {"asked": 5, "parsed": 4, "no_leak": 3, "kept": 2, "rejected": {"static": 1}, "agree_with_library": 1, "noise": 0.5,
+         "answers": 2, "correct": 1, "solved": 1, "examples": 1}
 
 
 def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny_model, tmp_path):
@@ -60,7 +62,7 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
     ckpt = run(TrainConfig(
         data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
-        rounds=2, selfplay_tasks=4, selfplay_solves=1, selfplay_backend=backend,
+        rounds=2, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend,
         max_steps=1, batch_size=1, judge_workers=2,
     ))
     before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))
@@ -74,7 +76,7 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
         assert [t.selected_functions for t in tasks] == [[total], [total]] and len(tasks[0].expected) == len(INPUTS)
         assert info["rounds"][k - 1]["agreement"] == {tasks[0].task_id: True, tasks[1].task_id: False}
         assert [v.verdict for v in read_records(folder / "verdicts.jsonl", Verdict)] == ["correct", "wrong_answer"]
-        assert len((folder / "proposals.jsonl").read_text().splitlines()) == 4
+        assert len((folder / "proposals.jsonl").read_text().splitlines()) == 5
     example = json.loads((ckpt / "train_data.jsonl").read_text().splitlines()[0])
     assert "Documentation of" not in example["prompt"][-1]["content"]  # trained closed-book
     assert "A shop logs" in example["prompt"][-1]["content"] and "total_amount" in example["completion"][0]["content"]
@@ -87,11 +89,11 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
 
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
     backend = _script(tmp_path, built_instance)
-    answer = json.loads((tmp_path / "script.json").read_text())[4]  # the capable answer to the first written task
+    answer = json.loads((tmp_path / "script.json").read_text())[5]  # the capable answer to the first written task
     scripted_sampling.answers = {"A shop logs the amounts": answer}
     ckpt = run(TrainConfig(
         data=built_instance, regime="self-play-rl", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
-        rounds=1, selfplay_tasks=4, selfplay_solves=1, selfplay_backend=backend,
+        rounds=1, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend,
         max_steps=1, batch_size=2, num_generations=2, judge_workers=2,
     ))
     before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))

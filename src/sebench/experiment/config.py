@@ -147,6 +147,9 @@ _GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.
 # paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate
 _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5}
 
+# paper-mini's self-play rounds (train.selfplay)
+_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600}
+
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
     # of the embedded model runs at ~150 tokens/s with 2 threads, a closed-book example is ~420 tokens,
@@ -194,7 +197,9 @@ PRESETS: dict[str, dict] = {
     # 4 samples with open-book prompts in one forward). README "Reproducing the paper" has the results.
     "paper-mini": dict(
         model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
+        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4,
+                "skills": ["docs", "tasks"], "task_examples": 48},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-wide-clip", "closed-rl-no-negative",
                  "closed-sft-rl", "self-play-sft", "self-play-rl", "closed-rl-recompute"],
         # the RL gap's two suspects switched off one at a time, and a third measured here: the PPO ratio
@@ -211,8 +216,10 @@ PRESETS: dict[str, dict] = {
             "open-rl": dict(_MINI_RL, max_steps=24),
             "closed-rl": dict(_MINI_RL, max_steps=24),
             "closed-sft-rl": dict(_MINI_RL, max_steps=24),
-            "self-play-sft": {"rounds": 1, "selfplay_tasks": 16},
-            "self-play-rl": dict(_MINI_RL, max_steps=12, rounds=1, selfplay_tasks=16),
+            # self-play: 3 tasks per studied function a round, each answer cut at 600 tokens (the warm-up's
+            # examples have 290 on average; a longer one is an unfinished list of inputs)
+            "self-play-sft": dict(_SELF_PLAY),
+            "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
     ),
     # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"

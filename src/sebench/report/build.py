@@ -132,19 +132,26 @@ SELF_PLAY_COLUMNS = (  # (summary key, column title) of a self-play round (train
 )
 
 
+REJECTED_SHORT = {"static": "static rules", "few_inputs": "too few inputs run", "no_agreement": "no agreement",
+                  "one_output": "one output"}  # sebench.tasks.modelgen.REJECTIONS
+
+
 def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
     """One table per self-play regime: each round's counts (per run when there are several), their total,
-    and the noise: the share of kept tasks whose expected outputs disagree with NumPy's."""
+    why the clean tasks that were not kept were not, and the noise: the share of kept tasks whose expected
+    outputs disagree with NumPy's."""
     parts = []
     for label, rounds in self_play.items():
         several = len({r["run"] for r in rounds}) > 1
-        head = (["run"] if several else []) + ["round"] + [title for _, title in SELF_PLAY_COLUMNS] + ["noise %", "minutes"]
+        head = (["run"] if several else []) + ["round"] + [title for _, title in SELF_PLAY_COLUMNS]
+        head += ["noise %", "minutes", "not kept, why"]
         lines = [f"**{label}**\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
             noise = "" if not r.get("kept") else _pct(1 - r.get("agree_with_library", 0) / r["kept"])
             minutes = "" if r.get("seconds") is None else f"{r['seconds'] / 60:.1f}"
+            why = ", ".join(f"{REJECTED_SHORT.get(k, k)} {n}" for k, n in (r.get("rejected") or {}).items())
             cells = ([r.get("run", "")] if several else []) + [str(r["round"])]
-            cells += [str(r.get(key, "")) for key, _ in SELF_PLAY_COLUMNS] + [noise, minutes]
+            cells += [str(r.get(key, "")) for key, _ in SELF_PLAY_COLUMNS] + [noise, minutes, why]
             lines.append("| " + " | ".join(cells) + " |")
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
@@ -152,7 +159,11 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
 
 def _total(rounds: list[dict]) -> dict:
     keys = [key for key, _ in SELF_PLAY_COLUMNS] + ["seconds"]
-    return {"run": "all", "round": "all", **{k: sum(r.get(k) or 0 for r in rounds) for k in keys}}
+    rejected: dict[str, int] = {}
+    for r in rounds:
+        for why, n in (r.get("rejected") or {}).items():
+            rejected[why] = rejected.get(why, 0) + n
+    return {"run": "all", "round": "all", "rejected": rejected, **{k: sum(r.get(k) or 0 for r in rounds) for k in keys}}
 
 
 def render_markdown(data: dict) -> str:
@@ -174,7 +185,8 @@ def render_markdown(data: dict) -> str:
         parts += [
             "## Self-play rounds\n",
             "Per round: the tasks the model was asked to write, those that parsed, had no leak, and were kept "
-            "(the solution uses the package and runs on the task's inputs); the kept tasks whose expected "
+            "(the solution uses the package and runs on at least 5 of the task's inputs, with two different "
+            "outputs at least); the kept tasks whose expected "
             "outputs all agree with NumPy's original function called on the same inputs (noise: the share that "
             "do not); the kept tasks the model solved open-book at least once, its correct answers, and the "
             "training examples made from them.\n",

@@ -133,6 +133,7 @@ class Generated:
     parsed: int  # answers that parse_proposal read
     clean: int  # of those, the ones without a leak
     tasks: list[Task]  # kept (see the module docstring)
+    rejected: dict[str, int]  # clean proposals not kept, by reason (REJECTIONS)
 
     @property
     def asked(self) -> int:
@@ -187,15 +188,19 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
                 n=samples, temperature=temperature, max_tokens=1200, seed=seed + 1000 + i)
             for i, (g, p) in enumerate(proposals)])
     kept: list[tuple[int, Task]] = []
+    rejected: list[tuple[int, str]] = []
     for (g, p), completions in zip(proposals, answers):
         programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
         outputs = program_outputs(instance, programs, p.entry_point, p.inputs)
         task = _vote(p, programs, outputs, max(samples, 1), min_cases, known)
-        if task is not None:
+        if isinstance(task, str):
+            rejected.append((g, task))
+        else:
             kept.append((g, _numbered(task, len(kept), seed)))
     log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(kept), len(proposals), max(samples, 1))
     return [Generated(texts=[t for (h, _), t in zip(asks, texts) if h == g], parsed=sum(h == g for h, _ in parsed),
-                      clean=sum(h == g for h, _ in proposals), tasks=[t for h, t in kept if h == g])
+                      clean=sum(h == g for h, _ in proposals), tasks=[t for h, t in kept if h == g],
+                      rejected={why: n for why in REJECTIONS if (n := sum((h, why) == (g, r) for h, r in rejected))})
             for g in range(len(plan))]
 
 
@@ -214,15 +219,26 @@ def _leak_checker(mapping: dict):
     return leaks
 
 
+REJECTIONS = {  # why a clean proposal was not kept (Generated.rejected)
+    "static": "no program passes the static rules and loads",
+    "few_inputs": "runs on fewer than the needed inputs",
+    "no_agreement": "too few programs agree",
+    "one_output": "the same output for every input",
+}
+
+
 def _vote(p: Proposal, programs: list[str], results: list[list | None], samples: int, min_cases: int,
-          known: set) -> Task | None:
-    """The task when `samples` programs agree on every usable input (results: from program_outputs)."""
+          known: set) -> Task | str:
+    """The task when `samples` programs agree on every usable input (results: from program_outputs), else
+    why not (a key of REJECTIONS)."""
     # per program: the encoded value on each input (None where it failed), or None
     outputs = [None if cases is None else [plain.encode(c.value) if c.ok else None for c in cases]
                for cases in results]
+    if all(o is None for o in outputs):
+        return "static"
     usable = [i for i in range(len(p.inputs)) if any(o is not None and o[i] is not None for o in outputs)]
     if len(usable) < min_cases:
-        return None
+        return "few_inputs"
     groups: list[list[int]] = []  # programs with the same outputs on every usable input
     for k, out in enumerate(outputs):
         if out is None or any(out[i] is None for i in usable):
@@ -236,11 +252,11 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
             groups.append([k])
     groups.sort(key=lambda grp: (-len(grp), grp[0]))  # biggest first; ties: the proposal's own first
     if not groups or len(groups[0]) < samples:
-        return None
+        return "no_agreement"
     winner = groups[0]
     values = [outputs[winner[0]][i] for i in usable]
     if len({json.dumps(v) for v in values}) < 2:
-        return None  # the same output for every input tests nothing
+        return "one_output"  # tests nothing
     code = programs[winner[0]]
     cases = [{"input": p.inputs[i], "output": plain.printed(v)} for i, v in zip(usable, values)]
     used = [name for name in sorted(known) if re.search(rf"(?<![\w.]){re.escape(name)}\b", code)]

@@ -17,8 +17,8 @@ The kept tasks' noise is measured too (sebench.tasks.noise): the share whose exp
 with the real library's (NumPy's original of the function, via the private mapping) on the same inputs.
 
 OUT/rounds/round-K/ keeps each round's proposals.jsonl (the model's answers as written), tasks.jsonl,
-rollouts.jsonl, verdicts.jsonl and summary.json (the counts: asked, parsed, no_leak, kept,
-agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
+rollouts.jsonl, verdicts.jsonl and summary.json (the counts: asked, parsed, no_leak, kept, rejected by
+reason, agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
 and solves with the very model object being trained (the hf backend over it): no intermediate checkpoint.
 """
 
@@ -132,7 +132,7 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
     written_by = generate_many(instance, backend, [([name], n) for name, n in plan], seed=seed * 10_000,
                                samples=cfg.selfplay_samples, max_tokens=cfg.selfplay_write_tokens)
     tasks, written, proposals = [], [], []
-    counts = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0}
+    counts: dict = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0, "rejected": {}}
     for (name, _), got in zip(plan, written_by):
         tasks += got.tasks
         written += [name] * len(got.tasks)
@@ -140,6 +140,8 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
         for key, value in (("asked", got.asked), ("parsed", got.parsed), ("no_leak", got.clean),
                            ("kept", len(got.tasks))):
             counts[key] += value
+        for why, n in got.rejected.items():
+            counts["rejected"][why] = counts["rejected"].get(why, 0) + n
     (folder / "proposals.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in proposals),
                                             encoding="utf-8")
     write_records(folder / "tasks.jsonl", tasks)
