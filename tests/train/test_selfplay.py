@@ -143,3 +143,16 @@ def test_round_plan_spreads_tasks_over_functions():
     assert sorted(n for _, n in plan) == [1, 1, 2, 2] and sorted(f for f, _ in plan) == ["a", "b", "c", "d"]
     assert round_plan(["a", "b", "c", "d"], 2, seed=1) == round_plan(["a", "b", "c", "d"], 2, seed=1)
     assert [n for _, n in round_plan(["a", "b", "c", "d"], 2, seed=1)] == [1, 1]
+
+
+def test_a_task_must_run_on_selfplay_min_cases_inputs(built_instance, tiny_model, tmp_path):
+    """The two tasks kept above run on all their 8 inputs: asking for 9 keeps neither."""
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    with pytest.raises(SebenchError, match="5 tasks asked, 4 parsed, 0 kept"):
+        run(TrainConfig(
+            data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
+            rounds=1, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=_script(tmp_path, built_instance),
+            selfplay_min_cases=9, max_steps=1, batch_size=1, judge_workers=2,
+        ))
+    summary = json.loads((tmp_path / "sp/rounds/round-1/summary.json").read_text())
+    assert summary["rejected"] == {"static": 1, "few_inputs": 2}

@@ -147,8 +147,11 @@ _GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.
 # paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate
 _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5}
 
-# paper-mini's self-play rounds (train.selfplay)
-_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600}
+# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round; an answer cut at 600
+# tokens (the warm-up's examples have 290 on average: a longer one is an unfinished list of inputs); a task
+# kept when its solution runs on 3 of its inputs (the warmed 135M model often writes 3 or 4: at 5, 12 of
+# the 15 tasks it wrote in a round on seed 0 were rejected for it, at 3, 8)
+_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
@@ -216,8 +219,6 @@ PRESETS: dict[str, dict] = {
             "open-rl": dict(_MINI_RL, max_steps=24),
             "closed-rl": dict(_MINI_RL, max_steps=24),
             "closed-sft-rl": dict(_MINI_RL, max_steps=24),
-            # self-play: 3 tasks per studied function a round, each answer cut at 600 tokens (the warm-up's
-            # examples have 290 on average; a longer one is an unfinished list of inputs)
             "self-play-sft": dict(_SELF_PLAY),
             "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },

@@ -182,6 +182,8 @@ class TrainConfig:
     selfplay_solves: int = field(default=2, metadata={"help": "self-play: open-book answers sampled per kept task"})
     selfplay_write_tokens: int = field(default=1500, metadata={"minimum": 1, "help": "self-play: longest written task "
                                        "(the model's answer to the task-writing prompt), tokens"})
+    selfplay_min_cases: int = field(default=5, metadata={"minimum": 1, "help": "self-play: a written task is kept when its "
+                                    "solution runs on at least this many of its test inputs (with two different outputs)"})
     selfplay_backend: str | None = field(
         default=None,
         metadata={"help": "self-play: backend spec that writes and solves the tasks (default: the model being "

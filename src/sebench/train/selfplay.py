@@ -5,8 +5,9 @@ One round, k = 1..rounds:
   1. write: the model is asked for --selfplay-tasks tasks, each from one studied function's docs (spread
      over a seeded choice of functions), by the task generator of sebench.tasks.modelgen;
   2. keep: the judge's checks keep a task when it parses, has no leak, its solution uses the package
-     (static rules) and runs on at least 5 of its test inputs in the sandbox, with two different outputs
-     at least (--selfplay-samples > 0 also asks for that many fresh solutions that must agree with it);
+     (static rules) and runs on at least --selfplay-min-cases of its test inputs in the sandbox, with two
+     different outputs at least (--selfplay-samples > 0 also asks for that many fresh solutions that must
+     agree with it);
   3. solve: the model answers each kept task open-book (--selfplay-solves samples, the rollout stage's
      prompts) and the judge checks the answers against the task's own tests;
   4. train: self-play-sft trains closed-book on the judged-correct answers (Closed-SFT); self-play-rl runs
@@ -130,7 +131,8 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
 
     plan = round_plan(functions, cfg.selfplay_tasks, seed)
     written_by = generate_many(instance, backend, [([name], n) for name, n in plan], seed=seed * 10_000,
-                               samples=cfg.selfplay_samples, max_tokens=cfg.selfplay_write_tokens)
+                               samples=cfg.selfplay_samples, min_cases=cfg.selfplay_min_cases,
+                               max_tokens=cfg.selfplay_write_tokens)
     tasks, written, proposals = [], [], []
     counts: dict = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0, "rejected": {}}
     for (name, _), got in zip(plan, written_by):
