@@ -185,8 +185,8 @@ def render_markdown(data: dict) -> str:
         parts += [
             "## Self-play rounds\n",
             "Per round: the tasks the model was asked to write, those that parsed, had no leak, and were kept "
-            "(the solution uses the package and runs on at least 5 of the task's inputs, with two different "
-            "outputs at least); the kept tasks whose expected "
+            "(the solution uses the package and runs on enough of the task's inputs, --selfplay-min-cases, with "
+            "two different outputs at least); the kept tasks whose expected "
             "outputs all agree with NumPy's original function called on the same inputs (noise: the share that "
             "do not); the kept tasks the model solved open-book at least once, its correct answers, and the "
             "training examples made from them.\n",
