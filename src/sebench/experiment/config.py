@@ -152,7 +152,7 @@ _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_complet
 # kept when its solution runs on 3 of its inputs (the warmed 135M model often writes 3 or 4: at 5, 12 of
 # the 15 tasks it wrote in a round on seed 0 were rejected for it, at 3, 8)
 # Measured on seed 0 (at 5 inputs; one thread of a loaded machine): 3 of 48 tasks kept per regime, 22-23 min
-# per regime, self-play-sft 3/17 single closed-book (all on abs), self-play-rl 0/17 (README, self-play).
+# per regime, self-play-sft 3/17 single closed-book (all on abs), self-play-rl 0/17 (docs/warmup.md).
 _SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
 PRESETS: dict[str, dict] = {
