@@ -35,22 +35,32 @@ def add_config_flags(parser: argparse.ArgumentParser, config_cls: type,
         if f.metadata.get("multiple"):
             parser.add_argument(flag, action="append", metavar=f.metadata.get("metavar", "VALUE"), **options)
             continue
-        base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
-        if typing.get_origin(base) is list:  # a comma-separated list
-            options["type"] = _comma_list
+        optional = type(None) in typing.get_args(kind)  # X | None: the flag's type is X's
+        base = next(t for t in typing.get_args(kind) if t is not type(None)) if optional else kind
+        listed = typing.get_origin(base) is list
+        if listed:  # a comma-separated list (each item one of the choices, if any)
+            options["type"] = _comma_list(f.metadata.get("choices"))
         else:
             options["type"] = _ranged(base, f.metadata) if base in (int, float) else Path if base is Path else base
         if required:
             options["required"] = True
         else:
-            options["default"] = f.default
-        if "choices" in f.metadata:
+            options["default"] = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if "choices" in f.metadata and not listed:
             options["choices"] = f.metadata["choices"]
         parser.add_argument(flag, **options)
 
 
-def _comma_list(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+def _comma_list(choices: tuple | None = None) -> Callable[[str], list[str]]:
+    def parse(text: str) -> list[str]:
+        items = [part.strip() for part in text.split(",") if part.strip()]
+        wrong = [item for item in items if choices and item not in choices]
+        if wrong:
+            raise argparse.ArgumentTypeError(f"{', '.join(wrong)}: choose from {', '.join(choices)}")
+        return items
+
+    parse.__name__ = "comma-separated list"
+    return parse
 
 
 def range_problem(value: Any, metadata: dict) -> str | None:

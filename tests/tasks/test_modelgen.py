@@ -11,7 +11,14 @@ import pytest
 from sebench.cli import main
 from sebench.instance import Instance
 from sebench.records import Task, read_records
-from sebench.tasks.modelgen import generate_tasks, parse_proposal
+from sebench.tasks.modelgen import (
+    TEST_INPUTS,
+    generate,
+    generate_tasks,
+    parse_proposal,
+    proposal_answer,
+    proposal_prompt,
+)
 
 INPUTS = ["scores=[[1, 2, 3], [4, 5, 6]]", "scores=[[10, 20]]", "scores=[[0.5], [1.5], [2.5]]",
           "scores=[[-1, 1], [2, 2]]", "scores=[[3, 3, 3, 3]]", "scores=[[7, 8], [9, 10], [11, 12]]",
@@ -141,3 +148,36 @@ def test_cli_takes_the_server_from_base_url(built_instance, fake_server, tmp_pat
                  "--functions", mapping["functions"]["numpy.mean"], "--n", "3", "--out", str(out)])
     assert code == 0
     assert len(read_records(out, Task)) == 1
+
+
+def test_without_fresh_solutions_a_task_is_kept_when_its_own_solution_runs(built_instance, fake_server):
+    """samples=0 (self-play's filter): no agreement asked for, so the ambiguous task (seed 2) is kept too;
+    the leaking one (seed 1) and the one that is not JSON (seed 3) are not; the counts say where each went."""
+    from sebench.rollout.backends import get_backend
+
+    spec, mapping = fake_server
+    mean = mapping["functions"]["numpy.mean"]
+    with get_backend(spec) as backend:
+        got = generate(Instance(built_instance), backend, [mean], n=4, seed=0, samples=0)
+    assert (got.asked, got.parsed, got.clean, got.rejected) == (4, 3, 2, {})
+    with get_backend(spec) as backend:  # with the agreement check, the ambiguous task is rejected for it
+        assert generate(Instance(built_instance), backend, [mean], n=4, seed=0, samples=2).rejected == {"no_agreement": 1}
+    assert [t.query.split(" ")[1] for t in got.tasks] == ["teacher", "gym"]
+    assert all(t.expected[0] == [2.0, 5.0] for t in got.tasks)  # the proposal's own solution decides
+    assert len({t.task_id for t in got.tasks}) == 2
+
+
+def test_a_task_written_as_a_proposal_parses_back(built_instance):
+    """The warm-up's task-writing examples: proposal_answer's text is what parse_proposal reads, with the
+    task's shortest inputs, and the prompt is the one generate() asks with."""
+    instance = Instance(built_instance)
+    task = next(t for t in instance.tasks("train") if len(t.selected_functions) == 1)
+    proposal = parse_proposal(proposal_answer(task))
+    assert proposal is not None
+    assert (proposal.query, proposal.function_name, proposal.entry_point, proposal.solution) == (
+        task.query, task.function_name, task.entry_point, task.reference_solution)
+    inputs = [c["input"] for c in task.test_cases]
+    assert len(proposal.inputs) == min(TEST_INPUTS, len(inputs)) and set(proposal.inputs) <= set(inputs)
+    assert max(map(len, proposal.inputs)) <= sorted(map(len, inputs))[len(proposal.inputs) - 1]
+    prompt = proposal_prompt(instance, task.selected_functions)
+    assert f"### {task.selected_functions[0]}\n" in prompt and f"{TEST_INPUTS} different" in prompt

@@ -63,7 +63,8 @@ class Section:
                                    f"known: {', '.join(known)})")
             meta = known[key].metadata
             problem = range_problem(value, meta)
-            if problem is None and "choices" in meta and value is not None and value not in meta["choices"]:
+            items = value if isinstance(value, list) else [value]  # a list field: each item is one of the choices
+            if problem is None and "choices" in meta and value is not None and any(v not in meta["choices"] for v in items):
                 problem = f"must be one of {', '.join(map(str, meta['choices']))} (got {value!r})"
             if problem:
                 raise SebenchError(f"{where}.{key} {problem}")
@@ -159,6 +160,14 @@ _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_complet
 _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
                 "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
+# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round; an answer cut at 600
+# tokens (the warm-up's examples have 290 on average: a longer one is an unfinished list of inputs); a task
+# kept when its solution runs on 3 of its inputs (the warmed 135M model often writes 3 or 4: at 5, 12 of
+# the 15 tasks it wrote in a round on seed 0 were rejected for it, at 3, 8)
+# Measured on seed 0 (at 5 inputs; one thread of a loaded machine): 3 of 48 tasks kept per regime, 22-23 min
+# per regime, self-play-sft 3/17 single closed-book (all on abs), self-play-rl 0/17 (docs/warmup.md).
+_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
+
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
     # of the embedded model runs at ~150 tokens/s with 2 threads, a closed-book example is ~420 tokens,
@@ -201,7 +210,9 @@ PRESETS: dict[str, dict] = {
     # then every regime of the paper and the RL gap's switches, closed-book. Timings: README.
     "paper-mini": dict(
         model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
+        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4,
+                "skills": ["docs", "tasks"], "task_examples": 48},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
                  "closed-sft-rl", "self-play-sft", "self-play-rl"],
         variants=_RL_VARIANTS,
@@ -214,8 +225,8 @@ PRESETS: dict[str, dict] = {
             "open-rl": dict(_MINI_RL, max_steps=48),
             "closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True),
             "closed-sft-rl": dict(_MINI_RL, max_steps=48),
-            "self-play-sft": {"rounds": 1, "selfplay_tasks": 16},
-            "self-play-rl": dict(_MINI_RL, max_steps=12, rounds=1, selfplay_tasks=16),
+            "self-play-sft": dict(_SELF_PLAY),
+            "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
     ),
     # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"

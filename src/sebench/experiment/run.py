@@ -304,14 +304,18 @@ class Study:
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
         its regime's and the variant's settings (RunConfig.train_settings)."""
-        from sebench.train.config import TrainConfig
+        from sebench.instance import Instance
+        from sebench.train.config import REGIME_SPECS, TrainConfig
 
         cfg = self.cfg
         regime = self.cfg.regime_of(label)
+        settings = cfg.train_settings(label)
+        if REGIME_SPECS[regime].self_play and not settings.get("functions") and cfg.functions:
+            # the subset keeps every function's docs: self-play writes tasks for the studied ones only
+            settings["functions"] = Instance.open(self.data).manifest()["subset"]["functions"]
         return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,
                            seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
-                           train_source=cfg.train_source if regime in SFT_FROM_DATA else None,
-                           **cfg.train_settings(label))
+                           train_source=cfg.train_source if regime in SFT_FROM_DATA else None, **settings)
 
     @staticmethod
     def _train(train) -> None:

@@ -5,6 +5,7 @@ A run directory (written by `sebench run`, or by hand with the stage commands) h
     RUN_DIR/manifest.json                              optional: {"model": SPEC, "seed": N, "data": "data", ...}
     RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl   the judge's verdicts of one evaluation
     RUN_DIR/train/<regime>/**/loss.csv                 training loss curves (columns step and loss)
+    RUN_DIR/train/<regime>/**/rounds/round-K/summary.json  self-play: one round's counts (train.selfplay)
     RUN_DIR/<data>/...                                 the instance whose tasks were evaluated (default
                                                        "data", then "instance"): for the functions of each task
 
@@ -58,6 +59,7 @@ class RunData:
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
     settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
     not_trained: dict[str, str] = field(default_factory=dict)  # regime -> why the study could not train it
+    self_play: dict[str, list[dict]] = field(default_factory=dict)  # regime -> its rounds' summaries, in order
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -85,6 +87,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         losses=_losses(root),
         settings=_train_settings(root),
         not_trained=dict(manifest.get("not_trained") or {}),
+        self_play=self_play_rounds(root),
     )
 
 
@@ -141,6 +144,17 @@ def _train_settings(root: Path) -> dict[str, str]:
                       f"old logps {c.get('old_logps')}"]
         out.setdefault(regime, ", ".join(parts))
     return out
+
+
+def self_play_rounds(root: Path) -> dict[str, list[dict]]:
+    """regime -> the summaries of its self-play rounds (also of a regime that kept nothing to train on),
+    without the per-task agreement map."""
+    out: dict[str, list[dict]] = {}
+    for path in root.glob("train/*/**/rounds/round-*/summary.json"):
+        regime = path.relative_to(root / "train").parts[0]
+        summary = {k: v for k, v in _read_json(path).items() if k != "agreement"}
+        out.setdefault(regime, []).append(summary)
+    return {regime: sorted(rounds, key=lambda r: r.get("round", 0)) for regime, rounds in sorted(out.items())}
 
 
 def read_loss_csv(path: Path) -> list[tuple[float, float]]:

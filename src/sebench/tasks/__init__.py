@@ -12,5 +12,7 @@
 - `official`: import of the original benchmark's jsonl files and export to its format or parquet.
 - `original_answers`: answers in the original's format made into rollouts and the tasks they are judged
   against (`sebench judge` reads such files).
-- `modelgen`: tasks written by a model, kept when independent solutions agree.
+- `modelgen`: tasks written by a model, kept when their solution runs (and, if asked, independent solutions
+  agree); the format's two sides (`proposal_prompt`, `proposal_answer`) for the warm-up.
+- `noise`: whether a written task's expected outputs are NumPy's own on the same inputs.
 """

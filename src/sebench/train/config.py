@@ -265,8 +265,13 @@ class TrainConfig:
     # Self-play
     rounds: int = field(default=2, metadata={"help": "self-play: rounds of write tasks -> solve open-book -> train closed-book"})
     selfplay_tasks: int = field(default=32, metadata={"help": "self-play: tasks the model is asked to write per round"})
-    selfplay_samples: int = field(default=2, metadata={"help": "self-play: solutions per written task for the agreement check"})
+    selfplay_samples: int = field(default=0, metadata={"minimum": 0, "help": "self-play: fresh solutions per written task that must agree "
+                                  "with its own (0: none; a task is kept when it parses, has no leak and its solution runs)"})
     selfplay_solves: int = field(default=2, metadata={"help": "self-play: open-book answers sampled per kept task"})
+    selfplay_write_tokens: int = field(default=1500, metadata={"minimum": 1, "help": "self-play: longest written task "
+                                       "(the model's answer to the task-writing prompt), tokens"})
+    selfplay_min_cases: int = field(default=5, metadata={"minimum": 1, "help": "self-play: a written task is kept when its "
+                                    "solution runs on at least this many of its test inputs (with two different outputs)"})
     selfplay_backend: str | None = field(
         default=None,
         metadata={"help": "self-play: backend spec that writes and solves the tasks (default: the model being "

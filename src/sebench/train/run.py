@@ -35,8 +35,10 @@ log = logging.getLogger(__name__)
 CHECKPOINT_MARKERS = ("config.json", "train_config.json")
 
 
-def run(cfg: TrainConfig) -> Path:
-    """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out."""
+def run(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
+    """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out.
+    `extra_sft`: prompt-completion examples added to an SFT regime's data (the warm-up's task-writing
+    examples); they are in train_data.jsonl and its hash like the others."""
     cfg = cfg.resolved()
     instance = Instance.open(cfg.data)
     processes = int(os.environ.get("WORLD_SIZE", "1"))
@@ -46,6 +48,10 @@ def run(cfg: TrainConfig) -> Path:
     if cfg.spec.rl:
         cfg = with_engine(cfg, processes)
     prepared = prepare(cfg, instance)
+    if extra_sft:
+        if not cfg.spec.sft or cfg.spec.self_play:
+            raise SebenchError(f"extra SFT examples need an SFT regime, not {cfg.regime}")
+        prepared.sft += extra_sft
     prepare_out(cfg.out, cfg.overwrite)
     started = time.time()
     reset_thread_usage()
