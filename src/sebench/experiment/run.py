@@ -36,7 +36,7 @@ SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answ
 ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env",
                  "threads")
 JUDGE_SPEED = ("workers", "sandbox_url", "no_bwrap", "progress")
-TRAIN_SPEED = ("overwrite", "threads", "judge_workers")
+TRAIN_SPEED = ("overwrite", "threads", "judge_workers", "resume_every")
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
@@ -298,7 +298,8 @@ class Study:
             rollouts=file_hash(source_rollouts) if source_rollouts else None,
             sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
         )
-        self.book.run(f"train:{label}", record, [out.parent], lambda: self._train(train))
+        # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py)
+        self.book.run(f"train:{label}", record, [out.parent], lambda: self._train(train), resumable=True)
         return out
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):

@@ -94,6 +94,14 @@ class LossLog:
         """The next stage's steps continue after this one's `steps`."""
         self._offset += steps
 
+    def snapshot(self) -> tuple[list[dict], int]:
+        """The rows so far and the current stage's step offset (a GRPO resume point keeps them)."""
+        return [dict(r) for r in self.rows], self._offset
+
+    def restore(self, rows: list[dict], offset: int) -> None:
+        """Back to a snapshot: the rows and offset of a resume point."""
+        self.rows, self._offset = [dict(r) for r in rows], offset
+
     def callback(self, stage: str):
         """A transformers TrainerCallback that appends this stage's training log rows."""
         from transformers import TrainerCallback

@@ -30,6 +30,8 @@ RL_ORDERS = ("shuffled", "in-order")
 SFT_EXAMPLES = ("distinct", "all")
 ENGINES = ("auto", "own", "trl")
 VLLM_MODES = ("auto", "off", "colocate", "server")
+# where a run writes and how fast it runs, not what it trains: a GRPO resume point ignores them (resume.py)
+SPEED_FIELDS = ("out", "data", "overwrite", "threads", "judge_workers", "sandbox_url", "resume_every")
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,11 @@ class TrainConfig:
         metadata={"help": "closed-sft-rl: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},
     )
     judge_workers: int | None = field(default=None, metadata={"help": "judge sandbox workers for rewards and filtering"})
+    resume_every: int = field(
+        default=16,
+        metadata={"help": "GRPO (--engine own): save a resume point every this many steps, at the end of a batch "
+                  "(OUT/trainer/rl-resume; the same command then goes on from it after a stop; 0: never)"},
+    )
     sandbox_url: list | None = field(
         default=None,
         metadata={"multiple": True, "metavar": "URL", "help": "judge the rewards on this `sebench sandbox serve` server "
@@ -362,6 +369,10 @@ class TrainConfig:
 
     def to_json(self) -> dict:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}
+
+    def identity(self) -> dict:
+        """to_json without where the run writes and how fast it runs: what a resume point must match."""
+        return {k: v for k, v in self.to_json().items() if k not in SPEED_FIELDS}
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.records import Task
+from sebench.train import resume
 from sebench.train.artifacts import LossLog
 from sebench.train.config import TrainConfig
 from sebench.train.loss import LossSettings, Normaliser, group_advantages, row_losses
@@ -51,6 +52,7 @@ log = logging.getLogger(__name__)
 
 SAMPLES_FILE = "rl_samples.jsonl"
 STEPS_FILE = "rl_steps.jsonl"
+RECORD_FILES = (SAMPLES_FILE, STEPS_FILE)
 
 
 @dataclass
@@ -108,8 +110,15 @@ def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: li
              per_batch, cfg.num_generations, steps, cfg.old_logps, " (on-policy: ratio 1)" if on_policy else "",
              cfg.epsilon, cfg.epsilon_high, cfg.dual_clip, cfg.loss_agg, cfg.negative_advantages)
     settings, pad = LossSettings.of(cfg), _pad_id(model, tokenizer)
-    step = 0
+    key = resume.stage_key(stage, rows, cfg.identity())
+    point = resume.restore(cfg.out, key, model, optimizer, scheduler)
+    step, done = (point.step, point.batches) if point else (0, 0)
+    saved = step
+    if point:
+        losses.restore(point.loss_rows, point.loss_offset)
     for b, indices in enumerate(plan):
+        if b < done:  # sampled and trained before the resume point
+            continue
         batch_rows = [rows[i] for i in indices]
         samples, tensors = _sample_batch(model, tokenizer, judge, by_id, batch_rows, cfg, stage, b + 1, seed + b,
                                          on_policy)
@@ -125,6 +134,10 @@ def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: li
                        epoch=round((b + 1) / max(1, len(plan)) * _epochs(cfg), 3))
             append_rows(cfg.out / STEPS_FILE, [{"stage": stage, "step": step, "batch": b + 1, "reward": reward, **stats}])
         append_rows(cfg.out / SAMPLES_FILE, [asdict(s) for s in samples])
+        if cfg.resume_every and step < steps and step - saved >= cfg.resume_every:
+            resume.save(cfg.out, resume.ResumePoint(key, step, b + 1, dict.fromkeys(RECORD_FILES, 0),
+                                                    *losses.snapshot()), model, optimizer, scheduler)
+            saved = step
     losses.end_stage(step)
     model.eval()
     if hasattr(model, "merge_and_unload"):  # a PeftModel

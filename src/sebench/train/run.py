@@ -27,12 +27,14 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.threads import reset_thread_usage, thread_usage
-from sebench.train import artifacts, data
+from sebench.train import artifacts, data, resume
 from sebench.train.config import TrainConfig
+from sebench.train.rl import RECORD_FILES
 
 log = logging.getLogger(__name__)
 
 CHECKPOINT_MARKERS = ("config.json", "train_config.json")
+GRPO_STAGE = "grpo"  # the stage name of a non-self-play regime's GRPO (loss.csv, rl_steps.jsonl, resume points)
 
 
 def run(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
@@ -53,6 +55,8 @@ def run(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
             raise SebenchError(f"extra SFT examples need an SFT regime, not {cfg.regime}")
         prepared.sft += extra_sft
     prepare_out(cfg.out, cfg.overwrite)
+    if cfg.spec.self_play or cfg.engine == "trl" or not cfg.resume_every:
+        resume.discard(cfg.out, RECORD_FILES)  # only the own loop's non-self-play GRPO stage resumes
     started = time.time()
     reset_thread_usage()
 
@@ -187,7 +191,12 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
 
         model, examples, rounds = train_self_play(model, tokenizer, instance, cfg, workdir, losses)
         return model, examples, {"rounds": rounds}
-    if prepared.sft:
+    resuming = False
+    if prepared.rl:
+        prepared.rl = data.drop_long_prompts(prepared.rl, tokenizer, cfg.max_prompt_tokens)
+        resuming = resume.kept_point(cfg.out, resume.stage_key(GRPO_STAGE, prepared.rl, cfg.identity()),
+                                     RECORD_FILES) is not None
+    if prepared.sft and not resuming:  # a GRPO resume point holds the weights after the SFT stage
         from sebench.train.sft import train_sft
 
         stage = "closed-sft" if cfg.regime == "closed-sft-rl" else cfg.regime
@@ -196,8 +205,7 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
         from sebench.train.reward import reward_judge
         from sebench.train.rl import train_rl
 
-        prepared.rl = data.drop_long_prompts(prepared.rl, tokenizer, cfg.max_prompt_tokens)
         with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
-            model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, "grpo")
+            model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, GRPO_STAGE)
     extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.rl)} if cfg.regime == "closed-sft-rl" else {}
     return model, prepared.sft + prepared.rl, extra

@@ -29,6 +29,7 @@ import json
 import logging
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,9 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
     if cfg.spec.rl:
         examples = data.rl_prompts(instance, solved, cfg.sample_mode, cfg.spec.rl_train)
         if examples:
-            model = train_rl(model, tokenizer, judge, solved, examples, cfg, losses, f"round-{k}", cfg.seed + k)
+            # rounds write and solve new tasks each time: a round's GRPO starts from scratch (no resume point)
+            model = train_rl(model, tokenizer, judge, solved, examples, replace(cfg, resume_every=0), losses,
+                             f"round-{k}", cfg.seed + k)
     else:
         examples = data.sft_examples(instance, pairs, cfg.spec.sft)
         if examples:
