@@ -149,6 +149,11 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
     assert record["old_logps"] == "sampling" and record["data"] == "hash"
     assert record != config_record(plain, drop=TRAIN_SPEED + ("out",), data="hash")
+    remote = Study(resolve("paper-mini", {"model": "hf:some/model", "judge.sandbox_url": ["http://127.0.0.1:9"]}),
+                   tmp_path / "remote")
+    remote.data = tmp_path
+    assert remote.train_config("closed-rl", tmp_path / "out", None, None).sandbox_url == ["http://127.0.0.1:9"]
+    assert plain.sandbox_url is None  # judged in-process, as the study's verdicts are
 
 
 def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):

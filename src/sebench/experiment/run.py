@@ -311,6 +311,7 @@ class Study:
         cfg = self.cfg
         regime = self.cfg.regime_of(label)
         settings = cfg.train_settings(label)
+        settings["sandbox_url"] = settings.get("sandbox_url") or cfg.judge["sandbox_url"]  # rewards judged as verdicts are
         if REGIME_SPECS[regime].self_play and not settings.get("functions") and cfg.functions:
             # the subset keeps every function's docs: self-play writes tasks for the studied ones only
             settings["functions"] = Instance.open(self.data).manifest()["subset"]["functions"]
