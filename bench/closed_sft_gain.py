@@ -61,7 +61,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.experiment.select import write_subset
     from sebench.instance import Instance
     from sebench.tasks.generate import TaskSizes

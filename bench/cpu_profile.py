@@ -35,7 +35,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from sebench.memory import peak_rss_mb, release_memory, reset_peak_rss
+from sebench.process_memory import peak_rss_mb, release_memory, reset_peak_rss
 
 
 class Phases:
@@ -115,7 +115,7 @@ def open_instance(path: str | None, folder: Path):
 
     if path:
         return Instance.open(Path(path))
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     print("building a small instance (about 30 s)")

@@ -69,7 +69,7 @@ def one_step(instance: Path, model: str, regime: str, engine: str, args, out: Pa
 def open_instance(path: str | None, folder: Path) -> Path:
     if path:
         return Path(path)
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     print("building a small instance (about 30 s)")

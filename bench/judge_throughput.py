@@ -56,7 +56,7 @@ def _rss_mb() -> float:
 def _instance(path: str | None) -> Path:
     if path:
         return Path(path)
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     out = Path(tempfile.mkdtemp(prefix="sebench-bench-")) / "instance"

@@ -25,7 +25,7 @@ def small_task_sizes():
 @pytest.fixture(scope="session")
 def built_instance(tmp_path_factory):
     """Path of an instance built with seed 0 (see the module docstring)."""
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     logging.getLogger("sebench").setLevel(logging.WARNING)
     out = tmp_path_factory.mktemp("instance") / "seed0"

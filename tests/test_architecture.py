@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "sebench"
-STAGES = ("build", "obfuscate", "tasks", "rollout", "judge", "train", "export", "report", "experiment")
+STAGES = ("builder", "obfuscate", "tasks", "rollout", "judge", "train", "export", "report", "experiment")
 
 
 def _drawn_edges() -> set[tuple[str, str]]:

@@ -18,7 +18,7 @@ import sys
 from sebench.errors import SebenchError
 
 COMMAND_MODULES = (
-    "sebench.build.cli",  # build
+    "sebench.builder.cli",  # build
     "sebench.obfuscate.cli",  # audit
     "sebench.tasks.cli",  # tasks import|export|generate
     "sebench.rollout.cli",  # rollout

@@ -207,7 +207,7 @@ def read_records(path: str | Path, cls: type[R]) -> list[R]:
 
 def write_records(path: str | Path, records: Iterable[Any]) -> None:
     """Writes records to a JSONL file atomically (a temporary file renamed into place)."""
-    from sebench.outputs import atomic_text  # a unique temporary name, so two writers never share one
+    from sebench.output_files import atomic_text  # a unique temporary name, so two writers never share one
 
     with atomic_text(Path(path)) as handle:
         for record in records:

@@ -199,7 +199,7 @@ def test_each_stage_record_holds_the_threads_it_ran_on(tmp_path, monkeypatch, ca
 def test_the_study_still_rebuilds_its_own_instance(tmp_path, monkeypatch):
     """`sebench build` refuses to build over an instance; the study's build stage removes its own output
     before it runs again, so a changed seed with --overwrite rebuilds RUN_DIR/instance as before."""
-    from sebench.build import run as build_run
+    from sebench.builder import run as build_run
     from sebench.experiment.run import Study
     from sebench.instance import Instance
 

@@ -7,7 +7,7 @@ import pytest
 from sebench.cli import main
 from sebench.instance import Instance
 from sebench.judge.run import judge_records, read_rollouts
-from sebench.judge.server import serve
+from sebench.judge.sandbox_server import serve
 from sebench.judge.summary import format_table, summarize
 from sebench.metrics import pass_at_k
 from sebench.records import Rollout, Verdict, read_records, write_records

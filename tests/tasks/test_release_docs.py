@@ -9,7 +9,7 @@ import sys
 import pytest
 from released import SHARED_API_DOC, write_api_doc, write_jsonl
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 from sebench.errors import SebenchError
 from sebench.instance import Instance

@@ -125,7 +125,7 @@ def test_generation_drops_a_template_that_cannot_draw_and_says_why(fake_instance
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", FORMER_FAILURES)
 def test_seeds_that_used_to_hang_or_crash_build_at_full_sizes_and_pass_the_audit(tmp_path, seed):
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.instance import Instance
     from sebench.tasks.generate import hygiene_problems
 

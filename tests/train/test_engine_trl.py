@@ -174,7 +174,7 @@ def test_the_engines_reward_can_be_judged_on_sandbox_servers(built_instance):
     import threading
 
     from sebench.instance import Instance
-    from sebench.judge.server import serve
+    from sebench.judge.sandbox_server import serve
     from sebench.rollout.prompts import format_answer
     from sebench.train.engine_trl import judge_reward
     from sebench.train.reward import reward_judge

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from original_fixtures import ROW, SHARED_API_DOC, original_repo
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 from sebench.instance import Instance
 from sebench.records import Rollout, Verdict, write_records

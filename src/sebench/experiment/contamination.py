@@ -6,7 +6,7 @@ package behaviour and differ only in names, and the tasks are imported into both
 release files (`sebench tasks import --official`), so a model that never saw the release should score
 the same on both. A model that memorised the public names scores higher on the original.
 
-Stages meet through their public entry points: `build.run.build_instance`,
+Stages meet through their public entry points: `builder.run.build_instance`,
 `tasks.official.import_official`, `rollout.run.run` and `judge.run.run_with_summary`. The files go
 under `--out` (original/, fresh-seed<N>/, their rollouts and verdicts, contamination.json), and a
 second call with the same `--out` reuses the instances and resumes the rollouts.
@@ -112,7 +112,7 @@ def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
 
 def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -> Instance:
     """The instance at `root` with the tasks imported; built (closed-book needs no docs) when absent."""
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.official import import_official
     from sebench.tasks.release import SPLIT_FILE_NAMES, release_files
 

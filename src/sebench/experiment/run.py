@@ -162,7 +162,7 @@ class Study:
         return TaskSizes(train=train, single=single, multiple=multiple)
 
     def _build(self, out: Path, sizes) -> None:
-        from sebench.build.run import build_instance
+        from sebench.builder.run import build_instance
 
         # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
         build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
@@ -319,7 +319,7 @@ class Study:
 
     @staticmethod
     def _train(train) -> None:
-        from sebench.memory import release_memory
+        from sebench.process_memory import release_memory
         from sebench.train.run import run
 
         run(train)

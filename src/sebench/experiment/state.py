@@ -27,7 +27,7 @@ from typing import Callable
 from sebench.errors import SebenchError
 from sebench.files import file_sha256 as file_hash  # noqa: F401 (re-exported; experiment/run.py imports it)
 from sebench.files import tree_sha256, write_json
-from sebench.memory import peak_rss_mb, reset_peak_rss
+from sebench.process_memory import peak_rss_mb, reset_peak_rss
 from sebench.threads import reset_thread_usage, thread_usage
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 def _main(args: argparse.Namespace) -> int:
     from sebench.cliflags import check_ranges
     from sebench.export.verl import ExportConfig, export_verl
-    from sebench.outputs import OutputLock
+    from sebench.output_files import OutputLock
 
     cfg = ExportConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(ExportConfig)})
     check_ranges(cfg)

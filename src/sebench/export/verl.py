@@ -149,7 +149,7 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
 
 
 def _refuse_earlier_export(out: Path, overwrite: bool) -> None:
-    from sebench.outputs import check_dir_target
+    from sebench.output_files import check_dir_target
 
     check_dir_target(out)
     earlier = [out / name for name in (*RL_FILES.values(), SFT_FILE, REWARD_FILE, RECORD) if (out / name).exists()]
@@ -271,7 +271,7 @@ def _write_reward(out: Path, instance: Instance, rule: str, urls: list[str]) -> 
 
 
 def _write_text(path: Path, text: str) -> None:
-    from sebench.outputs import write_text_atomic
+    from sebench.output_files import write_text_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text)

@@ -72,7 +72,7 @@ def _register_sandbox(subparsers) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from sebench.judge.server import serve
+    from sebench.judge.sandbox_server import serve
 
     serve(args.data, args.host, args.port, args.workers, args.timeout, False if args.no_bwrap else None,
           max_timeout_s=args.max_timeout, read_timeout_s=args.read_timeout, protocol=args.protocol)

@@ -19,7 +19,7 @@ from sebench.cliflags import check_ranges
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.summary import summarize
-from sebench.outputs import OutputLock, check_file_target, check_own_output, refuse_same_file, write_text_atomic
+from sebench.output_files import OutputLock, check_file_target, check_own_output, refuse_same_file, write_text_atomic
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol

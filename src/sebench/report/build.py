@@ -9,7 +9,7 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.metrics import pass_ks
-from sebench.outputs import write_text_atomic
+from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.tables import function_table, load_run, main_table, protocol_of

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _main(args: argparse.Namespace) -> int:
     import json
 
-    from sebench.outputs import OutputLock, check_dir_target, refuse_same_file
+    from sebench.output_files import OutputLock, check_dir_target, refuse_same_file
     from sebench.report.build import build_report, main_table_markdown
 
     check_dir_target(args.out)

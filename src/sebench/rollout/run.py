@@ -4,7 +4,7 @@ Resumable and safe: each record is appended as a whole line, flushed and fsynced
 half-written last line is dropped, (task_id, sample_idx) pairs already present are skipped, and the rest
 are asked. `--overwrite` starts afresh instead; a file that is not rollouts, or holds another model's,
 mode's or settings' rollouts, is refused rather than mixed or "repaired", and one run at a time writes
-a file (see sebench.outputs). Truncated, empty, thinking and failed answers are all recorded, with their
+a file (see sebench.output_files). Truncated, empty, thinking and failed answers are all recorded, with their
 finish reason.
 """
 
@@ -21,7 +21,7 @@ from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.extract import extract_code  # the judge's own, so that records and verdicts agree
 from sebench.models import EMBEDDED_DEFAULT
-from sebench.outputs import (
+from sebench.output_files import (
     OutputLock,
     check_file_target,
     check_own_output,
@@ -254,7 +254,7 @@ def _generate(cfg: RolloutConfig, backend: Backend, builder: PromptBuilder, inst
         return
     messages = builder.messages
     if cfg.mode == "memory":
-        from sebench.rollout.memory import ExperienceMemory
+        from sebench.rollout.experience import ExperienceMemory
 
         memory = ExperienceMemory.from_files(instance.tasks("train"), Path(cfg.memory))
 

@@ -58,7 +58,7 @@ def _positive(text: str) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from sebench.instance import Instance
-    from sebench.outputs import OutputLock
+    from sebench.output_files import OutputLock
     from sebench.tasks.official import import_official
 
     with OutputLock(Instance.open(args.data).root / "datasets"):
@@ -69,7 +69,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from sebench.instance import SPLIT_FILES, Instance
-    from sebench.outputs import OutputLock, check_dir_target, refuse_same_file
+    from sebench.output_files import OutputLock, check_dir_target, refuse_same_file
     from sebench.tasks.official import export_tasks
 
     instance = Instance.open(args.data)
@@ -85,7 +85,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from sebench.instance import Instance
-    from sebench.outputs import OutputLock, check_file_target, check_own_output, refuse_same_file
+    from sebench.output_files import OutputLock, check_file_target, check_own_output, refuse_same_file
     from sebench.rollout.run import RolloutConfig, check_model_spec
     from sebench.tasks.modelgen import run_generate
 

@@ -159,7 +159,7 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
     (a batched backend writes them side by side), then every fresh solution in one more; task ids are
     gen-SEED-NNNN, numbered across the plan."""
     from sebench.judge.extract import extract_code
-    from sebench.judge.outputs import program_outputs
+    from sebench.judge.program_outputs import program_outputs
     from sebench.rollout.backends import GenerationRequest
 
     mapping = instance.mapping()

@@ -42,7 +42,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
-from sebench.outputs import refuse_fewer_records
+from sebench.output_files import refuse_fewer_records
 from sebench.records import Task, to_dict, write_records
 from sebench.tasks import plain
 from sebench.tasks.release import (

@@ -12,8 +12,8 @@ every error is a JSON {"error": message} with a 4xx/5xx status):
 
 Limits (ServerLimits): a program runs at most `max_timeout_s` whatever the client asks; a request must
 arrive whole within `read_timeout_s` and hold at most `max_body` bytes; at most `max_connections` at
-once. Programs share the sandbox fairly (serving.FairSlots) and are killed when their client hangs up
-(serving.ConnectionWatch). New endpoints are functions `(handler, body) -> answer` in ROUTES.
+once. Programs share the sandbox fairly (server_fairness.FairSlots) and are killed when their client hangs up
+(server_fairness.ConnectionWatch). New endpoints are functions `(handler, body) -> answer` in ROUTES.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from sebench import codec
 from sebench.errors import SebenchError
-from sebench.judge.serving import ConnectionWatch, FairSlots
+from sebench.judge.server_fairness import ConnectionWatch, FairSlots
 from sebench.records import Task, from_dict, to_dict
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import pytest
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Rollout, Verdict, read_records, write_records
-from sebench.rollout.memory import ExperienceMemory
+from sebench.rollout.experience import ExperienceMemory
 from sebench.rollout.run import RolloutConfig, run
 
 

@@ -50,7 +50,7 @@ def task_sizes(args: argparse.Namespace):
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     out = build_instance(args.out, args.seed, package_name=args.package_name, mapping_from=args.mapping_from,
                          task_sizes=task_sizes(args), docs_from=args.docs, overwrite=args.overwrite)
