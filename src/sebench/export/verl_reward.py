@@ -206,18 +206,18 @@ class RunClient:
         """(stdout, stderr, timed out), as OriginalJudge.run answers (a server's timeout: stderr "TLE")."""
         import httpx
 
-        from sebench import codec
+        from sebench import values
 
         start, errors = next(self._turn), []
         for k in range(len(self.urls)):
             url = self.urls[(start + k) % len(self.urls)]
             try:
-                resp = self.client.post(f"{url}/run", content=codec.dumps({"code": program, "timeout": self.timeout_s}).encode(),
+                resp = self.client.post(f"{url}/run", content=values.dumps({"code": program, "timeout": self.timeout_s}).encode(),
                                         headers={"Content-Type": "application/json"})
                 if resp.status_code == 200:
-                    answer = codec.loads(resp.content)
+                    answer = values.loads(resp.content)
                     return answer["stdout"], answer["stderr"], answer["stderr"] == "TLE"
                 errors.append(f"{url}: HTTP {resp.status_code} {resp.text[:200]}")
-            except (httpx.HTTPError, codec.CodecError, KeyError, TypeError) as exc:
+            except (httpx.HTTPError, values.CodecError, KeyError, TypeError) as exc:
                 errors.append(f"{url}: {type(exc).__name__}: {exc}")
         raise SebenchError("no sandbox server could run the program: " + "; ".join(errors))

@@ -2,7 +2,7 @@
 
 Pipeline per item: extract the code (extract.py) -> static rules (static.py) -> run the test inputs in
 the sandbox (sandbox.py), locally or on `sebench sandbox serve` servers -> compare with Task.expected
-outside the sandbox (compare.py). Every item gets a verdict: an unexpected failure is `judge_error`,
+outside the sandbox (sebench.values). Every item gets a verdict: an unexpected failure is `judge_error`,
 counted, never dropped.
 """
 
@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from sebench.instance import Instance
-from sebench.judge.compare import PRINTED_KEY, is_printed, matches
 from sebench.judge.extract import extract_code
 from sebench.judge.static import Rules, check_code
 from sebench.records import Task, Verdict
+from sebench.values import PRINTED_KEY, is_printed, matches
 
 log = logging.getLogger(__name__)
 

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sebench import codec
+from sebench import values
 from sebench.errors import SebenchError
 
 log = logging.getLogger(__name__)
@@ -589,7 +589,7 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
             stderr = str(frame["stderr"]) + stderr
         elif isinstance(frame.get("i"), int) and 0 <= frame["i"] < n_cases:
             memory = memory or bool(frame.get("memory"))
-            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), codec.decode(frame.get("value")), frame.get("error"),
+            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), values.decode(frame.get("value")), frame.get("error"),
                                            frame.get("printed"), bool(frame.get("memory")))
     exit_code, sig = report.get("exit"), report.get("signal")
     ended = f"exit code {exit_code}" if sig is None else f"signal {_signame(sig)}"

@@ -1,6 +1,6 @@
 """`sebench sandbox serve`: the sandbox over HTTP, so judges and RL rewards can run on other machines.
 
-API (JSON bodies in the tagged encoding of sebench.codec, so NaN, infinities and complex numbers survive;
+API (JSON bodies in the tagged encoding of sebench.values, so NaN, infinities and complex numbers survive;
 every error is a JSON {"error": message} with a 4xx/5xx status):
 - POST /run {"code": str, "timeout"?: float} -> {"stdout": str, "stderr": str}, the original benchmark's
   API: the program runs as a script; a failure's traceback (or the reason it was stopped) is in stderr.
@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 
-from sebench import codec
+from sebench import values
 from sebench.errors import SebenchError
 from sebench.judge.server_fairness import ConnectionWatch, FairSlots
 from sebench.records import Task, from_dict, to_dict
@@ -137,7 +137,7 @@ class SandboxServer(ThreadingHTTPServer):
 
 def _refuse_busy(conn: socket.socket) -> None:
     """A 503 answer for a connection over the limit, without starting a thread for it."""
-    body = codec.dumps({"error": "too many connections; try again shortly"}).encode()
+    body = values.dumps({"error": "too many connections; try again shortly"}).encode()
     head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
     try:
@@ -185,9 +185,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: dict) -> None:
         try:
-            body = codec.dumps(payload).encode()
-        except (codec.CodecError, ValueError) as exc:
-            status, body = 500, codec.dumps({"error": f"cannot encode the answer: {exc}"}).encode()
+            body = values.dumps(payload).encode()
+        except (values.CodecError, ValueError) as exc:
+            status, body = 500, values.dumps({"error": f"cannot encode the answer: {exc}"}).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -238,8 +238,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_json(self) -> dict:
         data = self._read_body()
         try:
-            body = codec.loads(data)
-        except codec.CodecError as exc:
+            body = values.loads(data)
+        except values.CodecError as exc:
             raise _HttpError(400, f"the body is not valid JSON: {exc}") from None
         if not isinstance(body, dict):
             raise _HttpError(400, "the body must be a JSON object")

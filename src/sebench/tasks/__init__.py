@@ -8,7 +8,6 @@
   generated package and once with NumPy; a task is kept only when both agree on every test input.
 - `generate`: `TaskSizes` and `write_task_files` (called by `sebench build`): picks templates for each
   split, keeps the splits apart (hygiene), writes the three split files.
-- `plain`: how outputs are stored as JSON (`expected`) and printed (`test_cases[i]["output"]`).
 - `official`: import of the original benchmark's jsonl files and export to its format or parquet.
 - `original_answers`: answers in the original's format made into rollouts and the tasks they are judged
   against (`sebench judge` reads such files).

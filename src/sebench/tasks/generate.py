@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sebench import values
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, write_records
-from sebench.tasks import gens, plain
+from sebench.tasks import gens
 from sebench.tasks.execute import Job, run_jobs
 from sebench.tasks.spec import (
     CONSTRUCTOR,
@@ -39,6 +40,8 @@ from sebench.tasks.spec import (
 log = logging.getLogger(__name__)
 
 MAX_CASES = 10
+# a case is kept when the package and NumPy return the same value, of the same number types, to these tolerances
+AGREE_REL, AGREE_ABS = 1e-9, 1e-12
 TRAIN_MULTI_SHARE = 0.15  # share of the train split made of multi-function tasks
 SIMILAR_TEXT = 0.6  # word-trigram Jaccard above which two statements count as near-identical
 ROUNDS = 4  # drafts tried per slot
@@ -357,8 +360,8 @@ class _Context:
         for (text, _), p, q in zip(inputs, pkg_cases, np_cases):
             if p["ok"] and q["ok"] and "repr" in t.tags and isinstance(q["value"], str):
                 q = {"ok": True, "value": q["value"].replace("array(", f"{self.repr_name}(")}
-            if p["ok"] and q["ok"] and plain.same(p["value"], q["value"]):
-                cases.append({"input": text, "output": plain.printed(p["value"])})
+            if p["ok"] and q["ok"] and values.equal(p["value"], q["value"], AGREE_REL, AGREE_ABS, same_types=True):
+                cases.append({"input": text, "output": values.printed(p["value"])})
                 expected.append(p["value"])
         cases, expected = cases[:MAX_CASES], expected[:MAX_CASES]
         if len(cases) < t.cases or len({c["output"] for c in cases}) < 2:

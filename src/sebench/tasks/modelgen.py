@@ -27,10 +27,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sebench import values
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, write_records
-from sebench.tasks import plain
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +232,7 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
     """The task when `samples` programs agree on every usable input (results: from program_outputs), else
     why not (a key of REJECTIONS)."""
     # per program: the encoded value on each input (None where it failed), or None
-    outputs = [None if cases is None else [plain.encode(c.value) if c.ok else None for c in cases]
+    outputs = [None if cases is None else [values.to_task_data(c.value, strict=False) if c.ok else None for c in cases]
                for cases in results]
     if all(o is None for o in outputs):
         return "static"
@@ -245,7 +245,7 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
             continue
         for group in groups:
             ref = outputs[group[0]]
-            if all(plain.same(out[i], ref[i], rel=1e-6, abs_=1e-9) for i in usable):
+            if all(values.equal(out[i], ref[i], same_types=True) for i in usable):
                 group.append(k)
                 break
         else:
@@ -254,18 +254,18 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
     if not groups or len(groups[0]) < samples:
         return "no_agreement"
     winner = groups[0]
-    values = [outputs[winner[0]][i] for i in usable]
-    if len({json.dumps(v) for v in values}) < 2:
+    expected = [outputs[winner[0]][i] for i in usable]
+    if len({json.dumps(v) for v in expected}) < 2:
         return "one_output"  # tests nothing
     code = programs[winner[0]]
-    cases = [{"input": p.inputs[i], "output": plain.printed(v)} for i, v in zip(usable, values)]
+    cases = [{"input": p.inputs[i], "output": values.printed(v)} for i, v in zip(usable, expected)]
     used = [name for name in sorted(known) if re.search(rf"(?<![\w.]){re.escape(name)}\b", code)]
     return Task(
         task_id="", split="train", kind="single" if len(used) <= 1 else "multiple", query=p.query,
         function_name=p.function_name, entry_point=p.entry_point,
         example=f">>> {p.entry_point}({cases[0]['input']})\n{cases[0]['output']}", test_cases=cases,
         right_exe_result="#".join(c["output"] for c in cases), selected_functions=used, is_valid=True,
-        reference_solution=code, expected=values,
+        reference_solution=code, expected=expected,
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sebench.obfuscate.surface import NUMPY_RENAMED
-from sebench.tasks.plain import literal
+from sebench.values import literal
 
 NAME_RE = re.compile(r"\{((?:linalg\.)?[a-z_][a-z0-9_]*)\}")
 CONSTRUCTOR = "numpy.array"
