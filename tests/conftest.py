@@ -2,7 +2,7 @@
 
 `built_instance`: a real instance built once per test session with seed 0 (rewritten docs, small task
 splits), for tests that need the real thing.
-The leak audit is not run here (tests/obfuscate/test_build.py checks that it passes), so one finding
+The leak audit is not run here (tests/builder/test_build.py checks that it passes), so one finding
 does not take every stage's tests down with it.
 """
 

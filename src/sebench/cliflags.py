@@ -93,6 +93,11 @@ def _ranged(base: type, metadata: dict) -> Callable[[str], Any]:
     return parse
 
 
+def at_least_one(text: str) -> int:
+    """A count from a flag: an integer, 1 or more."""
+    return _ranged(int, {"minimum": 1})(text)
+
+
 def port_number(text: str) -> int:
     """A TCP port from a flag: 0 (any free port) to 65535."""
     return _ranged(int, {"minimum": 0, "maximum": 65535})(text)

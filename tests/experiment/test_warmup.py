@@ -59,7 +59,7 @@ def test_warmup_trains_only_on_other_functions_and_is_reused(built_instance, tin
     def no_training(*args, **kwargs):
         raise AssertionError("the cached warm-up trained again")
 
-    monkeypatch.setattr("sebench.train.run.run", no_training)
+    monkeypatch.setattr("sebench.train.run.train_model", no_training)
     before = (checkpoint / "model.safetensors").stat().st_mtime_ns
     assert warm_up(dataclasses.replace(cfg)) == checkpoint
     assert (checkpoint / "model.safetensors").stat().st_mtime_ns == before
@@ -127,8 +127,8 @@ def test_task_writing_examples_never_mention_a_studied_function(built_instance, 
     here because nearly every doc example calls it: the examples that would show it are dropped."""
     from sebench.experiment.warmup import task_writing_examples
     from sebench.rollout.compact_docs import compact_doc, write_compact_instance
-    from sebench.tasks.modelgen import parse_proposal
     from sebench.tasks.spec import CONSTRUCTOR
+    from sebench.train.modelgen import parse_proposal
 
     instance = Instance.open(built_instance)
     mapping = instance.mapping()

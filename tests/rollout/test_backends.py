@@ -7,8 +7,8 @@ import time
 import pytest
 from fake_openai_server import FakeOpenAIServer
 
+from sebench.answers import extract_code
 from sebench.errors import SebenchError
-from sebench.judge.extract import extract_code
 from sebench.rollout.backends import GenerationRequest, get_backend
 from sebench.rollout.backends.openai import parse_argument
 from sebench.rollout.text import cut_at_stop

@@ -44,7 +44,7 @@ def task_sizes(args: argparse.Namespace):
     for k, v in given.items():
         if v < 0:
             raise SebenchError(f"--n-{k}: must be 0 or more, got {v}")
-    from sebench.tasks.generate import TaskSizes
+    from sebench.tasks import TaskSizes
 
     return TaskSizes(**given)
 

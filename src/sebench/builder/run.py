@@ -25,9 +25,9 @@ import sebench
 from sebench.errors import SebenchError
 from sebench.files import write_json
 from sebench.instance import Instance
-from sebench.obfuscate.names import Names
-from sebench.obfuscate.write import (
+from sebench.obfuscate import (
     DOCS_SOURCES,
+    Names,
     audit_or_fail,
     clean_caches,
     forget_package,
@@ -35,7 +35,7 @@ from sebench.obfuscate.write import (
     release_api_docs,
     write_obfuscated,
 )
-from sebench.tasks.generate import TaskSizes, write_task_files
+from sebench.tasks import TaskSizes, write_task_files
 
 log = logging.getLogger(__name__)
 

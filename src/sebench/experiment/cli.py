@@ -120,7 +120,7 @@ def _main(args: argparse.Namespace) -> int:
     else:
         report = Study(cfg, args.out, overwrite=args.overwrite, argv=sys.argv).run()
     data = json.loads(report.with_name("report.json").read_text(encoding="utf-8"))
-    from sebench.report.build import main_table_markdown
+    from sebench.report import main_table_markdown
 
     print(main_table_markdown(data["main_table"]))
     print(f"report: {report}")

@@ -23,11 +23,11 @@ from pathlib import Path
 from sebench.cliflags import range_problem
 from sebench.errors import SebenchError
 from sebench.experiment.warmup import WarmupConfig
-from sebench.judge.run import JudgeConfig
+from sebench.judge import JudgeConfig
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
-from sebench.rollout.run import RolloutConfig
-from sebench.train.config import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
+from sebench.rollout import RolloutConfig
+from sebench.train import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ release files (`sebench tasks import --official`), so a model that never saw the
 the same on both. A model that memorised the public names scores higher on the original.
 
 Stages meet through their public entry points: `builder.run.build_instance`,
-`tasks.official.import_official`, `rollout.run.run` and `judge.run.run_with_summary`. The files go
+`tasks.official.import_official`, `rollout.write_rollouts` and `judge.write_verdicts`. The files go
 under `--out` (original/, fresh-seed<N>/, their rollouts and verdicts, contamination.json), and a
 second call with the same `--out` reuses the instances and resumes the rollouts.
 
@@ -83,9 +83,7 @@ def config_fields():
 
 def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
     """Builds (or reuses) both instances, asks and judges the tasks on each, compares; writes the result."""
-    from sebench.rollout.backends import get_backend, resolve_spec
-    from sebench.rollout.run import RolloutConfig, backend_options
-    from sebench.rollout.run import run as rollout
+    from sebench.rollout import RolloutConfig, backend_options, get_backend, resolve_spec, write_rollouts
 
     out = Path(cfg.out)
     if backend is None:
@@ -100,7 +98,7 @@ def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
                     for inst in (original, fresh)]
     backend = backend or get_backend(cfg.model, **backend_options(rollout_cfgs[0]))
     try:
-        verdicts = [_judge(inst, rollout(rc, backend=backend), out, cfg.workers, cfg.protocol)
+        verdicts = [_judge(inst, write_rollouts(rc, backend=backend), out, cfg.workers, cfg.protocol)
                     for inst, rc in zip((original, fresh), rollout_cfgs)]
     finally:
         if own:
@@ -112,9 +110,8 @@ def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
 
 def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -> Instance:
     """The instance at `root` with the tasks imported; built (closed-book needs no docs) when absent."""
-    from sebench.builder.run import build_instance
-    from sebench.tasks.official import import_official
-    from sebench.tasks.release import SPLIT_FILE_NAMES, release_files
+    from sebench.builder import build_instance
+    from sebench.tasks import SPLIT_FILE_NAMES, import_official, release_files
 
     if not (root / "manifest.json").is_file() or not Instance(root).split_path(cfg.split).is_file():
         task_files, _ = release_files([Path(cfg.tasks)])  # a folder's api_doc.jsonl names only the original
@@ -128,9 +125,9 @@ def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -
 
 
 def _judge(inst: Instance, rollouts: Path, out: Path, workers: int | None, protocol: str) -> list[Verdict]:
-    from sebench.judge.run import JudgeConfig, run_with_summary
+    from sebench.judge import JudgeConfig, write_verdicts
 
-    path, _ = run_with_summary(JudgeConfig(data=inst.root, rollouts=rollouts, workers=workers, progress=False,
+    path, _ = write_verdicts(JudgeConfig(data=inst.root, rollouts=rollouts, workers=workers, progress=False,
                                            out=out / f"{inst.root.name}.verdicts.jsonl", protocol=protocol))
     return [from_dict(Verdict, obj, f"{path}:{n}") for n, obj in iter_json_lines(path)]
 

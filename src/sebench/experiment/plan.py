@@ -164,7 +164,7 @@ def _counts(cfg: RunConfig, data: Path | None, pc: PlanConfig, checks: list) -> 
         modes = set(cfg.untrained_modes) | set(cfg.trained_modes) | {"open", "closed"}
         return counts, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in counts} for m in modes}
     from sebench.instance import Instance
-    from sebench.rollout.prompts import PromptBuilder
+    from sebench.rollout import PromptBuilder
 
     instance = Instance.open(data)
     tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in caps if instance.split_path(s).is_file()}
@@ -331,7 +331,7 @@ def _sft(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict
 
 
 def _grpo(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict:
-    from sebench.train.rl import batch_plan
+    from sebench.train import batch_plan
 
     per_batch = train.batch_size * train.grad_accum // train.num_generations
     batches = rounds * len(batch_plan(tasks, per_batch, train, train.seed))

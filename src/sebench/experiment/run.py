@@ -113,7 +113,7 @@ class Study:
     def compact_data(self) -> Path:
         """A copy of the studied data whose docs are compact (the form the warm-up taught)."""
         from sebench.instance import Instance
-        from sebench.rollout.compact_docs import write_compact_instance
+        from sebench.rollout import write_compact_instance
 
         out = self.root / "data-compact"
         self.book.run("compact-docs", {"data": self._data_hash()}, [out],
@@ -157,12 +157,12 @@ class Study:
 
     @staticmethod
     def _sizes(train: int, single: int, multiple: int):
-        from sebench.tasks.generate import TaskSizes
+        from sebench.tasks import TaskSizes
 
         return TaskSizes(train=train, single=single, multiple=multiple)
 
     def _build(self, out: Path, sizes) -> None:
-        from sebench.builder.run import build_instance
+        from sebench.builder import build_instance
 
         # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
         build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
@@ -183,8 +183,8 @@ class Study:
     def evaluate(self, regime: str, model: str, mode: str, split: str, samples: int | None = None,
                  temperature: float | None = None) -> Path | None:
         """Rollouts (resumable, sample by sample) then verdicts of one (regime, mode, split)."""
-        from sebench.judge.run import JudgeConfig
-        from sebench.rollout.run import RolloutConfig
+        from sebench.judge import JudgeConfig
+        from sebench.rollout import RolloutConfig
 
         cfg = self.cfg
         if not self._has_tasks(split):
@@ -222,14 +222,13 @@ class Study:
         return path.is_file() and path.stat().st_size > 0
 
     def _rollout(self, rollout) -> None:
-        from sebench.rollout.run import run
+        from sebench.rollout import write_rollouts
 
-        run(rollout, backend=self._backend(rollout))
+        write_rollouts(rollout, backend=self._backend(rollout))
 
     def _backend(self, rollout_cfg):
         """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU)."""
-        from sebench.rollout.backends import get_backend
-        from sebench.rollout.run import backend_options
+        from sebench.rollout import backend_options, get_backend
 
         if self._loaded and self._loaded[0] != rollout_cfg.model:
             self.close_backend()
@@ -247,9 +246,9 @@ class Study:
 
     @staticmethod
     def _judge(judge) -> None:
-        from sebench.judge.run import run
+        from sebench.judge import write_verdicts
 
-        run(judge)
+        write_verdicts(judge)
 
     # ---- training --------------------------------------------------------------------------------
 
@@ -305,7 +304,7 @@ class Study:
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
         its regime's and the variant's settings (RunConfig.train_settings)."""
         from sebench.instance import Instance
-        from sebench.train.config import REGIME_SPECS, TrainConfig
+        from sebench.train import REGIME_SPECS, TrainConfig
 
         cfg = self.cfg
         regime = self.cfg.regime_of(label)
@@ -320,9 +319,9 @@ class Study:
     @staticmethod
     def _train(train) -> None:
         from sebench.process_memory import release_memory
-        from sebench.train.run import run
+        from sebench.train import train_model
 
-        run(train)
+        train_model(train)
         release_memory()  # the trainer's model, gradients and optimizer state
 
     # ---- report ----------------------------------------------------------------------------------

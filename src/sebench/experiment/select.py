@@ -26,7 +26,7 @@ COPIED = ("package", "datasets/train/api_doc.jsonl", "private/mapping.json")
 
 def choose_functions(templates: list, names: dict, k: int, seed: int) -> list[str]:
     """k mapping keys ("numpy.mean", ...) with templates enough for a train and a test task each."""
-    from sebench.tasks.spec import CONSTRUCTOR
+    from sebench.tasks import CONSTRUCTOR
 
     variants = Counter()
     for t in templates:
@@ -51,8 +51,7 @@ def choose_functions(templates: list, names: dict, k: int, seed: int) -> list[st
 
 def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, workers: int = 2) -> dict:
     """Writes the subset instance at `out`; returns {"functions": [...], "counts": {split: n}}."""
-    from sebench.tasks.families import all_templates
-    from sebench.tasks.generate import generate
+    from sebench.tasks import all_templates, generate_tasks
 
     mapping = instance.mapping()
     templates = list(all_templates())
@@ -65,7 +64,7 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copyfile(src, dst)
-    tasks = generate(out / "package", mapping, seed, sizes, workers=workers, templates=keep)
+    tasks = generate_tasks(out / "package", mapping, seed, sizes, workers=workers, templates=keep)
     view = Instance(out)
     for split, items in tasks.items():
         write_records(view.split_path(split), items)

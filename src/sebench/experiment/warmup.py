@@ -11,7 +11,7 @@ See Also and Examples, names a studied one or is named by it, or that has the sa
 package keeps NumPy's aliases, such as abs and absolute, under unrelated names). A training task is kept only if all its functions remain.
 
 Skills (--skills): `docs` is the Open-SFT above; `tasks` adds task-writing examples, the format self-play
-asks for (sebench.tasks.modelgen): the proposal prompt with one warm-up function's docs, answered with a
+asks for (sebench.train.modelgen): the proposal prompt with one warm-up function's docs, answered with a
 training task of that function written as a proposal (its query, signature, test inputs and reference
 solution). They are the instance's own tasks of warm-up functions only (whose solution calls no other
 package function), and an example whose text names an excluded function is dropped, so no studied
@@ -43,7 +43,7 @@ from sebench.errors import SebenchError
 from sebench.files import file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
 from sebench.records import ApiDoc
-from sebench.rollout.compact_docs import DOCS_FORMS
+from sebench.rollout import DOCS_FORMS
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def excluded_functions(docs: list[ApiDoc], studied: list[str]) -> list[str]:
 
 
 def _summary(doc: ApiDoc) -> str:
-    from sebench.rollout.compact_docs import compact_doc
+    from sebench.rollout import compact_doc
 
     return compact_doc(doc).doc.split("\n", 1)[0].strip()
 
@@ -188,9 +188,8 @@ def warm_up(cfg: WarmupConfig) -> Path:
 
 
 def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
-    from sebench.rollout.compact_docs import write_compact_instance
-    from sebench.train.config import TrainConfig
-    from sebench.train.run import run
+    from sebench.rollout import write_compact_instance
+    from sebench.train import TrainConfig, train_model
 
     shutil.rmtree(p.entry, ignore_errors=True)  # an unfinished warm-up (no warmup.json) is redone
     data = cfg.data
@@ -203,7 +202,7 @@ def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
     if "tasks" in cfg.skills:
         writing = task_writing_examples(Instance.open(data), p.functions, p.excluded, cfg.task_examples, cfg.seed)
         log.info("warm-up %s: %d task-writing examples", p.key, len(writing))
-    run(TrainConfig(
+    train_model(TrainConfig(
         data=data, regime="open-sft", out=p.checkpoint, model=cfg.model, train_source="reference",
         functions=p.functions, max_examples=cfg.max_examples if "docs" in cfg.skills else 0, epochs=cfg.epochs,
         lr=cfg.lr, batch_size=1, grad_accum=cfg.batch_size,  # one example per forward: prompts with docs are
@@ -222,8 +221,7 @@ def task_writing_examples(instance: Instance, functions: list[str], excluded: li
                           seed: int) -> list[dict]:
     """Up to `count` examples of writing a task (a seeded choice): modelgen's proposal prompt with one
     warm-up function's docs, answered with a training task of that function (see the module docstring)."""
-    from sebench.tasks.modelgen import MIN_CASES, proposal_answer, proposal_prompt
-    from sebench.train.data import limit
+    from sebench.train import MIN_CASES, proposal_answer, proposal_prompt, seeded_choice
 
     allowed = set(functions)
     called = re.compile(rf"(?<![\w.]){re.escape(instance.package_name)}(?:\.\w+)+")
@@ -237,4 +235,4 @@ def task_writing_examples(instance: Instance, functions: list[str], excluded: li
         if named is None or not named.search(prompt + answer):
             examples.append({"prompt": [{"role": "user", "content": prompt}],
                              "completion": [{"role": "assistant", "content": answer}], "task_id": task.task_id})
-    return limit(examples, count, seed)
+    return seeded_choice(examples, count, seed)

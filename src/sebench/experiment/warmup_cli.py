@@ -52,7 +52,7 @@ def _warmup(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace) -> int:
     from sebench.instance import Instance
-    from sebench.rollout.compact_docs import write_compact_instance
+    from sebench.rollout import write_compact_instance
 
     print(write_compact_instance(Instance.open(args.data), args.out))
     return 0

@@ -46,7 +46,7 @@ from sebench.instance import Instance
 from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol
 from sebench.records import SPLITS, Task
-from sebench.train.config import REWARDS
+from sebench.train import REWARDS
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +108,8 @@ class ExportConfig:
 
 def export_verl(cfg: ExportConfig) -> list[Path]:
     """Writes OUT (module docstring); returns the files written."""
-    from sebench.judge.original import OriginalJudge
-    from sebench.train import data
+    from sebench.judge import OriginalJudge
+    from sebench.train import drop_long_prompts, rl_prompts, rollout_pairs, select_tasks, sft_examples
 
     instance, protocol = Instance.open(cfg.data), get_protocol(cfg.protocol)
     out = Path(cfg.out)
@@ -117,13 +117,13 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     original = _original_prompts(instance, cfg) if protocol.prompts == "original" else None
     every = instance.tasks("train")
     index = {t.task_id: i for i, t in enumerate(every)}
-    tasks = data.select_tasks(instance)
-    pairs = data.rl_prompts(instance, tasks, "open", "closed", original)
+    tasks = select_tasks(instance)
+    pairs = rl_prompts(instance, tasks, "open", "closed", original)
     limit = protocol.rl_max_prompt_tokens if cfg.max_prompt_tokens is None else cfg.max_prompt_tokens
-    kept = data.drop_long_prompts(pairs, load_tokenizer(cfg.tokenizer), limit) if limit else pairs
+    kept = drop_long_prompts(pairs, load_tokenizer(cfg.tokenizer), limit) if limit else pairs
     by_id = {t.task_id: t for t in every}
     val = [t for t in instance.tasks(cfg.val_split) if t.is_valid]
-    val_rows = data.rl_prompts(instance, val, "closed", "closed", original)
+    val_rows = rl_prompts(instance, val, "closed", "closed", original)
     with OriginalJudge(instance) as judge:  # the test cases and results as the original's RL data holds them
         written = [_write_rl(out / RL_FILES[kind], [(by_id[p["task_id"]], p[key]) for p in kept], kind, index,
                              judge.reward_data) for kind, key in (("open", "sample_prompt"), ("closed", "prompt"))]
@@ -132,10 +132,10 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     sft = 0
     if cfg.rollouts is not None:
         verdicts = cfg.verdicts or Path(cfg.rollouts).with_name("verdicts.jsonl")
-        answers = data.rollout_pairs(tasks, cfg.rollouts, verdicts, "response", keep=protocol.sft_examples)
+        answers = rollout_pairs(tasks, cfg.rollouts, verdicts, "response", keep=protocol.sft_examples)
         sft = len(answers)
-        written.append(_write_sft(out / SFT_FILE, answers, data.sft_examples(instance, answers, "open", original),
-                                  data.sft_examples(instance, answers, "closed", original)))
+        written.append(_write_sft(out / SFT_FILE, answers, sft_examples(instance, answers, "open", original),
+                                  sft_examples(instance, answers, "closed", original)))
     rule = cfg.reward or protocol.reward
     written += _write_reward(out, instance, rule, list(cfg.sandbox_url or []))
     record = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(cfg).items()},
@@ -159,7 +159,7 @@ def _refuse_earlier_export(out: Path, overwrite: bool) -> None:
 
 
 def _original_prompts(instance: Instance, cfg: ExportConfig):
-    from sebench.rollout.original_prompts import OriginalTrainingPrompts
+    from sebench.rollout import OriginalTrainingPrompts
 
     if cfg.original_repo is None:
         raise SebenchError("--protocol original writes the prompts of the original's training scripts, read from its "

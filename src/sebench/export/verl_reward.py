@@ -133,7 +133,7 @@ class RowJudge:
         if settings.sandbox_urls:
             check_servers(settings.sandbox_urls, "original" if settings.rule == "original" else "sebench")
         if settings.rule == "original":
-            from sebench.judge.original import OriginalJudge
+            from sebench.judge import OriginalJudge
 
             local = OriginalJudge(self.instance, settings.workers, timeout_s=settings.timeout_s)
             self.package, self.constructor = local.package, local.constructor
@@ -151,13 +151,13 @@ class RowJudge:
                              f"{', '.join(DATA_SOURCES)}), not data_source={data_source!r}")
         info = dict(extra_info or {})
         if self.settings.rule == "original":
-            from sebench.judge.original import reward_answer
+            from sebench.judge import reward_answer
 
             cases = [{"input": str(c["input"]), "output": str(c.get("output", ""))} for c in info["test_cases"]]
             expected = info.get("right_exe_result") or ground_truth
             found = reward_answer(solution_str, cases, expected, self.package, self.constructor, self.run)
             return 1.0 if found.right else 0.0
-        from sebench.train.reward import score
+        from sebench.train import score
 
         verdict = self.judge.judge(self._task(info.get("task_id")), solution_str)
         return score(verdict, self.settings.rule == "graded")

@@ -29,11 +29,11 @@ def _register_judge(subparsers) -> None:
 
 
 def _judge(args: argparse.Namespace) -> int:
-    from sebench.judge.run import JudgeConfig, config_fields, run_with_summary
+    from sebench.judge.run import JudgeConfig, config_fields, write_verdicts
     from sebench.judge.summary import format_table
 
     cfg = JudgeConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
-    out, summary = run_with_summary(cfg)
+    out, summary = write_verdicts(cfg)
     print(format_table(summary))
     print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))
     unjudged = summary["overall"]["counts"].get("judge_error", 0)

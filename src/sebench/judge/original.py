@@ -518,7 +518,7 @@ class OriginalJudge:
         reference solution, as the original made right_exe_result (the task's own printed outputs have
         full precision where that package printed 8 digits, which the reward's 1e-10 would fail)."""
         if self._released is None:
-            from sebench.tasks.release import released_rows
+            from sebench.tasks import released_rows
 
             self._released = released_rows(self.instance.root)
         row = self._released.get(task.task_id)

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from sebench import values
 from sebench.errors import SebenchError
+from sebench.judge.verdict import make_verdict
 from sebench.records import Task, Verdict, from_dict
 
 log = logging.getLogger(__name__)
@@ -109,12 +110,10 @@ class RemotePool:
             log.warning("a chunk of %d items failed on every server (%s); retrying item by item", len(chunk),
                         "; ".join(errors)[:300])
             return [v for item in chunk for v in self._judge_chunk([item], servers)]
-        from sebench.judge.core import _verdict
-
         task, _response, sample_idx = chunk[0]
         message = "no sandbox server could judge it: " + "; ".join(errors)
         log.warning("%s/%s: %s", task.task_id, sample_idx, message[:300])
-        return [_verdict(task, sample_idx, "judge_error", 0, message=message[:500])]
+        return [make_verdict(task, sample_idx, "judge_error", 0, message=message[:500])]
 
     def _post(self, url: str, chunk: list[tuple[Task, str, int]]) -> list[Verdict]:
         import httpx

@@ -35,7 +35,7 @@ from sebench.obfuscate.docs_text import (
     rewrite_span,
     split_sections,
 )
-from sebench.obfuscate.surface import NUMPY_RENAMED
+from sebench.obfuscate.surface import numpy_object
 from sebench.records import ApiDoc
 
 log = logging.getLogger(__name__)
@@ -51,16 +51,6 @@ class FunctionDoc:
     parts: list = field(default_factory=list)  # rendered sections before Notes
     sections: dict = field(default_factory=dict)  # "Notes"/"Examples" -> chunks (text and statements)
     synthesized: list = field(default_factory=list)  # list[Stmt] when the example was synthesised
-
-
-def numpy_object(key: str):
-    import numpy
-
-    parts = key.split(".")[1:]
-    obj = numpy
-    for i, part in enumerate(parts):
-        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, NUMPY_RENAMED.get(part, ""), None)
-    return obj
 
 
 def probe_surface(package_dir: Path, mapping: dict) -> tuple[Surface, dict]:

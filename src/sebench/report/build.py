@@ -135,7 +135,7 @@ SELF_PLAY_COLUMNS = (  # (summary key, column title) of a self-play round (train
 
 
 REJECTED_SHORT = {"static": "static rules", "few_inputs": "too few inputs run", "no_agreement": "no agreement",
-                  "one_output": "one output"}  # sebench.tasks.modelgen.REJECTIONS
+                  "one_output": "one output"}  # sebench.train.modelgen.REJECTIONS
 
 
 def self_play_markdown(self_play: dict[str, list[dict]]) -> str:

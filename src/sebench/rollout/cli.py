@@ -21,8 +21,8 @@ def register(subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sebench.rollout.run import RolloutConfig, config_fields, run
+    from sebench.rollout.run import RolloutConfig, config_fields, write_rollouts
 
     cfg = RolloutConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
-    run(cfg)
+    write_rollouts(cfg)
     return 0

@@ -34,7 +34,7 @@ from string import Template
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task
-from sebench.tasks.release import released_rows
+from sebench.tasks import released_rows
 
 TEMPLATE_FILE = "src/utils/prompt_template.py"
 API_DOC_FILE = "datasets/train/api_doc.jsonl"

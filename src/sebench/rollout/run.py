@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Iterator
 
+from sebench.answers import extract_code  # the judge's too, so that records and verdicts agree
 from sebench.cliflags import check_ranges
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.judge.extract import extract_code  # the judge's own, so that records and verdicts agree
 from sebench.models import EMBEDDED_DEFAULT
 from sebench.output_files import (
     OutputLock,
@@ -102,7 +102,7 @@ def with_decoding_defaults(cfg: RolloutConfig) -> RolloutConfig:
     return replace(cfg, **values)
 
 
-def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
+def write_rollouts(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
     """Writes the missing rollouts of `cfg` to cfg.out and returns it; `backend` reuses a loaded model."""
     cfg = with_decoding_defaults(cfg)
     check_ranges(cfg)

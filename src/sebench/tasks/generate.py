@@ -120,7 +120,7 @@ class InputDrawer:
 def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: int = 2) -> dict[str, int]:
     """Writes the three split files of `instance`; returns {split: number of tasks}."""
     mapping = instance.mapping()
-    tasks = generate(instance.package_dir, mapping, seed, sizes, workers=workers)
+    tasks = generate_tasks(instance.package_dir, mapping, seed, sizes, workers=workers)
     functions = list(mapping["functions"].values())
     problems = hygiene_problems(tasks, functions if sizes.train >= 2 * len(functions) else None)
     if problems:  # the planner prevents these; a failure here is a bug, not bad input
@@ -130,7 +130,7 @@ def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: i
     return {split: len(items) for split, items in tasks.items()}
 
 
-def generate(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, workers: int = 2,
+def generate_tasks(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, workers: int = 2,
              templates: list[Template] | None = None) -> dict[str, list[Task]]:
     """{split: tasks} for the instance whose package lives in package_dir and whose names are mapping."""
     from sebench.tasks.families import all_templates
@@ -173,7 +173,7 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
 
     Groups: "train" (train-only templates, then single-function variants), "train_multi",
     "single_test", "multiple_test". Each group plans a few spare slots beyond its target, used when
-    some drafts never verify; `generate` keeps the first ones that do, in plan order.
+    some drafts never verify; `generate_tasks` keeps the first ones that do, in plan order.
     """
     rng = random.Random(f"plan:{seed}")
     by_fn: dict[str, list[tuple[Template, int]]] = defaultdict(list)

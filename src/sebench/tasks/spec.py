@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from sebench.obfuscate.surface import NUMPY_RENAMED
+from sebench.obfuscate import NUMPY_RENAMED
 from sebench.values import literal
 
 NAME_RE = re.compile(r"\{((?:linalg\.)?[a-z_][a-z0-9_]*)\}")

@@ -1,4 +1,4 @@
-from sebench.judge.extract import extract_code
+from sebench.answers import extract_code
 
 
 def test_extract():

@@ -158,9 +158,9 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
     """generate() for each (functions, n) of `plan`, with every proposal asked for in one call of the backend
     (a batched backend writes them side by side), then every fresh solution in one more; task ids are
     gen-SEED-NNNN, numbered across the plan."""
-    from sebench.judge.extract import extract_code
-    from sebench.judge.program_outputs import program_outputs
-    from sebench.rollout.backends import GenerationRequest
+    from sebench.answers import extract_code
+    from sebench.judge import program_outputs
+    from sebench.rollout import GenerationRequest
 
     mapping = instance.mapping()
     known = set(mapping["functions"].values())
@@ -210,7 +210,7 @@ def _docs_text(instance: Instance, functions: list[str]) -> str:
 
 
 def _leak_checker(mapping: dict):
-    from sebench.obfuscate.audit import LeakChecker, Surface
+    from sebench.obfuscate import LeakChecker, Surface
 
     checker = LeakChecker(Surface.from_mapping(mapping))
 
@@ -276,7 +276,7 @@ def _numbered(task: Task, i: int, seed: int) -> Task:
 def run_generate(data: Path, model: str, functions: list[str], n: int, out: Path, seed: int = 0,
                  samples: int = 2, base_url: str | None = None) -> int:
     """`sebench tasks generate`: writes the kept tasks to `out` (jsonl); returns how many."""
-    from sebench.rollout.backends import get_backend
+    from sebench.rollout import get_backend
 
     instance = Instance.open(data)
     with get_backend(model, base_url=base_url) as backend:
