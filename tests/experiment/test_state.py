@@ -132,7 +132,7 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     fast), so a setting from a train section or a variant cannot be left out of it."""
     import dataclasses
 
-    from sebench.experiment.run import TRAIN_SPEED, Study
+    from sebench.experiment.run import Study
     from sebench.experiment.state import config_record
     from sebench.train.config import TrainConfig
 
@@ -145,10 +145,12 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     assert wide.max_steps == 48 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_regimes.closed-rl
     sft = study.train_config("closed-sft", tmp_path / "out", None, None)
     assert sft.grad_accum == 4 and sft.lr == 2e-4  # the train section: every regime
-    record = config_record(wide, drop=TRAIN_SPEED + ("out",), data="hash")
-    assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
+    record = config_record(wide, drop=("out",), data="hash")
+    speed = {"overwrite", "threads", "judge_workers"}  # marked speed=True: they change no result
+    assert {f.name for f in dataclasses.fields(TrainConfig) if f.metadata.get("speed")} == speed
+    assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - speed - {"out"}
     assert record["old_logps"] == "sampling" and record["data"] == "hash"
-    assert record != config_record(plain, drop=TRAIN_SPEED + ("out",), data="hash")
+    assert record != config_record(plain, drop=("out",), data="hash")
 
 
 def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):

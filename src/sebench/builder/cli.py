@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.obfuscate import DOCS_SOURCES
 
 
 def register(subparsers) -> None:
@@ -20,7 +21,7 @@ def register(subparsers) -> None:
     p.add_argument("--package-name", help="use this package name instead of a random one")
     p.add_argument("--mapping-from", type=Path, metavar="FILE",
                    help="take every name from an existing instance's api_doc.jsonl (original benchmark format)")
-    p.add_argument("--docs", choices=("sebench", "original"), default="sebench",
+    p.add_argument("--docs", choices=DOCS_SOURCES, default="sebench",
                    help="sebench: sebench's own leak-audited docs (default); original: the `rewritten_doc` texts "
                         "of the release's api_doc.jsonl given with --mapping-from, as they are")
     p.add_argument("--n-train", type=int, help="number of training tasks")

@@ -17,10 +17,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from sebench.cliflags import range_problem
+from sebench.cliflags import option, range_problem
 from sebench.errors import SebenchError
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
@@ -82,49 +82,65 @@ SECTIONS = {
 }
 
 
+TRAINED_MODES = tuple(m for m in MODES if m != "memory")
+TRAIN_SOURCES = ("reference", "rollouts")
+
+
 @dataclass
 class RunConfig:
-    """Everything that decides the outcome of a study (not where it is written)."""
+    """Everything that decides the outcome of a study (not where it is written). Each field is also a flag of
+    `sebench run` that overrides the preset's value (`path`: resolved to an absolute path; `cli=False`: a
+    section, set with `--set`)."""
 
-    preset: str = "quick"
-    model: str = "smollm2-135m"  # the untrained model: a backend spec for rollouts, a load spec for training
-    train_model: str | None = None  # the weights training starts from when --model is served (openai:...)
-    seed: int = 0
-    regimes: list = field(default_factory=lambda: ["closed-sft"])
-    instance: str | None = None  # an existing instance directory to use instead of building one
+    preset: str = option("quick", "sizes and settings", cli=False)  # `sebench run --preset`, with its choices
+    model: str = option("smollm2-135m", "model spec: smollm2-135m, a local HF folder, hf:<path or id>, "
+                        "openai:<model>@<url> (evaluation only), fake:... (tests); the untrained model, and the "
+                        "weights training starts from")
+    train_model: str | None = option(None, "weights to train from when --model is a server (openai:...), e.g. "
+                                     "hf:Qwen/Qwen3-8B; default: --model")
+    seed: int = option(0, "seed of the instance, the task subset, sampling and training")
+    regimes: list = option(factory=lambda: ["closed-sft"], help="training regimes: " + " ".join(REGIMES) + " (none: "
+                           "evaluate the untrained model only)", nargs="*", metavar="REGIME")
+    instance: str | None = option(None, "use this built instance directory instead of building one", path=True,
+                                  metavar="DIR")
     # build: sizes of the instance's task splits (TaskSizes)
-    build_train: int = 720
-    build_single: int = 259
-    build_multiple: int = 300
+    build_train: int = option(720, "the built instance's training tasks", minimum=0)
+    build_single: int = option(259, "the built instance's one-function test tasks", minimum=0)
+    build_multiple: int = option(300, "the built instance's multi-function test tasks", minimum=0)
     # selection: a subset of functions and tasks (None = everything the instance has)
-    functions: int | None = None  # number of functions studied
-    max_train: int | None = None  # training tasks kept (of the studied functions)
-    max_single: int | None = None  # single-function test tasks kept
-    max_multiple: int | None = None  # multi-function test tasks kept
+    functions: int | None = option(None, "number of functions studied (0: all the instance has)", minimum=0)
+    max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
+    max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
+    max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
     # evaluation: which splits, and the modes of the untrained base and of each trained model
-    splits: list = field(default_factory=lambda: ["single_test", "multiple_test"])
-    untrained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    trained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    # the protocol (sebench.protocols): "original" means the original's prompts (read from original_repo),
-    # decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), judge, and training (its training
-    # prompts, reward rule, SFT filter over source_samples 5 at source_temperature 0.6, RL data) unless set here
-    protocol: str = "sebench"
-    original_repo: str | None = None
-    # SFT data: "reference" solutions, or the base's own judged open-book "rollouts" on the train split
-    # (source_samples of them per task at source_temperature; also the memory baseline's store)
-    train_source: str = "reference"
-    source_samples: int = 4
-    source_temperature: float = 0.7
+    splits: list = option(factory=lambda: ["single_test", "multiple_test"], help="the splits evaluated",
+                          choices=SPLITS)
+    untrained_modes: list = option(factory=lambda: ["closed", "open"], help="the untrained model's modes",
+                                   choices=MODES)
+    trained_modes: list = option(factory=lambda: ["closed", "open"], help="each trained model's modes",
+                                 choices=TRAINED_MODES)
+    protocol: str = option("sebench", "evaluation protocol; original: the original benchmark's prompts (read from "
+                           "--original-repo), decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), "
+                           "judge and training (its training prompts, reward rule, SFT filter over source_samples 5 at "
+                           "source_temperature 0.6, RL data) unless set here (docs/protocols.md)",
+                           choices=tuple(PROTOCOLS))
+    original_repo: str | None = option(None, "your copy of the original SE-Bench repository (--protocol original "
+                                       "reads its prompt templates there)", path=True, metavar="DIR")
+    train_source: str = option("reference", "SFT data: the tasks' reference solutions, or the base's own judged "
+                               "open-book rollouts on the train split (also the memory baseline's store)",
+                               choices=TRAIN_SOURCES)
+    source_samples: int = option(4, "--train-source rollouts: samples per training task", minimum=1)
+    source_temperature: float = option(0.7, "--train-source rollouts: their sampling temperature", minimum=0.0)
     # the stages' sections (see the module docstring): {field: value} of their config dataclasses
-    rollout: dict = field(default_factory=dict)  # RolloutConfig: decoding, batching
-    judge: dict = field(default_factory=dict)  # JudgeConfig: workers, limits
-    train: dict = field(default_factory=dict)  # TrainConfig: every regime's training settings
-    train_regimes: dict = field(default_factory=dict)  # {regime: {TrainConfig field: value}} for one regime
-    # named variants of a regime, listed in `regimes` like one: {"label": {"regime": name, field: value, ...}}
-    variants: dict = field(default_factory=dict)
-    # a doc-literate base first (WarmupConfig: docs, max_examples, epochs, lr, batch_size, ...): the untrained
-    # rows and every regime then start from it (None: from `model` itself)
-    warmup: dict | None = None
+    rollout: dict = option(factory=dict, help="RolloutConfig fields: decoding, batching", cli=False)
+    judge: dict = option(factory=dict, help="JudgeConfig fields: workers, limits", cli=False)
+    train: dict = option(factory=dict, help="TrainConfig fields of every regime", cli=False)
+    train_regimes: dict = option(factory=dict, help="{regime: {TrainConfig field: value}} for one regime", cli=False)
+    variants: dict = option(factory=dict, help="named variants of a regime, listed in `regimes` like one: "
+                            "{label: {\"regime\": name, field: value, ...}}", cli=False)
+    warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
+                                 "lr, batch_size, ...): the untrained rows and every regime then start from it "
+                                 "(None: from `model` itself)", cli=False)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -274,11 +290,10 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         raise SebenchError(f"train_regimes: expected {{regime: {{setting: value}}}}, got {cfg.train_regimes!r}")
     _check("train_regimes key", list(cfg.train_regimes), REGIMES + tuple(REGIME_ALIASES))
     cfg.train_regimes = {canonical_regime(k): v for k, v in cfg.train_regimes.items()}
-    _check("splits", cfg.splits, SPLITS)
-    _check("untrained_modes", cfg.untrained_modes, MODES)
-    _check("trained_modes", cfg.trained_modes, tuple(m for m in MODES if m != "memory"))
-    _check("train_source", [cfg.train_source], ("reference", "rollouts"))
-    _check("protocol", [cfg.protocol], tuple(PROTOCOLS))
+    for f in dataclasses.fields(RunConfig):  # the study's own settings with choices
+        if "choices" in f.metadata:
+            value = getattr(cfg, f.name)
+            _check(f.name, value if isinstance(value, list) else [value], f.metadata["choices"])
     protocol = PROTOCOLS[cfg.protocol]
     given = {key.partition(".")[2] for key in overrides if key.startswith("rollout.")}
     given |= set(overrides.get("rollout") or {})

@@ -31,12 +31,6 @@ log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
-# settings of the stages' configs that change how fast they run or where they write, not what they produce:
-# left out of the completion records, so that changing them does not redo a stage
-ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env",
-                 "threads")
-JUDGE_SPEED = ("workers", "sandbox_url", "no_bwrap", "progress")
-TRAIN_SPEED = ("overwrite", "threads", "judge_workers")
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
@@ -203,14 +197,14 @@ class Study:
         # the record names a trained model by its regime and weights, not by its path (the run may move)
         weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
         name = f"rollout:{regime}:{mode}:{split}"
-        self.book.run(name, config_record(rollout, drop=ROLLOUT_SPEED + ("data", "out"), data=self._data_hash(),
+        self.book.run(name, config_record(rollout, drop=("data", "out"), data=self._data_hash(),
                                           model=model if regime == UNTRAINED else regime, weights=weights,
                                           memory=file_hash(memory) if memory else None),
                       [rollouts], lambda: self._rollout(rollout), resumable=True)
         judge = JudgeConfig(data=self.data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
                             protocol=cfg.protocol, **cfg.judge)
         self.book.run(f"judge:{regime}:{mode}:{split}",
-                      config_record(judge, drop=JUDGE_SPEED + ("data", "out", "summary"), data=self._data_hash(),
+                      config_record(judge, drop=("data", "out", "summary"), data=self._data_hash(),
                                     rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
                       [verdicts, folder / "summary.json"], lambda: self._judge(judge))
         return verdicts
@@ -293,7 +287,7 @@ class Study:
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train = self.train_config(label, out, source_rollouts, start)
         record = config_record(
-            train, drop=TRAIN_SPEED + ("data", "out", "verdicts"), data=self._data_hash(),
+            train, drop=("data", "out", "verdicts"), data=self._data_hash(),
             rollouts=file_hash(source_rollouts) if source_rollouts else None,
             sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
         )

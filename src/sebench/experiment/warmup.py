@@ -36,9 +36,10 @@ import os
 import re
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.files import file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
@@ -52,34 +53,31 @@ KEY_VERSION = 1  # raise when the warm-up's data or training changes meaning, so
 SKILLS = ("docs", "tasks")
 
 
-def _opt(default, help: str, **extra):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class WarmupConfig:
     """The options of `sebench warmup`; each field is one flag (underscores become dashes)."""
 
-    data: Path = _opt(None, "the full instance directory (from `sebench build`); its train tasks are the warm-up's",
+    data: Path = option(None, "the full instance directory (from `sebench build`); its train tasks are the warm-up's",
                       required=True)
-    studied: str | None = _opt(None, "comma-separated public names of the studied functions (kept out of the warm-up)")
-    studied_from: Path | None = _opt(None, "a studied subset directory (`sebench run`'s RUN_DIR/data): its manifest "
+    studied: str | None = option(None, "comma-separated public names of the studied functions (kept out of the warm-up)")
+    studied_from: Path | None = option(None, "a studied subset directory (`sebench run`'s RUN_DIR/data): its manifest "
                                      "names the studied functions")
-    model: str = _opt("smollm2-135m", "model to warm up: smollm2-135m (embedded), a local HF folder, or hf:<path>")
-    docs: str = _opt("full", "docs in the warm-up prompts: full (the paper's) or compact (name, signature, summary, "
+    model: str = option("smollm2-135m", "model to warm up: smollm2-135m (embedded), a local HF folder, or hf:<path>")
+    docs: str = option("full", "docs in the warm-up prompts: full (the paper's) or compact (name, signature, summary, "
                      "one example: for small models)", choices=DOCS_FORMS)
-    max_examples: int | None = _opt(240, "warm-up training examples at most (a seeded choice)")
-    epochs: float = _opt(1.0, "passes over the warm-up examples")
-    lr: float = _opt(2e-4, "learning rate")
-    batch_size: int = _opt(8, "examples per optimizer step")
-    max_length: int = _opt(2048, "longest prompt+answer in tokens; longer examples are left out")
-    seed: int = _opt(0, "seed of the example choice and of training")
-    skills: list[str] = field(default_factory=lambda: ["docs"], metadata={
-        "choices": SKILLS, "help": "what the warm-up teaches, comma-separated: docs (use the docs shown: Open-SFT) "
-        "and tasks (write a task from a function's docs, the format self-play asks for)"})
-    task_examples: int = _opt(48, "task-writing examples at most (with --skills tasks; a seeded choice)", minimum=1)
-    cache_dir: Path = _opt(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
-    threads: int | None = _opt(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+    max_examples: int | None = option(240, "warm-up training examples at most (a seeded choice)")
+    epochs: float = option(1.0, "passes over the warm-up examples")
+    lr: float = option(2e-4, "learning rate")
+    batch_size: int = option(8, "examples per optimizer step")
+    max_length: int = option(2048, "longest prompt+answer in tokens; longer examples are left out")
+    seed: int = option(0, "seed of the example choice and of training")
+    skills: list[str] = option(factory=lambda: ["docs"], help="what the warm-up teaches, comma-separated: docs (use "
+                               "the docs shown: Open-SFT) and tasks (write a task from a function's docs, the format "
+                               "self-play asks for)", choices=SKILLS)
+    task_examples: int = option(48, "task-writing examples at most (with --skills tasks; a seeded choice)", minimum=1)
+    cache_dir: Path = option(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
+    threads: int | None = option(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
                                "while other processes keep some busy)", minimum=1)
 
     def __post_init__(self) -> None:

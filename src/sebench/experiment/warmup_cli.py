@@ -4,10 +4,9 @@ of an instance, to evaluate open-book with the docs that a compact warm-up train
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
-from sebench.cliflags import add_config_flags
+from sebench.cliflags import add_config_flags, config_from_flags
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The checkpoint is cached under --cache-dir by instance, functions and settings; a second call reuses it. "
         "Prints the checkpoint's path (use it as the study's --model).",
     )
-    add_config_flags(p, WarmupConfig, dataclasses.fields(WarmupConfig))
+    add_config_flags(p, WarmupConfig)
     p.add_argument("--plan", action="store_true", help="print the cache key and the warm-up functions; train nothing")
     p.set_defaults(func=_warmup)
 
@@ -39,8 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _warmup(args: argparse.Namespace) -> int:
     from sebench.experiment.warmup import WarmupConfig, plan, warm_up
 
-    names = {f.name for f in dataclasses.fields(WarmupConfig)}
-    cfg = WarmupConfig(**{k: v for k, v in vars(args).items() if k in names})
+    cfg = config_from_flags(WarmupConfig, args)
     if args.plan:
         p = plan(cfg)
         print(f"key {p.key}\ncheckpoint {p.checkpoint}\nexcluded {' '.join(p.excluded)}\n"

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
-from sebench.cliflags import add_config_flags
+from sebench.cliflags import add_config_flags, check_ranges, config_from_flags
 
 
 def register(subparsers) -> None:
@@ -19,16 +18,15 @@ def register(subparsers) -> None:
         "SFT_data/valid_SFT_data.parquet from judged rollouts) and sebench_reward.py, a verl reward "
         "(custom_reward_function.path) that asks sebench's judge in-process or on `sebench sandbox serve` servers.",
     )
-    add_config_flags(parser, ExportConfig, dataclasses.fields(ExportConfig))
+    add_config_flags(parser, ExportConfig)
     parser.set_defaults(func=_main)
 
 
 def _main(args: argparse.Namespace) -> int:
-    from sebench.cliflags import check_ranges
     from sebench.export.verl import ExportConfig, export_verl
     from sebench.output_files import OutputLock
 
-    cfg = ExportConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(ExportConfig)})
+    cfg = config_from_flags(ExportConfig, args)
     check_ranges(cfg)
     with OutputLock(cfg.out):
         for path in export_verl(cfg):

@@ -37,10 +37,11 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.protocols import PROTOCOLS
@@ -72,38 +73,35 @@ compute_score = scorer(Path(__file__).with_name("{settings}"))
 '''
 
 
-def _opt(default: Any, help: str, **extra: Any):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class ExportConfig:
     """The options of `sebench export`; each field is one flag."""
 
-    data: Path = _opt(None, "instance directory (from `sebench build`)", required=True)
-    out: Path = _opt(None, "folder to write (RL_data/, SFT_data/, sebench_reward.py: the original's layout)",
+    data: Path = option(None, "instance directory (from `sebench build`)", required=True)
+    out: Path = option(None, "folder to write (RL_data/, SFT_data/, sebench_reward.py: the original's layout)",
                      required=True)
-    format: str = _opt("verl", "what to write: verl (the files the original's verl scripts read)", choices=FORMATS)
-    protocol: str = _opt("original", "original: the prompts of the original's training scripts (read from "
+    format: str = option("verl", "what to write: verl (the files the original's verl scripts read)", choices=FORMATS)
+    protocol: str = option("original", "original: the prompts of the original's training scripts (read from "
                          "--original-repo), its reward rule, its SFT filter; sebench: sebench's own",
                          choices=tuple(PROTOCOLS))
-    original_repo: Path | None = _opt(None, "your copy of github.com/thunlp/SE-Bench (--protocol original reads "
+    original_repo: Path | None = option(None, "your copy of github.com/thunlp/SE-Bench (--protocol original reads "
                                       "its training prompts there)")
-    tokenizer: str | None = _opt(None, "the trained model's tokenizer, for the prompt-length filter: a local folder "
+    tokenizer: str | None = option(None, "the trained model's tokenizer, for the prompt-length filter: a local folder "
                                  "(nothing is downloaded) or smollm2-135m")
-    max_prompt_tokens: int | None = _opt(None, "drop tasks whose open-book prompt has this many tokens or more (the "
+    max_prompt_tokens: int | None = option(None, "drop tasks whose open-book prompt has this many tokens or more (the "
                                          "original: 2000, rl_train.py); 0 keeps all; default: the protocol's",
                                          minimum=0)
-    rollouts: Path | None = _opt(None, "open-book rollouts of the train split, judged (`sebench judge`): their "
+    rollouts: Path | None = option(None, "open-book rollouts of the train split, judged (`sebench judge`): their "
                                  "correct answers become the SFT file")
-    verdicts: Path | None = _opt(None, "verdicts of --rollouts (default: verdicts.jsonl beside them)")
-    val_split: str = _opt("single_test", "the split of RL_data/test.parquet (the scripts' data.val_files)",
+    verdicts: Path | None = option(None, "verdicts of --rollouts (default: verdicts.jsonl beside them)")
+    val_split: str = option("single_test", "the split of RL_data/test.parquet (the scripts' data.val_files)",
                           choices=tuple(s for s in SPLITS if s != "train"))
-    reward: str | None = _opt(None, "the reward rule of sebench_reward.py: original (the original's, self_question.py), "
+    reward: str | None = option(None, "the reward rule of sebench_reward.py: original (the original's, self_question.py), "
                               "binary or graded (sebench's judge); default: the protocol's", choices=REWARDS)
-    sandbox_url: list | None = _opt(None, "the reward runs programs on this `sebench sandbox serve` server (repeat "
+    sandbox_url: list | None = option(None, "the reward runs programs on this `sebench sandbox serve` server (repeat "
                                     "for several); default: in the trainer's process", multiple=True, metavar="URL")
-    overwrite: bool = _opt(False, "replace files of an earlier export in OUT")
+    overwrite: bool = option(False, "replace files of an earlier export in OUT")
 
 
 def export_verl(cfg: ExportConfig) -> list[Path]:

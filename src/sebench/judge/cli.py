@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from sebench.cliflags import add_config_flags, port_number
+from sebench.cliflags import add_config_flags, config_from_flags, port_number
+from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
+from sebench.protocols import PROTOCOLS
 
 
 def register(subparsers) -> None:
@@ -15,7 +17,7 @@ def register(subparsers) -> None:
 
 
 def _register_judge(subparsers) -> None:
-    from sebench.judge.run import JudgeConfig, config_fields
+    from sebench.judge.run import JudgeConfig
 
     parser = subparsers.add_parser(
         "judge",
@@ -24,15 +26,15 @@ def _register_judge(subparsers) -> None:
         "an instance: extract the code, apply the static rules, run the tests in the sandbox, compare; writes "
         "one verdict per rollout and prints a summary table.",
     )
-    add_config_flags(parser, JudgeConfig, config_fields())
+    add_config_flags(parser, JudgeConfig)
     parser.set_defaults(func=_judge)
 
 
 def _judge(args: argparse.Namespace) -> int:
-    from sebench.judge.run import JudgeConfig, config_fields, write_verdicts
+    from sebench.judge.run import JudgeConfig, write_verdicts
     from sebench.judge.summary import format_table
 
-    cfg = JudgeConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
+    cfg = config_from_flags(JudgeConfig, args)
     out, summary = write_verdicts(cfg)
     print(format_table(summary))
     print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))
@@ -64,7 +66,7 @@ def _register_sandbox(subparsers) -> None:
     serve.add_argument("--read-timeout", type=float, default=30.0,
                        help="seconds a client has to send a whole request (default: 30.0)")
     serve.add_argument("--no-bwrap", action="store_true", help="do not use bubblewrap (fallback layers only)")
-    serve.add_argument("--protocol", choices=("sebench", "original"), default="sebench",
+    serve.add_argument("--protocol", choices=tuple(PROTOCOLS), default=DEFAULT_PROTOCOL,
                        help="original: programs see the package as the original benchmark's did (its printing, "
                             "its 3 s limit and timeout answer) and /judge uses its rules (default: sebench)")
     serve.set_defaults(func=_serve)

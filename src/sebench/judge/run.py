@@ -11,11 +11,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from sebench.cliflags import check_ranges
+from sebench.cliflags import check_ranges, option
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.summary import summarize
@@ -31,33 +30,27 @@ log = logging.getLogger(__name__)
 
 CHUNK = 256
 
-def _opt(default: Any, help: str, **extra: Any):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class JudgeConfig:
     """The options of `sebench judge`; each field is one flag (underscores become dashes)."""
 
-    data: Path = _opt(None, "the instance directory (written by `sebench build`)", required=True)
-    rollouts: Path = _opt(None, "rollouts (JSONL): ours, or the original's query/response/test_cases format",
+    data: Path = option(None, "the instance directory (written by `sebench build`)", required=True)
+    rollouts: Path = option(None, "rollouts (JSONL): ours, or the original's query/response/test_cases format",
                           required=True)
-    out: Path = _opt(None, "the verdicts file to write (JSONL)", required=True)
-    summary: Path | None = _opt(None, "also write the summary as JSON here")
-    workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)", minimum=1)
-    timeout: float = _opt(3.0, "wall-clock seconds per program (all its test cases)", above=0.0)
-    sandbox_url: list | None = _opt(None, "judge on this `sebench sandbox serve` server (repeat for several)",
-                                    multiple=True, metavar="URL")
-    no_bwrap: bool = _opt(False, "do not use bubblewrap even if installed (fallback layers only)")
-    memory_mb: int = _opt(1024, "address-space limit per program, in MiB", minimum=16)
-    protocol: str = _opt(DEFAULT_PROTOCOL, "sebench: sebench's rules (test cases run one by one, strict package "
+    out: Path = option(None, "the verdicts file to write (JSONL)", required=True)
+    summary: Path | None = option(None, "also write the summary as JSON here")
+    workers: int | None = option(None, "programs judged at once (default: the number of CPUs)", minimum=1, speed=True)
+    timeout: float = option(3.0, "wall-clock seconds per program (all its test cases)", above=0.0)
+    sandbox_url: list | None = option(None, "judge on this `sebench sandbox serve` server (repeat for several)",
+                                    multiple=True, metavar="URL", speed=True)
+    no_bwrap: bool = option(False, "do not use bubblewrap even if installed (fallback layers only)", speed=True)
+    memory_mb: int = option(1024, "address-space limit per program, in MiB", minimum=16)
+    protocol: str = option(DEFAULT_PROTOCOL, "sebench: sebench's rules (test cases run one by one, strict package "
                          "checks); original: the original benchmark's judge, exactly (docs/protocols.md)",
                          choices=tuple(PROTOCOLS))
-    progress: bool = _opt(True, "show a progress bar", cli=False)
+    progress: bool = option(True, "show a progress bar", cli=False, speed=True)
 
-
-def config_fields():
-    return [f for f in fields(JudgeConfig) if f.metadata.get("cli", True)]
 
 
 def read_rollouts(path: Path, instance: Instance, protocol: str = DEFAULT_PROTOCOL) -> tuple[list[Rollout], list[Task | str]]:

@@ -156,8 +156,7 @@ def _report_dict(msg: bytes) -> dict:
 
 
 def bwrap_path() -> str | None:
-    if os.environ.get("SEBENCH_SANDBOX_BWRAP", "1").lower() in ("0", "no", "false", "off"):
-        return None
+    """Bubblewrap's executable, where it is installed (the judge's `no_bwrap` setting decides whether to use it)."""
     return shutil.which("bwrap")
 
 
@@ -282,8 +281,7 @@ class _Zygote:
 class Sandbox:
     """Runs untrusted programs that use the generated package; thread-safe, `workers` at a time.
 
-    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works
-    (the environment variable SEBENCH_SANDBOX_BWRAP=0 turns it off).
+    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works.
     """
 
     def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,

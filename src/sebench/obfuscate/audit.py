@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sebench import harness
+from sebench.instance import DATASETS_DIR, Instance
 from sebench.obfuscate.surface import NUMPY_RENAMED
 
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
@@ -314,8 +315,8 @@ def doc_params(text: str) -> frozenset:
 def audit_instance(root: Path) -> list[Finding]:
     """All findings for an instance directory, sorted by path and line."""
     root = Path(root).resolve()  # the probe subprocess runs elsewhere
-    mapping = json.loads((root / "private" / "mapping.json").read_text(encoding="utf-8"))
-    probe, findings = _probe(root / "package", mapping)
+    mapping = json.loads(Instance(root).mapping_path.read_text(encoding="utf-8"))
+    probe, findings = _probe(Instance(root).package_dir, mapping)
     surface = Surface(
         package=mapping["package"],
         linalg=mapping.get("linalg", ""),
@@ -333,7 +334,7 @@ def audit_instance(root: Path) -> list[Finding]:
 
 def _scan_datasets(root: Path, checker: LeakChecker) -> list[Finding]:
     out = []
-    base = root / "datasets"
+    base = root / DATASETS_DIR
     for path in sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -408,7 +409,7 @@ def _scan_package_files(root: Path, mapping: dict) -> list[Finding]:
     for key, public in mapping.get("functions", {}).items():
         pairs.setdefault(public.rsplit(".", 1)[1], set()).add(key.rsplit(".", 1)[1])
     out = []
-    base = root / "package"
+    base = Instance(root).package_dir
     for path in sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         text = path.read_bytes().decode("latin-1")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sebench.protocols import PROTOCOLS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -19,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--data", type=Path, metavar="DIR", help="the instance evaluated, for runs made by hand "
                    "(sebench run records it in RUN_DIR/manifest.json)")
     p.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
-    p.add_argument("--protocol", choices=("sebench", "original"), help="only the evaluations judged under this "
+    p.add_argument("--protocol", choices=tuple(PROTOCOLS), help="only the evaluations judged under this "
                    "protocol (default: all, each row naming its protocol)")
     p.set_defaults(func=_main)
 

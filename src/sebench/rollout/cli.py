@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from sebench.cliflags import add_config_flags
+from sebench.cliflags import add_config_flags, config_from_flags
 
 
 def register(subparsers) -> None:
-    from sebench.rollout.run import RolloutConfig, config_fields
+    from sebench.rollout.run import RolloutConfig
 
     parser = subparsers.add_parser(
         "rollout",
@@ -16,13 +16,13 @@ def register(subparsers) -> None:
         description="Ask a model for solutions to a split's tasks; writes one rollout record per (task, "
         "sample) and resumes an interrupted run when given the same --out.",
     )
-    add_config_flags(parser, RolloutConfig, config_fields())
+    add_config_flags(parser, RolloutConfig)
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sebench.rollout.run import RolloutConfig, config_fields, write_rollouts
+    from sebench.rollout.run import RolloutConfig, write_rollouts
 
-    cfg = RolloutConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
+    cfg = config_from_flags(RolloutConfig, args)
     write_rollouts(cfg)
     return 0

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
-from sebench.cliflags import add_config_flags, at_least_one
+from sebench.cliflags import add_config_flags, at_least_one, config_from_flags
 from sebench.train.config import REGIMES, TrainConfig
 
 
@@ -18,16 +17,14 @@ def register(subparsers) -> None:
         description="Train a model to internalize the package. CPU by default; the same command runs on GPUs, "
         "and on several with `accelerate launch -m sebench.cli train ...`.",
     )
-    add_config_flags(parser, TrainConfig, dataclasses.fields(TrainConfig))
+    add_config_flags(parser, TrainConfig)
     parser.set_defaults(func=_main)
 
 
 def _main(args: argparse.Namespace) -> int:
     from sebench.train.run import train_model
 
-    names = {f.name for f in dataclasses.fields(TrainConfig)}
-    values = {k: v for k, v in vars(args).items() if k in names and v is not None}
-    out = train_model(TrainConfig(**values))
+    out = train_model(config_from_flags(TrainConfig, args))
     print(out)
     return 0
 
