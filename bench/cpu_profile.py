@@ -178,7 +178,7 @@ def raw_sft(model, batches: list[dict]) -> Phases:
     phases = Phases()
     optimizer = torch.optim.AdamW(model.parameters(), lr=2e-4)
     model.train()
-    for k, batch in enumerate([batches[0]] + batches):  # the first is a warm-up
+    for k, batch in enumerate([batches[0], *batches]):  # the first is a warm-up
         if k == 1:
             phases.total.clear()
         t0 = time.perf_counter()

@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import typing
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from sebench.errors import SebenchError
 
@@ -124,7 +125,8 @@ def _ranged(base: type, metadata: dict) -> Callable[[str], Any]:
         try:
             value = base(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {'an integer' if base is int else 'a number'}, got '{text}'")
+            raise argparse.ArgumentTypeError(
+                f"expected {'an integer' if base is int else 'a number'}, got '{text}'") from None
         problem = range_problem(value, metadata)
         if problem:
             raise argparse.ArgumentTypeError(problem)

@@ -9,7 +9,8 @@ these names (tests/test_architecture.py).
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def front_door(package: str, names: list[str], homes: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:

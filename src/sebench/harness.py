@@ -140,7 +140,7 @@ def run_reference(job: dict) -> dict:
         exec(compile(job["code"], "<reference>", "exec"), ns)
     except BaseException as exc:  # a broken reference fails every case
         return {"id": job["id"], "cases": [{"ok": False, "error": f"{type(exc).__name__}: {exc}"}] * len(job["inputs"])}
-    plain = getattr(sys.modules[job["package"]], "_plain") if job["side"] == "package" else numpy_plain
+    plain = sys.modules[job["package"]]._plain if job["side"] == "package" else numpy_plain
     cases = []
     for text in job["inputs"]:
         try:
@@ -176,7 +176,7 @@ def run_example(job: dict, prelude: str, poison: float) -> dict:
     for source, binds in job["stmts"]:
         _poison_memory(poison)
         shown, buffer = [], io.StringIO()
-        sys.displayhook = lambda v: shown.append(safe_repr(v)) if v is not None else None
+        sys.displayhook = lambda v: shown.append(safe_repr(v)) if v is not None else None  # noqa: B023 - set anew for each statement
         sys.stdout = buffer
         status = "ok"
         try:
@@ -322,7 +322,7 @@ class _Probe:
             try:
                 value = getattr(x, attr)
             except Exception:
-                self.provoke("attribute ." + attr, lambda: getattr(x, attr))
+                self.provoke("attribute ." + attr, lambda: getattr(x, attr))  # noqa: B023 - called at once
                 continue
             if not callable(value):
                 self.out["reprs"].append(["attribute ." + attr, safe_repr(value)])
@@ -343,7 +343,7 @@ class _Probe:
         for label, name, args, kwargs in _FAILURES:
             if name in self.functions:
                 self.provoke(label, lambda n=name, a=args, k=kwargs: self.functions[n](*a, **k))
-        self.provoke("missing attribute", lambda: getattr(self.pkg, "nope"))
+        self.provoke("missing attribute", lambda: self.pkg.nope)
 
 
 def probe_package(mapping: dict) -> dict:

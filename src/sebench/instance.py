@@ -40,7 +40,7 @@ class Instance:
     root: Path
 
     @classmethod
-    def open(cls, root: str | Path) -> "Instance":
+    def open(cls, root: str | Path) -> Instance:
         root = Path(root)
         if not (root / MANIFEST_FILE).is_file():
             raise SebenchError(f"{root}: not an instance directory (no manifest.json); create one with `sebench build`")

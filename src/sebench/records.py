@@ -12,9 +12,10 @@ import json
 import os
 import types
 import typing
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from sebench.errors import SebenchError
 
@@ -237,7 +238,7 @@ class RecordAppender:
     def close(self) -> None:
         self._handle.close()
 
-    def __enter__(self) -> "RecordAppender":
+    def __enter__(self) -> RecordAppender:
         return self
 
     def __exit__(self, *exc: object) -> None:

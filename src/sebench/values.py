@@ -220,7 +220,7 @@ def equal(a: Any, b: Any, rel: float = REL_TOL, abs_: float = ABS_TOL, same_type
             return False
         for x, y in zip(a, b):
             tx = type(x)
-            if not ((tx is float or tx is int) and type(y) is tx and x == y or equal(x, y, rel, abs_, same_types)):
+            if not (((tx is float or tx is int) and type(y) is tx and x == y) or equal(x, y, rel, abs_, same_types)):
                 return False
         return True
     if isinstance(a, bool) or isinstance(b, bool):

@@ -172,7 +172,7 @@ def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
 
     def leaky(names):
         docs = real(names)
-        return [docs[0].__class__(docs[0].name, docs[0].signature, docs[0].doc + "\nSame as numpy.mean.")] + docs[1:]
+        return [docs[0].__class__(docs[0].name, docs[0].signature, docs[0].doc + "\nSame as numpy.mean."), *docs[1:]]
 
     monkeypatch.setattr(write_mod, "_minimal_docs", leaky)
     with pytest.raises(SebenchError, match=r"(?s)leak audit found .*numpy-word"):

@@ -83,7 +83,7 @@ def test_a_setting_of_a_stage_is_named_by_its_section():
         resolve("quick", {"seed.x": 1})
     with pytest.raises(SebenchError, match=r"rollout.max_tokens must be at least 1 \(got 0\)"):
         resolve("quick", {"rollout.max_tokens": 0})
-    with pytest.raises(SebenchError, match="train.target must be one of"):
+    with pytest.raises(SebenchError, match=r"train\.target must be one of"):
         resolve("quick", {"train.target": "everything"})
     cfg = resolve("quick", {"rollout.max_tokens": 64, "judge.timeout": 5.0})
     assert cfg.rollout["max_tokens"] == 64 and cfg.rollout["n"] == 1 and cfg.judge["timeout"] == 5.0
@@ -113,11 +113,11 @@ def test_training_a_served_model_needs_weights(tmp_path):
 def test_misspelt_training_settings_fail_when_the_config_is_resolved():
     with pytest.raises(SebenchError, match="train: unknown setting 'grad_acum'; did you mean 'grad_accum'"):
         resolve("quick", {"train.grad_acum": 2})
-    with pytest.raises(SebenchError, match="train_regimes.closed-rl: unknown setting 'epsilonn'"):
+    with pytest.raises(SebenchError, match=r"train_regimes\.closed-rl: unknown setting 'epsilonn'"):
         resolve("quick", {"train_regimes": {"closed-rl": {"epsilonn": 0.3}}})
-    with pytest.raises(SebenchError, match="variants.wide: unknown setting 'epsilon_hi'"):
+    with pytest.raises(SebenchError, match=r"variants\.wide: unknown setting 'epsilon_hi'"):
         resolve("quick", {"variants": {"wide": {"regime": "closed-rl", "epsilon_hi": 0.5}}, "regimes": ["wide"]})
-    with pytest.raises(SebenchError, match="train_regimes.open-rl: expected"):
+    with pytest.raises(SebenchError, match=r"train_regimes\.open-rl: expected"):
         resolve("quick", {"train_regimes": {"open-rl": 3}})
     with pytest.raises(SebenchError, match="unknown train_regimes key value 'closed-rll'"):
         resolve("quick", {"train_regimes.closed-rll.lr": 1e-5})

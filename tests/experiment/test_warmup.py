@@ -103,11 +103,11 @@ def test_cli_plan_prints_key_and_an_error_is_one_line(built_instance, tmp_path, 
     assert capsys.readouterr().err.strip().count("\n") == 0
     # --skills takes a comma-separated list of its choices
     base = ["warmup", "--data", str(built_instance), "--studied", names, "--cache-dir", str(tmp_path), "--plan"]
-    assert main(base + ["--skills", "tasks,docs"]) == 0
+    assert main([*base, "--skills", "tasks,docs"]) == 0
     both = plan(WarmupConfig(data=built_instance, studied=names, cache_dir=tmp_path, skills=["docs", "tasks"]))
     assert capsys.readouterr().out.startswith(f"key {both.key}\n")
     with pytest.raises(SystemExit) as exit_:
-        main(base + ["--skills", "docs,poems"])
+        main([*base, "--skills", "docs,poems"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "poems: choose from docs, tasks" in err and err.count("\n") == 0
@@ -132,7 +132,7 @@ def test_task_writing_examples_never_mention_a_studied_function(built_instance, 
 
     instance = Instance.open(built_instance)
     mapping = instance.mapping()
-    studied = studied_names(built_instance) + [mapping["functions"][CONSTRUCTOR]]
+    studied = [*studied_names(built_instance), mapping["functions"][CONSTRUCTOR]]
     cfg = WarmupConfig(data=built_instance, studied=",".join(studied), docs="compact", skills=["docs", "tasks"])
     p = plan(cfg)
     compact = Instance.open(write_compact_instance(instance, tmp_path / "compact"))

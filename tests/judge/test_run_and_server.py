@@ -118,7 +118,7 @@ def test_judge_across_servers(instance, servers, tmp_path):
 
     task = make_task("s0")
     items = [(task, GOOD if i % 3 else BAD, i) for i in range(40)]
-    with Judge(instance, sandbox_urls=servers + ["http://127.0.0.1:9"]) as judge:
+    with Judge(instance, sandbox_urls=[*servers, "http://127.0.0.1:9"]) as judge:
         verdicts = judge.judge_many(items)
     assert [v.verdict for v in verdicts] == ["wrong_answer" if i % 3 == 0 else "correct" for i in range(40)]
     assert [v.sample_idx for v in verdicts] == list(range(40))

@@ -128,7 +128,7 @@ def test_gives_up_with_a_clear_error():
     with FakeOpenAIServer() as server:
         server.script(["500"] * 10)
         backend = get_backend(f"openai:fake-model@{server.url}", max_retries=2, **QUICK)
-        with pytest.raises(SebenchError, match="gave up after 3 tries.*HTTP 500"):
+        with pytest.raises(SebenchError, match=r"gave up after 3 tries.*HTTP 500"):
             backend.generate([ask()])
 
 

@@ -33,7 +33,7 @@ def test_only_correct_trajectories_are_remembered_and_a_task_never_recalls_itsel
 
 
 def test_memory_rollouts_show_recalled_trajectories_instead_of_docs(built_instance, memory_file, tmp_path):
-    path, train = memory_file
+    path, _train = memory_file
     out = write_rollouts(RolloutConfig(data=built_instance, out=tmp_path / "mem.jsonl", mode="memory", memory=path, memory_k=1,
                             split="single_test", model="fake:reference", limit=3, progress=False))
     records = read_records(out, Rollout)

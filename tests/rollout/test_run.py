@@ -98,7 +98,7 @@ def test_invalid_tasks_are_skipped(instance_dir, tmp_path):
     lines = path.read_text().splitlines()
     first = json.loads(lines[0])
     first["is_valid"] = False
-    path.write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl"))
     assert first["task_id"] not in {t for t, _ in pairs(out)} and len(pairs(out)) == 5
 
@@ -140,8 +140,8 @@ CLI = [sys.executable, "-m", "sebench.cli"]
 
 
 def _rollout_command(instance_dir: Path, out: Path, url: str) -> list[str]:
-    return CLI + [
-        "rollout", "--data", str(instance_dir), "--split", "single_test", "--mode", "open",
+    return [
+        *CLI, "rollout", "--data", str(instance_dir), "--split", "single_test", "--mode", "open",
         "--model", f"openai:fake-model@{url}", "--out", str(out), "--n", "2", "--temperature", "0.7",
         "--concurrency", "2",
     ]

@@ -49,7 +49,7 @@ def test_sebench_docs_stay_the_default(tmp_path):
 
 
 def test_docs_original_needs_the_release_and_every_doc(tmp_path):
-    with pytest.raises(SebenchError, match="--docs original .* --mapping-from"):
+    with pytest.raises(SebenchError, match=r"--docs original .* --mapping-from"):
         build_instance(tmp_path / "a", 0, docs_from="original", audit=False)
     mapping = generate_names(13).mapping()
     path = write_api_doc(tmp_path / "api_doc.jsonl", mapping, doc_of=_doc)

@@ -101,7 +101,7 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
     assert any(not bool((after[k] == v).all()) for k, v in before.items())
     assert all("Documentation of" in p and "A shop logs" in p for p in scripted_sampling)
     samples = [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
-    solved, unsolved = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
+    solved, _unsolved = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
     # closed-rl on the task it solved open-book (the other would give every sample reward 0), judged against
     # the written task's own tests
     assert [(s["task_id"], s["reward"], s["train_mode"]) for s in samples] == [
@@ -113,7 +113,7 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
 
 def test_self_play_that_keeps_nothing_says_so(built_instance, tiny_model, tmp_path):
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
-    with pytest.raises(SebenchError, match="kept no training example in 1 round.*1 tasks asked, 0 parsed, 0 kept"):
+    with pytest.raises(SebenchError, match=r"kept no training example in 1 round.*1 tasks asked, 0 parsed, 0 kept"):
         train_model(TrainConfig(
             data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
             rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_solves=1, selfplay_backend="fake:I cannot.",

@@ -17,6 +17,7 @@ build_report) with files in and files out; nothing here re-implements a stage.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import platform
 from importlib import metadata
@@ -380,10 +381,8 @@ def _sizes_dict(sizes) -> dict | None:
 def _versions() -> dict:
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for name in VERSIONED:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     return out
 
 

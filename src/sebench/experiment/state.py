@@ -19,9 +19,9 @@ import json
 import logging
 import shutil
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from sebench.cliflags import outcome_fields
 from sebench.errors import SebenchError

@@ -28,9 +28,10 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sebench.errors import SebenchError
 

@@ -48,7 +48,7 @@ class Judge:
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------------------------- lifecycle
-    def __enter__(self) -> "Judge":
+    def __enter__(self) -> Judge:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -116,7 +116,7 @@ class Judge:
         """One verdict in this process's sandbox; `timeout_s` overrides the judge's, `cancel` stops the run."""
         try:
             return self._judge(task, response, sample_idx, timeout_s or self.timeout_s, cancel)
-        except Exception as exc:  # noqa: BLE001 - counted as judge_error, never dropped
+        except Exception as exc:  # counted as judge_error, never dropped
             log.exception("judge error on %s/%s", task.task_id, sample_idx)
             return make_verdict(task, sample_idx, "judge_error", 0, message=f"{type(exc).__name__}: {exc}")
 

@@ -163,7 +163,7 @@ def write_verdicts(cfg: JudgeConfig) -> tuple[Path, dict]:
     check_own_output(out, _is_verdict, "verdicts")
     if summary_path:
         check_file_target(summary_path, "--summary")
-        refuse_same_file(summary_path, inputs + [("--out", out)], "--summary")
+        refuse_same_file(summary_path, [*inputs, ("--out", out)], "--summary")
     if not cfg.sandbox_url:
         instance.require_package()
     with OutputLock(out):

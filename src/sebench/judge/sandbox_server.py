@@ -26,11 +26,12 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sebench import values
 from sebench.errors import SebenchError
@@ -200,7 +201,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.split("?")[0].rstrip("/") == "/health":
             judge, limits = self.server.judge, self.server.limits
             self._send(200, {"ok": True, **judge.package_identity(),
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, {"error": f"no such endpoint: GET {self.path}"})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         path = self.path.split("?")[0].rstrip("/")
         try:
             route = ROUTES.get(path)
@@ -392,7 +393,7 @@ def serve(data: Path, host: str = "127.0.0.1", port: int = 8111, workers: int | 
     try:
         judge_class = OriginalJudge if original else Judge
         with judge_class(data, workers=workers, timeout_s=timeout_s, bwrap=bwrap) as judge:
-            judge.sandbox  # start the zygote before accepting requests
+            judge.sandbox  # noqa: B018 - starts the zygote before accepting requests
             server.attach(judge)
             log.info("sandbox server on http://%s:%d (package %s, %d workers, programs at most %g s, protocol %s)",
                      host, server.server_address[1], judge.package_identity()["package"], judge.workers,

@@ -60,7 +60,7 @@ class Rules:
     identity_like: frozenset = frozenset()  # IDENTITY_LIKE's functions (the constructor and array type too)
 
     @classmethod
-    def from_mapping(cls, mapping: dict) -> "Rules":
+    def from_mapping(cls, mapping: dict) -> Rules:
         pkg = mapping["package"]
         public = set(mapping.get("functions", {}).values())
         modules = {pkg}

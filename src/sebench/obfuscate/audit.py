@@ -117,11 +117,11 @@ class Surface:
     array_attrs: frozenset = frozenset()  # public attributes of the package's array type
 
     @classmethod
-    def from_mapping(cls, mapping: dict, array_attrs=()) -> "Surface":
+    def from_mapping(cls, mapping: dict, array_attrs=()) -> Surface:
         """A surface inferred from mapping.json alone (no import of the package)."""
         pkg, lin = mapping["package"], mapping.get("linalg", "")
         top, sub = set(), set()
-        for public in list(mapping.get("functions", {}).values()) + [mapping.get("constructor", "")]:
+        for public in [*list(mapping.get("functions", {}).values()), mapping.get("constructor", "")]:
             parts = public.split(".")
             if len(parts) == 2 and parts[0] == pkg:
                 top.add(parts[1])

@@ -57,7 +57,7 @@ class OriginalTemplates:
     api_doc: list[dict]
 
     @classmethod
-    def read(cls, repo: Path | str | None) -> "OriginalTemplates":
+    def read(cls, repo: Path | str | None) -> OriginalTemplates:
         if repo is None:
             raise SebenchError("--protocol original reads the original's prompts from its repository: give the "
                                "path of your copy of github.com/thunlp/SE-Bench with --original-repo")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
 
 from sebench.answers import extract_code  # the judge's too, so that records and verdicts agree
 from sebench.cliflags import check_ranges, option
@@ -326,7 +326,7 @@ class _NoBar:
     def update(self, _: int) -> None:
         pass
 
-    def __enter__(self) -> "_NoBar":
+    def __enter__(self) -> _NoBar:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -106,7 +106,7 @@ class InputDrawer:
         avoid = () if d.split == "train" else drawn
         rng = draft_rng(self.seed, d)
         seen, out, lost = set(), [], []
-        for i, kwargs in sample_cases(t, rng, lost):
+        for _i, kwargs in sample_cases(t, rng, lost):
             text = input_string(kwargs, t.params, self.constructor)
             if text in seen or text in avoid:
                 continue
@@ -223,7 +223,7 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
     # second round (other variants) only when more tasks than functions are asked for.
     reserved: dict[str, list] = defaultdict(list)
     single = []
-    for depth in range(3):
+    for _depth in range(3):
         if len(single) >= _with_spares(sizes.single):
             break
         for f in fns[:budget]:

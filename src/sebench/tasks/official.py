@@ -407,7 +407,7 @@ def _call(tokens, pos, wrappers):
     value, pos = _value(tokens, pos, wrappers)
     depth = 0
     while True:
-        kind, tok = tokens[pos]
+        kind, _tok = tokens[pos]
         if kind == "open":
             depth += 1
         elif kind == "close":

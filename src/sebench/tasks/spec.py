@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from sebench.obfuscate import NUMPY_RENAMED
 from sebench.values import literal

@@ -230,7 +230,7 @@ class TrainConfig:
         if isinstance(self.sandbox_url, str):
             self.sandbox_url = [self.sandbox_url]
 
-    def resolved(self) -> "TrainConfig":
+    def resolved(self) -> TrainConfig:
         """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
         check_ranges(self)
         regime = REGIME_SPECS[canonical_regime(self.regime)]

@@ -81,7 +81,7 @@ class Proposal:
 def parse_proposal(text: str) -> Proposal | None:
     """The model's JSON answer -> Proposal, or None when it is not usable."""
     blocks = _JSON_BLOCK.findall(text or "")
-    candidates = blocks + [text[text.find("{"): text.rfind("}") + 1]] if text and "{" in text else blocks
+    candidates = [*blocks, text[text.find("{"):text.rfind("}") + 1]] if text and "{" in text else blocks
     for raw in candidates:
         try:
             data = json.loads(raw)
