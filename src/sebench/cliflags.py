@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,14 +98,14 @@ def _comma_list(choices: tuple | None = None) -> Callable[[str], list[str]]:
         items = [part.strip() for part in text.split(",") if part.strip()]
         wrong = [item for item in items if choices and item not in choices]
         if wrong:
-            raise argparse.ArgumentTypeError(f"{', '.join(wrong)}: choose from {', '.join(choices)}")
+            raise argparse.ArgumentTypeError(f"{', '.join(wrong)}: choose from {', '.join(choices or ())}")
         return items
 
     parse.__name__ = "comma-separated list"
     return parse
 
 
-def range_problem(value: Any, metadata: dict) -> str | None:
+def range_problem(value: Any, metadata: Mapping[str, Any]) -> str | None:
     """Why `value` is out of the field's bounds (see the module docstring), or None."""
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -120,7 +120,7 @@ def range_problem(value: Any, metadata: dict) -> str | None:
     return None
 
 
-def _ranged(base: type, metadata: dict) -> Callable[[str], Any]:
+def _ranged(base: type, metadata: Mapping[str, Any]) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             value = base(text)

@@ -15,9 +15,12 @@ import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sebench.errors import SebenchError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SPLITS = ("train", "single_test", "multiple_test")
 MODES = ("closed", "open", "full-doc", "retrieval", "memory")
@@ -121,7 +124,7 @@ def _lift(data: dict, inner: str, names: tuple[str, ...]) -> dict:
     return {**data, inner: rest, **lifted}
 
 
-R = TypeVar("R")
+R = TypeVar("R", bound="DataclassInstance")  # a record class
 
 
 def to_dict(record: Any) -> dict:

@@ -254,9 +254,9 @@ class TrainConfig:
         verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
         if not 0 <= self.warmup_ratio < 1:
             raise SebenchError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}")
-        for name, value in (("epochs", self.epochs), ("lr", self.lr)):
-            if value <= 0:
-                raise SebenchError(f"--{name} must be positive, got {value}")
+        for name, amount in (("epochs", self.epochs), ("lr", self.lr)):
+            if amount <= 0:
+                raise SebenchError(f"--{name} must be positive, got {amount}")
         for name in ("batch_size", "grad_accum", "num_generations", "rounds", "max_length", "max_completion_length",
                      "mini_batches"):
             if getattr(self, name) < 1:
