@@ -176,22 +176,13 @@ _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_complet
 _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
                 "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
-# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round; an answer cut at 600
-# tokens (the warm-up's examples have 290 on average: a longer one is an unfinished list of inputs); a task
-# kept when its solution runs on 3 of its inputs (the warmed 135M model often writes 3 or 4: at 5, 12 of
-# the 15 tasks it wrote in a round on seed 0 were rejected for it, at 3, 8)
-# Measured on seed 0 (at 5 inputs; one thread of a loaded machine): 3 of 48 tasks kept per regime, 22-23 min
-# per regime, self-play-sft 3/17 single closed-book (all on abs), self-play-rl 0/17 (docs/warmup.md).
+# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round, a written task cut
+# at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
 _SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
 PRESETS: dict[str, dict] = {
-    # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
-    # of the embedded model runs at ~150 tokens/s with 2 threads, a closed-book example is ~420 tokens,
-    # so 48 examples x 3 epochs (~60k tokens) take ~7 min; updates of 4 keep the 36 optimizer steps at
-    # lr 2e-4 that taught 12 functions before (3-5 epochs needed; 5e-5 too slow). Activations cost ~1.7 MB
-    # a token in fp32 over ~2.2 GB of weights, gradients and Adam state: one row a forward keeps the peak
-    # under 4 GB. Closed-book evaluation only: the untrained model's open-book answers (0% before) cost
-    # more than the whole training. Measured: 5 min 36 s, peak 3.85 GB, closed-book single 0% -> 64.7%.
+    # the embedded model on a CPU in minutes, closed-book only: Closed-SFT on 48 examples, 36 updates
+    # (sizes, memory and timings: docs/presets.md)
     "quick": dict(
         model="smollm2-135m",
         regimes=["closed-sft"],
@@ -200,8 +191,7 @@ PRESETS: dict[str, dict] = {
         untrained_modes=["closed"], trained_modes=["closed"],
         rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
         train_source="reference",
-        # updates of 4 examples computed one at a time: as fast as 2 at a time on 2 cores, and the peak
-        # resident memory of the run stays under 4 GB (3.7 GB measured; 2 at a time peaked at 4.4 GB)
+        # updates of 4 examples, one per forward: the run's peak memory stays under 4 GB (docs/presets.md)
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
     ),
     # the paper's headline comparison on a CPU at three times paper-mini's size, one seed: the warmed-up

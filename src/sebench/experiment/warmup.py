@@ -203,8 +203,8 @@ def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
     train_model(TrainConfig(
         data=data, regime="open-sft", out=p.checkpoint, model=cfg.model, train_source="reference",
         functions=p.functions, max_examples=cfg.max_examples if "docs" in cfg.skills else 0, epochs=cfg.epochs,
-        lr=cfg.lr, batch_size=1, grad_accum=cfg.batch_size,  # one example per forward: prompts with docs are
-        max_length=cfg.max_length, seed=cfg.seed,  # long, and 8 at once peaked at 11.2 GB; the update is the same
+        lr=cfg.lr, batch_size=1, grad_accum=cfg.batch_size,  # one example per forward (prompts with docs are
+        max_length=cfg.max_length, seed=cfg.seed,  # long: docs/presets.md); the update is the same
         threads=cfg.threads,
     ), extra_sft=writing)
     write_json(p.entry / "warmup.json", {  # written last: it marks the entry complete
