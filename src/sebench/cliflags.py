@@ -39,6 +39,16 @@ def config_from_flags(config_cls: type, args: argparse.Namespace) -> Any:
     return config_cls(**{f.name: getattr(args, f.name) for f in flag_fields(config_cls)})
 
 
+def config_command(subparsers: Any, name: str, config_cls: type, run: Callable[[Any, argparse.Namespace], int], *,
+                   help: str, description: str) -> argparse.ArgumentParser:
+    """Adds sub-command `name`, whose flags are `config_cls`'s fields: `run(config, args)` does its work and
+    returns the exit status (`args` holds any flag the caller adds to the parser this returns)."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    add_config_flags(parser, config_cls)
+    parser.set_defaults(func=lambda args: run(config_from_flags(config_cls, args), args))
+    return parser
+
+
 def outcome_fields(config: Any) -> dict[str, Any]:
     """The config's fields as a dict, less those marked speed=True (they do not change what a stage produces)."""
     speed = {f.name for f in dataclasses.fields(config) if f.metadata.get("speed")}

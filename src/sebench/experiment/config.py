@@ -180,6 +180,18 @@ _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advan
 # at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
 _SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
+# what cpu and paper-mini share: the embedded model, warmed up on compact docs first; its untrained
+# baselines closed-book, open-book and with memory; greedy short answers; SFT on its judged open-book answers
+_WARMUP = {"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4}
+_WARMED_CPU = dict(
+    model="smollm2-135m",
+    variants=_RL_VARIANTS,
+    untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
+    rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+    train_source="rollouts", source_samples=2, source_temperature=0.7,
+    train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+)
+
 PRESETS: dict[str, dict] = {
     # the embedded model on a CPU in minutes, closed-book only: Closed-SFT on 48 examples, 36 updates
     # (sizes, memory and timings: docs/presets.md)
@@ -199,34 +211,23 @@ PRESETS: dict[str, dict] = {
     # Closed-RL and Closed-SFT-then-RL, with Closed-RL's negative advantages dropped and its off-policy
     # variant beside it. Self-play is left out (paper-mini measures it). Timings: README "The cpu preset".
     "cpu": dict(
-        model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        _WARMED_CPU,
+        warmup=_WARMUP,
         regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative",
                  "closed-rl-off-policy"],
-        variants=_RL_VARIANTS,
         functions=24, max_train=96, max_single=72, max_multiple=24,
-        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
-        train_source="rollouts", source_samples=2, source_temperature=0.7,
-        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         train_regimes={"closed-rl": dict(_MINI_RL, max_steps=96, grad_split=True),
                        "closed-sft-rl": dict(_MINI_RL, max_steps=96)},
     ),
     # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
     # then every regime of the paper and the RL gap's switches, closed-book. Timings: README.
     "paper-mini": dict(
-        model="smollm2-135m",
+        _WARMED_CPU,
         # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4,
-                "skills": ["docs", "tasks"], "task_examples": 48},
+        warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
                  "closed-sft-rl", "self-play-sft", "self-play-rl"],
-        variants=_RL_VARIANTS,
         functions=8, max_train=32, max_single=24, max_multiple=8,
-        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
-        train_source="rollouts", source_samples=2, source_temperature=0.7,
-        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         train_regimes={
             "open-rl": dict(_MINI_RL, max_steps=48),
             "closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True),

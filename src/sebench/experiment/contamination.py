@@ -180,20 +180,16 @@ def format_result(result: ContaminationResult) -> str:
 
 
 def register(subparsers) -> None:
-    from sebench.cliflags import add_config_flags
+    from sebench.cliflags import config_command
 
-    parser = subparsers.add_parser(
-        "contamination", help="has the model seen the public instance? original vs fresh names, closed-book",
+    config_command(
+        subparsers, "contamination", ContaminationConfig, _main,
+        help="has the model seen the public instance? original vs fresh names, closed-book",
         description="Ask the same tasks closed-book on the original instance (the public names, from the "
                     "release's api_doc.jsonl) and on a fresh seeded instance; report the accuracy gap with "
                     "its 95% interval and a plain verdict.")
-    add_config_flags(parser, ContaminationConfig)
-    parser.set_defaults(func=_main)
 
 
-def _main(args) -> int:
-    from sebench.cliflags import config_from_flags
-
-    cfg = config_from_flags(ContaminationConfig, args)
+def _main(cfg: ContaminationConfig, _args) -> int:
     print(format_result(run(cfg)))
     return 0

@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sebench.cliflags import add_config_flags, config_from_flags, port_number
+from sebench.cliflags import config_command, port_number
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import PROTOCOLS
+
+if TYPE_CHECKING:
+    from sebench.judge.run import JudgeConfig
 
 
 def register(subparsers) -> None:
@@ -19,22 +23,19 @@ def register(subparsers) -> None:
 def _register_judge(subparsers) -> None:
     from sebench.judge.run import JudgeConfig
 
-    parser = subparsers.add_parser(
-        "judge",
+    config_command(
+        subparsers, "judge", JudgeConfig, _judge,
         help="judge rollouts in the sandbox: verdicts, accuracy, pass@k",
         description="Judge a rollouts file (ours, or the original's query/response/test_cases format) against "
         "an instance: extract the code, apply the static rules, run the tests in the sandbox, compare; writes "
         "one verdict per rollout and prints a summary table.",
     )
-    add_config_flags(parser, JudgeConfig)
-    parser.set_defaults(func=_judge)
 
 
-def _judge(args: argparse.Namespace) -> int:
-    from sebench.judge.run import JudgeConfig, write_verdicts
+def _judge(cfg: JudgeConfig, _args: argparse.Namespace) -> int:
+    from sebench.judge.run import write_verdicts
     from sebench.judge.summary import format_table
 
-    cfg = config_from_flags(JudgeConfig, args)
     out, summary = write_verdicts(cfg)
     print(format_table(summary))
     print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sebench import harness
+from sebench.code_names import bound_names
 from sebench.instance import DATASETS_DIR, Instance
 from sebench.obfuscate.surface import NUMPY_RENAMED
 
@@ -229,27 +230,19 @@ class LeakChecker:
         return out + self._code_tree(tree, params)
 
     def _code_tree(self, tree: ast.AST, params: frozenset) -> list[tuple[int, str, str]]:
-        bound, modules = set(params), set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound.add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bound.add(node.name)
-            elif isinstance(node, ast.arg):
-                bound.add(node.arg)
-            elif isinstance(node, ast.Import):
+        nodes = list(ast.walk(tree))
+        bound, modules = set(params) | bound_names(nodes), set()  # modules: imported ones not the package
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                modules |= {alias.asname or alias.name.split(".")[0] for alias in node.names
+                            if alias.name.split(".")[0] != self.s.package}
+            elif isinstance(node, ast.ImportFrom) and node.module == self.s.package:
                 for alias in node.names:
-                    local = alias.asname or alias.name.split(".")[0]
-                    bound.add(local)
-                    if alias.name.split(".")[0] != self.s.package:
-                        modules.add(local)
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    bound.add(alias.asname or alias.name)
-                    if node.module == self.s.package and self._missing([alias.name]):
-                        return [(node.lineno, self._missing([alias.name]), f"from {node.module} import {alias.name}")]
+                    missing = self._missing([alias.name])
+                    if missing:
+                        return [(node.lineno, missing, f"from {node.module} import {alias.name}")]
         out = []
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 name = node.id
                 if name in self.fnames and name not in bound and not hasattr(builtins, name):

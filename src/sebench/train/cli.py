@@ -6,25 +6,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sebench.cliflags import add_config_flags, at_least_one, config_from_flags
+from sebench.cliflags import at_least_one, config_command
 from sebench.train.config import REGIMES, TrainConfig
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "train",
+    config_command(
+        subparsers, "train", TrainConfig, _main,
         help="train a model on an instance (" + ", ".join(REGIMES) + ")",
         description="Train a model to internalize the package. CPU by default; the same command runs on GPUs, "
         "and on several with `accelerate launch -m sebench.cli train ...`.",
     )
-    add_config_flags(parser, TrainConfig)
-    parser.set_defaults(func=_main)
 
 
-def _main(args: argparse.Namespace) -> int:
+def _main(cfg: TrainConfig, _args: argparse.Namespace) -> int:
     from sebench.train.run import train_model
 
-    out = train_model(config_from_flags(TrainConfig, args))
+    out = train_model(cfg)
     print(out)
     return 0
 
