@@ -88,7 +88,8 @@ def snapshot_threads(samples: int = 5, interval: float = 0.05) -> int:
 
 def examples(n: int, tokens: int) -> list[dict]:
     """Prompt/answer pairs shaped like the benchmark's closed-book SFT examples."""
-    words = "array values compute return the mean of each row along axis and keep dims".split()
+    words = ["array", "values", "compute", "return", "the", "mean", "of", "each", "row", "along", "axis", "and",
+             "keep", "dims"]
     rows = []
     for i in range(n):
         body = " ".join(words[(i + j) % len(words)] for j in range(int(tokens * 0.5)))

@@ -12,7 +12,7 @@ in a temporary folder (or --instance), its closed-book prompts and reference ans
   rest of the trainer's step (TRL overhead).
 - Generation: `HFBackend.generate` on closed-book prompts (greedy, --gen-tokens), then transformers'
   `generate` on the same prompts in one left-padded batch with no stop but end-of-turn.
-- GRPO: `sebench.train.rl.train_rl` (the project's GRPO loop, the judge as reward) for warm-up + N
+- GRPO: `sebench.train.rl.train_rl_own` (the project's GRPO loop, the judge as reward) for warm-up + N
   steps of one prompt x 4 samples x 160 tokens, then a raw step: sampled `generate`, completion
   log-probabilities, policy-gradient loss, backward, AdamW. Phases: generation, judging, loss + backward +
   optimizer, the rest. With --rl-baseline REV, the GRPO loop of git revision REV (its rl.py, loaded beside
@@ -35,7 +35,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from sebench.memory import peak_rss_mb, release_memory, reset_peak_rss
+from sebench.process_memory import peak_rss_mb, release_memory, reset_peak_rss
 
 
 class Phases:
@@ -115,7 +115,7 @@ def open_instance(path: str | None, folder: Path):
 
     if path:
         return Instance.open(Path(path))
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     print("building a small instance (about 30 s)")
@@ -178,7 +178,7 @@ def raw_sft(model, batches: list[dict]) -> Phases:
     phases = Phases()
     optimizer = torch.optim.AdamW(model.parameters(), lr=2e-4)
     model.train()
-    for k, batch in enumerate([batches[0]] + batches):  # the first is a warm-up
+    for k, batch in enumerate([batches[0], *batches]):  # the first is a warm-up
         if k == 1:
             phases.total.clear()
         t0 = time.perf_counter()
@@ -297,7 +297,8 @@ def project_grpo(model, tokenizer, instance, steps, samples, completion_tokens, 
         setattr(owner, attr, timed(name, fn))
     try:
         with Judge(instance) as judge:
-            rl.train_rl(model, tokenizer, judge, tasks, data.rl_prompts(instance, tasks, "closed", "closed"), cfg,
+            own_loop = getattr(rl, "train_rl_own", None) or rl.train_rl  # older revisions: train_rl
+            own_loop(model, tokenizer, judge, tasks, data.rl_prompts(instance, tasks, "closed", "closed"), cfg,
                         LossLog(), "grpo")
     finally:
         for attr, (owner, fn) in originals.items():

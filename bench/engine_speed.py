@@ -52,7 +52,7 @@ def generation_meter(engine: str, totals: dict):
 def one_step(instance: Path, model: str, regime: str, engine: str, args, out: Path) -> dict:
     """Trains one GRPO step; returns its wall seconds and its generation's seconds and tokens."""
     from sebench.train.config import TrainConfig
-    from sebench.train.run import run
+    from sebench.train.run import train_model
 
     totals = {"seconds": 0.0, "tokens": 0}
     cfg = TrainConfig(data=instance, regime=regime, out=out, model=model, engine=engine, vllm=args.vllm,
@@ -62,14 +62,14 @@ def one_step(instance: Path, model: str, regime: str, engine: str, args, out: Pa
                       judge_workers=2, overwrite=True)
     t0 = time.perf_counter()
     with generation_meter(engine, totals):
-        run(cfg)
+        train_model(cfg)
     return {"wall": time.perf_counter() - t0, **totals}
 
 
 def open_instance(path: str | None, folder: Path) -> Path:
     if path:
         return Path(path)
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     print("building a small instance (about 30 s)")

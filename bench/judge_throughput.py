@@ -56,7 +56,7 @@ def _rss_mb() -> float:
 def _instance(path: str | None) -> Path:
     if path:
         return Path(path)
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     out = Path(tempfile.mkdtemp(prefix="sebench-bench-")) / "instance"
@@ -95,7 +95,7 @@ class BareFork:
     """bench/bare_fork.py in its own process, warm; `run(jobs)` -> (seconds, programs that ended cleanly)."""
 
     def __init__(self, inst: Instance, workers: int, tmp: Path):
-        cfg = {"paths": [str(inst.package_dir)] + site_dirs(), "package": inst.package_name, "workers": workers}
+        cfg = {"paths": [str(inst.package_dir), *site_dirs()], "package": inst.package_name, "workers": workers}
         self.tmp = tmp
         self.proc = subprocess.Popen([os.path.realpath(sys.executable), "-I", "-S", "-B", str(BARE_FORK),
                                       json.dumps(cfg)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,

@@ -48,7 +48,8 @@ def models_of(run: Path) -> dict[str, str]:
     trained checkpoint."""
     configs = sorted(run.glob("train/*/checkpoint/train_config.json"))
     infos = {c.parent.parent.name: json.loads(c.read_text()) for c in configs}
-    found = {"base": info["start_model"] for info in infos.values() if info["config"]["regime"] != "closed-sft-rl"}
+    starts = [info["start_model"] for info in infos.values() if info["config"]["regime"] != "closed-sft-rl"]
+    found = {"base": starts[-1]} if starts else {}
     return {**found, **{label: str(run / "train" / label / "checkpoint") for label in infos}}
 
 

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 
 SHARED_API_DOC = Path(__file__).resolve().parents[2] / "shared/reference/official_api_doc.jsonl"

@@ -31,7 +31,7 @@ step about 6x slower than idle (on a matrix product they waited 0.84 thread-seco
 threads (one core's speed against two), generation about 1.1x. So the count follows the waiting, with
 OpenMP's default wait policy.
 
-Each stage records the seconds it ran at each count (`reset_thread_usage`, `thread_usage`), as memory.py
+Each stage records the seconds it ran at each count (`reset_thread_usage`, `thread_usage`), as process_memory.py
 does for the peak memory: the run's stage records and `sebench train`'s train_config.json hold them.
 """
 

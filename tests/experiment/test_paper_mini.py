@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from sebench.cli import main  # noqa: E402
+from sebench.cli import main
 
 RL = {"num_generations": 2, "batch_size": 2, "max_completion_length": 8}
 

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from sebench.cli import main  # noqa: E402
+from sebench.cli import main
 
 TINY_SETTINGS = [
     "--functions", "3", "--set", "max_train=8", "--set", "max_single=6", "--set", "max_multiple=2",

@@ -59,7 +59,7 @@ def test_warmup_trains_only_on_other_functions_and_is_reused(built_instance, tin
     def no_training(*args, **kwargs):
         raise AssertionError("the cached warm-up trained again")
 
-    monkeypatch.setattr("sebench.train.run.run", no_training)
+    monkeypatch.setattr("sebench.train.run.train_model", no_training)
     before = (checkpoint / "model.safetensors").stat().st_mtime_ns
     assert warm_up(dataclasses.replace(cfg)) == checkpoint
     assert (checkpoint / "model.safetensors").stat().st_mtime_ns == before
@@ -103,11 +103,11 @@ def test_cli_plan_prints_key_and_an_error_is_one_line(built_instance, tmp_path, 
     assert capsys.readouterr().err.strip().count("\n") == 0
     # --skills takes a comma-separated list of its choices
     base = ["warmup", "--data", str(built_instance), "--studied", names, "--cache-dir", str(tmp_path), "--plan"]
-    assert main(base + ["--skills", "tasks,docs"]) == 0
+    assert main([*base, "--skills", "tasks,docs"]) == 0
     both = plan(WarmupConfig(data=built_instance, studied=names, cache_dir=tmp_path, skills=["docs", "tasks"]))
     assert capsys.readouterr().out.startswith(f"key {both.key}\n")
     with pytest.raises(SystemExit) as exit_:
-        main(base + ["--skills", "docs,poems"])
+        main([*base, "--skills", "docs,poems"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "poems: choose from docs, tasks" in err and err.count("\n") == 0
@@ -127,12 +127,12 @@ def test_task_writing_examples_never_mention_a_studied_function(built_instance, 
     here because nearly every doc example calls it: the examples that would show it are dropped."""
     from sebench.experiment.warmup import task_writing_examples
     from sebench.rollout.compact_docs import compact_doc, write_compact_instance
-    from sebench.tasks.modelgen import parse_proposal
     from sebench.tasks.spec import CONSTRUCTOR
+    from sebench.train.modelgen import parse_proposal
 
     instance = Instance.open(built_instance)
     mapping = instance.mapping()
-    studied = studied_names(built_instance) + [mapping["functions"][CONSTRUCTOR]]
+    studied = [*studied_names(built_instance), mapping["functions"][CONSTRUCTOR]]
     cfg = WarmupConfig(data=built_instance, studied=",".join(studied), docs="compact", skills=["docs", "tasks"])
     p = plan(cfg)
     compact = Instance.open(write_compact_instance(instance, tmp_path / "compact"))

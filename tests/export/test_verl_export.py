@@ -48,7 +48,7 @@ def test_rl_files_have_the_originals_columns_and_prompts_and_align_row_by_row(se
     assert any("np.array" in c["input"] for r in released.values() for c in r["test_cases"])
     for i, task in enumerate(tasks):
         o, c = open_rows.iloc[i], closed_rows.iloc[i]
-        assert RL_EXTRA <= set(o.extra_info) and o.extra_info["index"] == c.extra_info["index"] == i
+        assert set(o.extra_info) >= RL_EXTRA and o.extra_info["index"] == c.extra_info["index"] == i
         assert o.extra_info["task_id"] == c.extra_info["task_id"] == task.task_id
         row = released[task.task_id]  # the original's scripts write the released row's tests, as released
         assert o.reward_model == c.reward_model == {"style": "rule", "ground_truth": row["right_exe_result"]}
@@ -110,7 +110,7 @@ def test_sft_file_holds_every_judged_correct_answer_with_both_prompts(setup, tmp
 
 
 def test_an_export_asks_for_what_it_lacks_in_one_line(setup, tmp_path, capsys):
-    repo, inst = setup
+    _repo, inst = setup
     assert main(["export", "--data", str(inst), "--out", str(tmp_path / "a")]) == 2
     assert "--original-repo" in capsys.readouterr().err
     assert _export(setup, tmp_path / "b") == 2  # the original's 2000-token filter needs the model's tokenizer

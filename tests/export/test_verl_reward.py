@@ -108,9 +108,9 @@ def test_settings_from_the_environment_and_refusals(original_export, monkeypatch
     assert verl_reward.compute_score(row.data_source, RIGHT_ANSWER, "", row.extra_info) == 1.0
     with pytest.raises(ValueError, match="data_source"):  # rows of another dataset are not ours to score
         verl_reward.compute_score("openai/gsm8k", RIGHT_ANSWER, "", row.extra_info)
-    with server_thread(inst) as url:  # a server of sebench's protocol prints values in sebench's way
-        with pytest.raises(SebenchError, match="--protocol original"):
-            verl_reward.compute_score(row.data_source, RIGHT_ANSWER, "", row.extra_info, sandbox_urls=url)
+    # a server of sebench's protocol prints values in sebench's way
+    with server_thread(inst) as url, pytest.raises(SebenchError, match="--protocol original"):
+        verl_reward.compute_score(row.data_source, RIGHT_ANSWER, "", row.extra_info, sandbox_urls=url)
     monkeypatch.delenv("SEBENCH_INSTANCE")
     with pytest.raises(SebenchError, match="SEBENCH_INSTANCE"):
         verl_reward.compute_score(row.data_source, RIGHT_ANSWER, "", row.extra_info)

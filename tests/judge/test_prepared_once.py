@@ -96,7 +96,7 @@ def test_the_zygote_and_child_filters_together_are_the_childs_policy(zygote):
                 (0, 0, 1 << 32)]
     checked = 0
     for arch in (zygote.AUDIT_ARCH_X86_64, 0x40000003):
-        for nr in list(range(0, 460)) + [0x40000000 + 59]:
+        for nr in [*range(460), 0x40000000 + 59]:
             for args in arg_sets:
                 got = _stacked([_run_bpf(prog, nr, args, arch) for prog in both])
                 assert got == _policy(zygote, nr, args, arch, pid), (nr, args, hex(arch))

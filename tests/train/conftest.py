@@ -26,6 +26,8 @@ def scripted_sampling(monkeypatch, built_instance):
     TRL's GRPOTrainer calls): in each call, even rows get the task's reference answer and odd rows a
     non-answer. Returns the decoded prompts it was asked to continue; add to `scripted_sampling.answers`
     (query -> answer) for tasks that are not in the instance (self-play)."""
+    from typing import ClassVar
+
     import torch
     from transformers import AutoTokenizer, GenerationMixin
 
@@ -34,7 +36,8 @@ def scripted_sampling(monkeypatch, built_instance):
     from sebench.rollout.prompts import format_answer
 
     class Calls(list):
-        answers = {t.query.strip(): format_answer(t.reference_solution) for t in Instance.open(built_instance).tasks("train")}
+        answers: ClassVar[dict[str, str]] = {
+            t.query.strip(): format_answer(t.reference_solution) for t in Instance.open(built_instance).tasks("train")}
 
     calls, tokenizers = Calls(), {}
 

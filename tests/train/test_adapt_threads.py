@@ -10,7 +10,7 @@ import pytest
 
 from sebench import threads
 from sebench.train.config import TrainConfig
-from sebench.train.run import run
+from sebench.train.run import train_model
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
@@ -29,7 +29,7 @@ def test_sft_re_decides_its_threads_as_it_trains(built_instance, tiny_model, tmp
                                                                     probe=0.0))
     before = torch.get_num_threads()
     try:
-        out = run(TrainConfig(data=built_instance, regime="closed-sft", out=tmp_path / "ckpt", model=str(tiny_model),
+        out = train_model(TrainConfig(data=built_instance, regime="closed-sft", out=tmp_path / "ckpt", model=str(tiny_model),
                               max_steps=3, batch_size=1, grad_accum=2, max_examples=6))
     finally:
         torch.set_num_threads(before)
@@ -44,7 +44,7 @@ def test_a_fixed_thread_count_is_kept_and_recorded(built_instance, tiny_model, t
     monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=lambda: calls.append(1), cores=2))
     before = torch.get_num_threads()
     try:
-        out = run(TrainConfig(data=built_instance, regime="closed-sft", out=tmp_path / "ckpt", model=str(tiny_model),
+        out = train_model(TrainConfig(data=built_instance, regime="closed-sft", out=tmp_path / "ckpt", model=str(tiny_model),
                               max_steps=2, batch_size=1, max_examples=2, threads=1))
     finally:
         torch.set_num_threads(before)

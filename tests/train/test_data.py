@@ -78,8 +78,8 @@ def test_open_and_closed_examples_differ_only_in_the_docs(instance):
 
 def test_limit_is_seeded_and_keeps_order():
     items = list(range(20))
-    assert data.limit(items, 5, seed=1) == data.limit(items, 5, seed=1) == sorted(data.limit(items, 5, seed=1))
-    assert data.limit(items, 50, seed=1) == items
+    assert data.seeded_choice(items, 5, seed=1) == data.seeded_choice(items, 5, seed=1) == sorted(data.seeded_choice(items, 5, seed=1))
+    assert data.seeded_choice(items, 50, seed=1) == items
 
 
 def test_loss_is_on_the_answer_only(instance, tiny_model, tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sebench.errors import SebenchError
-from sebench.train import TrainConfig, rl
+from sebench.train import TrainConfig, grpo, rl
 
 pytest.importorskip("trl")
 torch = pytest.importorskip("torch")
@@ -134,7 +134,7 @@ def test_the_loss_rules_act_on_that_batch(tiny_model, tmp_path):
 
 def test_auto_is_the_own_loop_on_a_cpu(tmp_path):
     cfg = TrainConfig(data=tmp_path, regime="closed-rl", out=tmp_path).resolved()
-    assert cfg.engine == "auto" and rl.rl_engine(cfg) == ("trl" if torch.cuda.is_available() else "own")
+    assert cfg.engine == "auto" and grpo.rl_engine(cfg) == ("trl" if torch.cuda.is_available() else "own")
 
 
 @pytest.mark.parametrize("options, message", [
@@ -142,19 +142,19 @@ def test_auto_is_the_own_loop_on_a_cpu(tmp_path):
     ({"grad_split": True}, "--grad-split"),
 ])
 def test_the_engine_refuses_what_it_cannot_honour(built_instance, tmp_path, options, message):
-    from sebench.train.run import run
+    from sebench.train.run import train_model
 
     with pytest.raises(SebenchError, match=message):
-        run(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", engine="trl", **options))
+        train_model(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", engine="trl", **options))
     assert not (tmp_path / "x").exists()  # refused before anything was written
 
 
 def test_the_own_loop_refuses_several_processes(built_instance, tmp_path, monkeypatch):
-    from sebench.train.run import run
+    from sebench.train.run import train_model
 
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(SebenchError, match="use --engine trl"):
-        run(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", engine="own"))
+        train_model(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", engine="own"))
 
 
 def test_the_code_block_cut_keeps_the_token_that_closes_it(tiny_model):
@@ -174,7 +174,7 @@ def test_the_engines_reward_can_be_judged_on_sandbox_servers(built_instance):
     import threading
 
     from sebench.instance import Instance
-    from sebench.judge.server import serve
+    from sebench.judge.sandbox_server import serve
     from sebench.rollout.prompts import format_answer
     from sebench.train.engine_trl import judge_reward
     from sebench.train.reward import reward_judge

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from original_fixtures import ROW, SHARED_API_DOC, original_repo
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 from sebench.instance import Instance
 from sebench.records import Rollout, Verdict, write_records
@@ -158,7 +158,7 @@ def real(tmp_path_factory):
     inst = build_instance(base / "inst", 0, mapping_from=SHARED_API_DOC, docs_from="original", audit=False)
     released = [json.loads(line) for line in RELEASED_ROWS.read_text().splitlines()]
     long = {**copy.deepcopy(released[0]), "query": released[0]["query"] + " Be exact." * 1000}  # over 2000 tokens
-    rows = released[:6] + [long] + released[6:]
+    rows = [*released[:6], long, *released[6:]]
     _import(inst, rows, "train", base)
     (base / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return Path(ORIGINAL), inst, base
@@ -181,7 +181,7 @@ def test_grpo_prompts_equal_the_original_scripts_output(real, tiny_model):
     for name in ("rl_train.py", "rl_real_train.py"):
         _script(repo, name, base / "work", "--input_path", str(base / "rows.jsonl"), "--output_path",
                 str(base / "rl"), "--tokenizer", str(tiny_model))
-    theirs = {name: [list(p)[0]["content"] for p in pd.read_parquet(base / "rl" / f"{name}.parquet")["prompt"]]
+    theirs = {name: [next(iter(p))["content"] for p in pd.read_parquet(base / "rl" / f"{name}.parquet")["prompt"]]
               for name in ("train", "real_train")}
     instance = Instance.open(inst)
     prompts = OriginalTrainingPrompts(instance, repo)

@@ -12,7 +12,7 @@ import pytest
 
 from sebench.records import Rollout, Verdict, write_records
 from sebench.train.config import TrainConfig
-from sebench.train.run import run
+from sebench.train.run import train_model
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")
@@ -36,7 +36,7 @@ def _train(built_instance, tiny_model, out, **options):
     if "rl" in options["regime"]:
         defaults["batch_size"] = 2  # one group of 2 samples a step
     defaults.update(options)
-    return run(TrainConfig(**defaults))
+    return train_model(TrainConfig(**defaults))
 
 
 def _shortest_open_tasks(built_instance):
@@ -214,6 +214,6 @@ def test_bad_data_fails_before_the_model_is_loaded(built_instance, tmp_path):
     from sebench.errors import SebenchError
 
     with pytest.raises(SebenchError, match="is not a function of package"):  # not the unknown model's error
-        run(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", model="no-such-model",
+        train_model(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", model="no-such-model",
                         functions=["nope.nope"]))
     assert not (tmp_path / "x").exists()

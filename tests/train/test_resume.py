@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sebench.train.config import TrainConfig
-from sebench.train.run import run
+from sebench.train.run import train_model
 
 pytest.importorskip("trl")
 
@@ -47,14 +47,14 @@ def _outputs(ckpt):
 @pytest.mark.parametrize("regime", ["closed-rl", "closed-sft-rl"])
 def test_a_stopped_grpo_run_resumes_to_the_unbroken_result(built_instance, tiny_model, tmp_path, scripted_sampling,
                                                            monkeypatch, regime):
-    unbroken = run(_config(built_instance, tiny_model, tmp_path / "unbroken", regime))
+    unbroken = train_model(_config(built_instance, tiny_model, tmp_path / "unbroken", regime))
     weights, records = _outputs(unbroken)
 
     out = tmp_path / "stopped"
     with monkeypatch.context() as patch:
         _stop_at_reward_call(patch, call=4)  # a point after batch 2, batch 3 recorded after it, batch 4 stops
         with pytest.raises(_Stop):
-            run(_config(built_instance, tiny_model, out, regime))
+            train_model(_config(built_instance, tiny_model, out, regime))
     assert (out / "trainer" / "rl-resume" / "point.json").is_file()
     assert len((out / "rl_steps.jsonl").read_text().splitlines()) == 3  # cut back to 2 when it resumes
 
@@ -67,7 +67,7 @@ def test_a_stopped_grpo_run_resumes_to_the_unbroken_result(built_instance, tiny_
         import sebench.train.sft as sft
 
         monkeypatch.setattr(sft, "train_sft", lambda *a, **k: pytest.fail("SFT ran again"))
-    resumed = run(_config(built_instance, tiny_model, out, regime))
+    resumed = train_model(_config(built_instance, tiny_model, out, regime))
     assert batches == [3, 4]  # only the batches after the point were sampled again
     got_weights, got_records = _outputs(resumed)
     assert got_records == records
@@ -81,11 +81,11 @@ def test_a_point_of_other_settings_is_not_used(built_instance, tiny_model, tmp_p
     with monkeypatch.context() as patch:
         _stop_at_reward_call(patch, call=4)
         with pytest.raises(_Stop):
-            run(_config(built_instance, tiny_model, out, "closed-rl"))
+            train_model(_config(built_instance, tiny_model, out, "closed-rl"))
     from dataclasses import replace
 
-    changed = run(replace(_config(built_instance, tiny_model, out, "closed-rl"), lr=1e-3))
+    changed = train_model(replace(_config(built_instance, tiny_model, out, "closed-rl"), lr=1e-3))
     steps = [line for line in (changed / "rl_steps.jsonl").read_text().splitlines()]
     assert len(steps) == 4  # started from scratch: the earlier rows were dropped, not kept beside new ones
-    unchanged = run(replace(_config(built_instance, tiny_model, tmp_path / "fresh", "closed-rl"), lr=1e-3))
+    unchanged = train_model(replace(_config(built_instance, tiny_model, tmp_path / "fresh", "closed-rl"), lr=1e-3))
     assert (unchanged / "rl_steps.jsonl").read_text() == (changed / "rl_steps.jsonl").read_text()

@@ -15,7 +15,7 @@ from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, Verdict, read_records
 from sebench.train.config import TrainConfig
-from sebench.train.run import run
+from sebench.train.run import train_model
 
 pytest.importorskip("trl")
 
@@ -60,7 +60,7 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
 
     backend = _script(tmp_path, built_instance)
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
-    ckpt = run(TrainConfig(
+    ckpt = train_model(TrainConfig(
         data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
         rounds=2, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend,
         max_steps=1, batch_size=1, judge_workers=2,
@@ -92,7 +92,7 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
     backend = _script(tmp_path, built_instance)
     answer = json.loads((tmp_path / "script.json").read_text())[5]  # the capable answer to the first written task
     scripted_sampling.answers = {"A shop logs the amounts": answer}
-    ckpt = run(TrainConfig(
+    ckpt = train_model(TrainConfig(
         data=built_instance, regime="self-play-rl", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
         rounds=1, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend,
         max_steps=2, batch_size=2, num_generations=2, judge_workers=2, engine=engine,
@@ -101,7 +101,7 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
     assert any(not bool((after[k] == v).all()) for k, v in before.items())
     assert all("Documentation of" in p and "A shop logs" in p for p in scripted_sampling)
     samples = [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
-    solved, unsolved = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
+    solved, _unsolved = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
     # closed-rl on the task it solved open-book (the other would give every sample reward 0), judged against
     # the written task's own tests
     assert [(s["task_id"], s["reward"], s["train_mode"]) for s in samples] == [
@@ -113,8 +113,8 @@ def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_m
 
 def test_self_play_that_keeps_nothing_says_so(built_instance, tiny_model, tmp_path):
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
-    with pytest.raises(SebenchError, match="kept no training example in 1 round.*1 tasks asked, 0 parsed, 0 kept"):
-        run(TrainConfig(
+    with pytest.raises(SebenchError, match=r"kept no training example in 1 round.*1 tasks asked, 0 parsed, 0 kept"):
+        train_model(TrainConfig(
             data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
             rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_solves=1, selfplay_backend="fake:I cannot.",
             max_steps=1, batch_size=1, judge_workers=2,
@@ -135,7 +135,7 @@ def test_by_default_the_model_being_trained_writes_and_solves(built_instance, ti
 def test_self_play_refuses_several_processes(built_instance, tmp_path, monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(SebenchError, match="one process"):
-        run(TrainConfig(data=built_instance, regime="self-play", out=tmp_path / "sp"))
+        train_model(TrainConfig(data=built_instance, regime="self-play", out=tmp_path / "sp"))
 
 
 def test_round_plan_spreads_tasks_over_functions():
@@ -151,7 +151,7 @@ def test_a_task_must_run_on_selfplay_min_cases_inputs(built_instance, tiny_model
     """The two tasks kept above run on all their 8 inputs: asking for 9 keeps neither."""
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
     with pytest.raises(SebenchError, match="5 tasks asked, 4 parsed, 0 kept"):
-        run(TrainConfig(
+        train_model(TrainConfig(
             data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
             rounds=1, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=_script(tmp_path, built_instance),
             selfplay_min_cases=9, max_steps=1, batch_size=1, judge_workers=2,

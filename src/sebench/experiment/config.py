@@ -17,17 +17,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from sebench.cliflags import range_problem
+from sebench.cliflags import option, range_problem
 from sebench.errors import SebenchError
 from sebench.experiment.warmup import WarmupConfig
-from sebench.judge.run import JudgeConfig
+from sebench.judge import JudgeConfig
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
-from sebench.rollout.run import RolloutConfig
-from sebench.train.config import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
+from sebench.rollout import RolloutConfig
+from sebench.train import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
 
 
 @dataclass(frozen=True)
@@ -82,49 +82,65 @@ SECTIONS = {
 }
 
 
+TRAINED_MODES = tuple(m for m in MODES if m != "memory")
+TRAIN_SOURCES = ("reference", "rollouts")
+
+
 @dataclass
 class RunConfig:
-    """Everything that decides the outcome of a study (not where it is written)."""
+    """Everything that decides the outcome of a study (not where it is written). Each field is also a flag of
+    `sebench run` that overrides the preset's value (`path`: resolved to an absolute path; `cli=False`: a
+    section, set with `--set`)."""
 
-    preset: str = "quick"
-    model: str = "smollm2-135m"  # the untrained model: a backend spec for rollouts, a load spec for training
-    train_model: str | None = None  # the weights training starts from when --model is served (openai:...)
-    seed: int = 0
-    regimes: list = field(default_factory=lambda: ["closed-sft"])
-    instance: str | None = None  # an existing instance directory to use instead of building one
+    preset: str = option("quick", "sizes and settings", cli=False)  # `sebench run --preset`, with its choices
+    model: str = option("smollm2-135m", "model spec: smollm2-135m, a local HF folder, hf:<path or id>, "
+                        "openai:<model>@<url> (evaluation only), fake:... (tests); the untrained model, and the "
+                        "weights training starts from")
+    train_model: str | None = option(None, "weights to train from when --model is a server (openai:...), e.g. "
+                                     "hf:Qwen/Qwen3-8B; default: --model")
+    seed: int = option(0, "seed of the instance, the task subset, sampling and training")
+    regimes: list = option(factory=lambda: ["closed-sft"], help="training regimes: " + " ".join(REGIMES) + " (none: "
+                           "evaluate the untrained model only)", nargs="*", metavar="REGIME")
+    instance: str | None = option(None, "use this built instance directory instead of building one", path=True,
+                                  metavar="DIR")
     # build: sizes of the instance's task splits (TaskSizes)
-    build_train: int = 720
-    build_single: int = 259
-    build_multiple: int = 300
+    build_train: int = option(720, "the built instance's training tasks", minimum=0)
+    build_single: int = option(259, "the built instance's one-function test tasks", minimum=0)
+    build_multiple: int = option(300, "the built instance's multi-function test tasks", minimum=0)
     # selection: a subset of functions and tasks (None = everything the instance has)
-    functions: int | None = None  # number of functions studied
-    max_train: int | None = None  # training tasks kept (of the studied functions)
-    max_single: int | None = None  # single-function test tasks kept
-    max_multiple: int | None = None  # multi-function test tasks kept
+    functions: int | None = option(None, "number of functions studied (0: all the instance has)", minimum=0)
+    max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
+    max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
+    max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
     # evaluation: which splits, and the modes of the untrained base and of each trained model
-    splits: list = field(default_factory=lambda: ["single_test", "multiple_test"])
-    untrained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    trained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    # the protocol (sebench.protocols): "original" means the original's prompts (read from original_repo),
-    # decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), judge, and training (its training
-    # prompts, reward rule, SFT filter over source_samples 5 at source_temperature 0.6, RL data) unless set here
-    protocol: str = "sebench"
-    original_repo: str | None = None
-    # SFT data: "reference" solutions, or the base's own judged open-book "rollouts" on the train split
-    # (source_samples of them per task at source_temperature; also the memory baseline's store)
-    train_source: str = "reference"
-    source_samples: int = 4
-    source_temperature: float = 0.7
+    splits: list = option(factory=lambda: ["single_test", "multiple_test"], help="the splits evaluated",
+                          choices=SPLITS)
+    untrained_modes: list = option(factory=lambda: ["closed", "open"], help="the untrained model's modes",
+                                   choices=MODES)
+    trained_modes: list = option(factory=lambda: ["closed", "open"], help="each trained model's modes",
+                                 choices=TRAINED_MODES)
+    protocol: str = option("sebench", "evaluation protocol; original: the original benchmark's prompts (read from "
+                           "--original-repo), decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), "
+                           "judge and training (its training prompts, reward rule, SFT filter over source_samples 5 at "
+                           "source_temperature 0.6, RL data) unless set here (docs/protocols.md)",
+                           choices=tuple(PROTOCOLS))
+    original_repo: str | None = option(None, "your copy of the original SE-Bench repository (--protocol original "
+                                       "reads its prompt templates there)", path=True, metavar="DIR")
+    train_source: str = option("reference", "SFT data: the tasks' reference solutions, or the base's own judged "
+                               "open-book rollouts on the train split (also the memory baseline's store)",
+                               choices=TRAIN_SOURCES)
+    source_samples: int = option(4, "--train-source rollouts: samples per training task", minimum=1)
+    source_temperature: float = option(0.7, "--train-source rollouts: their sampling temperature", minimum=0.0)
     # the stages' sections (see the module docstring): {field: value} of their config dataclasses
-    rollout: dict = field(default_factory=dict)  # RolloutConfig: decoding, batching
-    judge: dict = field(default_factory=dict)  # JudgeConfig: workers, limits
-    train: dict = field(default_factory=dict)  # TrainConfig: every regime's training settings
-    train_regimes: dict = field(default_factory=dict)  # {regime: {TrainConfig field: value}} for one regime
-    # named variants of a regime, listed in `regimes` like one: {"label": {"regime": name, field: value, ...}}
-    variants: dict = field(default_factory=dict)
-    # a doc-literate base first (WarmupConfig: docs, max_examples, epochs, lr, batch_size, ...): the untrained
-    # rows and every regime then start from it (None: from `model` itself)
-    warmup: dict | None = None
+    rollout: dict = option(factory=dict, help="RolloutConfig fields: decoding, batching", cli=False)
+    judge: dict = option(factory=dict, help="JudgeConfig fields: workers, limits", cli=False)
+    train: dict = option(factory=dict, help="TrainConfig fields of every regime", cli=False)
+    train_regimes: dict = option(factory=dict, help="{regime: {TrainConfig field: value}} for one regime", cli=False)
+    variants: dict = option(factory=dict, help="named variants of a regime, listed in `regimes` like one: "
+                            "{label: {\"regime\": name, field: value, ...}}", cli=False)
+    warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
+                                 "lr, batch_size, ...): the untrained rows and every regime then start from it "
+                                 "(None: from `model` itself)", cli=False)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -160,22 +176,25 @@ _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_complet
 _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
                 "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
-# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round; an answer cut at 600
-# tokens (the warm-up's examples have 290 on average: a longer one is an unfinished list of inputs); a task
-# kept when its solution runs on 3 of its inputs (the warmed 135M model often writes 3 or 4: at 5, 12 of
-# the 15 tasks it wrote in a round on seed 0 were rejected for it, at 3, 8)
-# Measured on seed 0 (at 5 inputs; one thread of a loaded machine): 3 of 48 tasks kept per regime, 22-23 min
-# per regime, self-play-sft 3/17 single closed-book (all on abs), self-play-rl 0/17 (docs/warmup.md).
+# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round, a written task cut
+# at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
 _SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
+# what cpu and paper-mini share: the embedded model, warmed up on compact docs first; its untrained
+# baselines closed-book, open-book and with memory; greedy short answers; SFT on its judged open-book answers
+_WARMUP = {"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4}
+_WARMED_CPU = dict(
+    model="smollm2-135m",
+    variants=_RL_VARIANTS,
+    untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
+    rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+    train_source="rollouts", source_samples=2, source_temperature=0.7,
+    train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+)
+
 PRESETS: dict[str, dict] = {
-    # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
-    # of the embedded model runs at ~150 tokens/s with 2 threads, a closed-book example is ~420 tokens,
-    # so 48 examples x 3 epochs (~60k tokens) take ~7 min; updates of 4 keep the 36 optimizer steps at
-    # lr 2e-4 that taught 12 functions before (3-5 epochs needed; 5e-5 too slow). Activations cost ~1.7 MB
-    # a token in fp32 over ~2.2 GB of weights, gradients and Adam state: one row a forward keeps the peak
-    # under 4 GB. Closed-book evaluation only: the untrained model's open-book answers (0% before) cost
-    # more than the whole training. Measured: 5 min 36 s, peak 3.85 GB, closed-book single 0% -> 64.7%.
+    # the embedded model on a CPU in minutes, closed-book only: Closed-SFT on 48 examples, 36 updates
+    # (sizes, memory and timings: docs/presets.md)
     "quick": dict(
         model="smollm2-135m",
         regimes=["closed-sft"],
@@ -184,8 +203,7 @@ PRESETS: dict[str, dict] = {
         untrained_modes=["closed"], trained_modes=["closed"],
         rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
         train_source="reference",
-        # updates of 4 examples computed one at a time: as fast as 2 at a time on 2 cores, and the peak
-        # resident memory of the run stays under 4 GB (3.7 GB measured; 2 at a time peaked at 4.4 GB)
+        # updates of 4 examples, one per forward: the run's peak memory stays under 4 GB (docs/presets.md)
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
     ),
     # the paper's headline comparison on a CPU at three times paper-mini's size, one seed: the warmed-up
@@ -193,34 +211,23 @@ PRESETS: dict[str, dict] = {
     # Closed-RL and Closed-SFT-then-RL, with Closed-RL's negative advantages dropped and its off-policy
     # variant beside it. Self-play is left out (paper-mini measures it). Timings: README "The cpu preset".
     "cpu": dict(
-        model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        _WARMED_CPU,
+        warmup=_WARMUP,
         regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative",
                  "closed-rl-off-policy"],
-        variants=_RL_VARIANTS,
         functions=24, max_train=96, max_single=72, max_multiple=24,
-        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
-        train_source="rollouts", source_samples=2, source_temperature=0.7,
-        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         train_regimes={"closed-rl": dict(_MINI_RL, max_steps=96, grad_split=True),
                        "closed-sft-rl": dict(_MINI_RL, max_steps=96)},
     ),
     # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
     # then every regime of the paper and the RL gap's switches, closed-book. Timings: README.
     "paper-mini": dict(
-        model="smollm2-135m",
+        _WARMED_CPU,
         # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4,
-                "skills": ["docs", "tasks"], "task_examples": 48},
+        warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
                  "closed-sft-rl", "self-play-sft", "self-play-rl"],
-        variants=_RL_VARIANTS,
         functions=8, max_train=32, max_single=24, max_multiple=8,
-        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
-        train_source="rollouts", source_samples=2, source_temperature=0.7,
-        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         train_regimes={
             "open-rl": dict(_MINI_RL, max_steps=48),
             "closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True),
@@ -274,11 +281,10 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         raise SebenchError(f"train_regimes: expected {{regime: {{setting: value}}}}, got {cfg.train_regimes!r}")
     _check("train_regimes key", list(cfg.train_regimes), REGIMES + tuple(REGIME_ALIASES))
     cfg.train_regimes = {canonical_regime(k): v for k, v in cfg.train_regimes.items()}
-    _check("splits", cfg.splits, SPLITS)
-    _check("untrained_modes", cfg.untrained_modes, MODES)
-    _check("trained_modes", cfg.trained_modes, tuple(m for m in MODES if m != "memory"))
-    _check("train_source", [cfg.train_source], ("reference", "rollouts"))
-    _check("protocol", [cfg.protocol], tuple(PROTOCOLS))
+    for f in dataclasses.fields(RunConfig):  # the study's own settings with choices
+        if "choices" in f.metadata:
+            value = getattr(cfg, f.name)
+            _check(f.name, value if isinstance(value, list) else [value], f.metadata["choices"])
     protocol = PROTOCOLS[cfg.protocol]
     given = {key.partition(".")[2] for key in overrides if key.startswith("rollout.")}
     given |= set(overrides.get("rollout") or {})

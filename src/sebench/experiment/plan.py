@@ -14,15 +14,17 @@ from __future__ import annotations
 import dataclasses
 import math
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.experiment import plan_model as pm
 from sebench.experiment.config import RunConfig
 from sebench.files import write_json
+from sebench.instance import Instance
 
 GPU_COUNTS = (1, 2, 4, 8)
 REFERENCE_TOKENS = 150  # a reference solution: one short code block (an assumption)
@@ -39,29 +41,26 @@ PACKAGES = {
 }
 
 
-def _opt(default: Any, help: str, **extra: Any):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class PlanConfig:
     """The plan's hardware and its assumptions; each is a flag of `sebench run` (used with --plan)."""
 
-    plan_gpu: str = _opt("h100-sxm", "--plan: the GPU (memory, bandwidth, peak from its datasheet)",
+    plan_gpu: str = option("h100-sxm", "--plan: the GPU (memory, bandwidth, peak from its datasheet)",
                          choices=tuple(pm.HARDWARE))
-    plan_gpus: int = _opt(8, "--plan: GPUs the time is stated for (memory: also 1, 2, 4, 8)", minimum=1)
-    plan_answer_share: float = _opt(0.5, "--plan: mean answer length as a share of its token budget (an "
+    plan_gpus: int = option(8, "--plan: GPUs the time is stated for (memory: also 1, 2, 4, 8)", minimum=1)
+    plan_answer_share: float = option(0.5, "--plan: mean answer length as a share of its token budget (an "
                                     "assumption)", above=0.0, maximum=1.0)
-    plan_correct_share: float = _opt(0.6, "--plan: share of the base's open-book samples judged correct, "
+    plan_correct_share: float = option(0.6, "--plan: share of the base's open-book samples judged correct, "
                                      "i.e. SFT examples per sample (an assumption)", minimum=0.0, maximum=1.0)
-    plan_chars_per_token: float = _opt(4.0, "--plan: prompt characters per token when no local tokenizer "
+    plan_chars_per_token: float = option(4.0, "--plan: prompt characters per token when no local tokenizer "
                                        "counts them (an assumption)", above=0.0)
-    plan_utilisation: float = _opt(0.35, "--plan: share of the GPU's peak bf16 FLOPs that training reaches "
+    plan_utilisation: float = option(0.35, "--plan: share of the GPU's peak bf16 FLOPs that training reaches "
                                    "(an assumption; Llama 3 pretraining measured 0.38-0.43)", above=0.0, maximum=1.0)
-    plan_decode_efficiency: float | None = _opt(None, "--plan: share of the memory-bandwidth roofline that decoding "
+    plan_decode_efficiency: float | None = option(None, "--plan: share of the memory-bandwidth roofline that decoding "
                                                 "reaches (default: calibrated on a measured vLLM figure)",
                                                 above=0.0, maximum=1.0)
-    plan_kv_share: float = _opt(0.8, "--plan: share of GPU memory the sampler may fill, weights and KV cache (the "
+    plan_kv_share: float = option(0.8, "--plan: share of GPU memory the sampler may fill, weights and KV cache (the "
                                 "original: vLLM gpu_memory_utilization 0.8)", above=0.0, maximum=1.0)
 
 
@@ -135,10 +134,9 @@ class _Context:
 
 def _data(cfg: RunConfig, run_dir: Path) -> tuple[Path | None, list[dict]]:
     """The instance the study will read, if it exists yet, and the check that says so."""
-    from sebench.instance import Instance
 
     where = Path(cfg.instance) if cfg.instance else run_dir / ("data" if cfg.functions else "instance")
-    if not (where / "manifest.json").is_file():
+    if not Instance(where).manifest_path.is_file():
         if cfg.instance:
             return None, [_check("instance", False, f"--instance {where}: no manifest.json (not an instance)")]
         return None, [_check("instance", None, f"{where} is not built yet: the run builds it (seed {cfg.seed}); "
@@ -163,8 +161,7 @@ def _counts(cfg: RunConfig, data: Path | None, pc: PlanConfig, checks: list) -> 
         counts = {s: min(n, caps[s] or n) for s, n in sizes.items()}
         modes = set(cfg.untrained_modes) | set(cfg.trained_modes) | {"open", "closed"}
         return counts, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in counts} for m in modes}
-    from sebench.instance import Instance
-    from sebench.rollout.prompts import PromptBuilder
+    from sebench.rollout import PromptBuilder
 
     instance = Instance.open(data)
     tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in caps if instance.split_path(s).is_file()}
@@ -331,7 +328,7 @@ def _sft(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict
 
 
 def _grpo(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict:
-    from sebench.train.rl import batch_plan
+    from sebench.train import batch_plan
 
     per_batch = train.batch_size * train.grad_accum // train.num_generations
     batches = rounds * len(batch_plan(tasks, per_batch, train, train.seed))

@@ -17,6 +17,7 @@ build_report) with files in and files out; nothing here re-implements a stage.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import platform
 from importlib import metadata
@@ -31,12 +32,6 @@ log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
-# settings of the stages' configs that change how fast they run or where they write, not what they produce:
-# left out of the completion records, so that changing them does not redo a stage
-ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env",
-                 "threads")
-JUDGE_SPEED = ("workers", "sandbox_url", "no_bwrap", "progress")
-TRAIN_SPEED = ("overwrite", "threads", "judge_workers", "resume_every")
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
@@ -113,7 +108,7 @@ class Study:
     def compact_data(self) -> Path:
         """A copy of the studied data whose docs are compact (the form the warm-up taught)."""
         from sebench.instance import Instance
-        from sebench.rollout.compact_docs import write_compact_instance
+        from sebench.rollout import write_compact_instance
 
         out = self.root / "data-compact"
         self.book.run("compact-docs", {"data": self._data_hash()}, [out],
@@ -157,12 +152,12 @@ class Study:
 
     @staticmethod
     def _sizes(train: int, single: int, multiple: int):
-        from sebench.tasks.generate import TaskSizes
+        from sebench.tasks import TaskSizes
 
         return TaskSizes(train=train, single=single, multiple=multiple)
 
     def _build(self, out: Path, sizes) -> None:
-        from sebench.build.run import build_instance
+        from sebench.builder import build_instance
 
         # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
         build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
@@ -183,8 +178,8 @@ class Study:
     def evaluate(self, regime: str, model: str, mode: str, split: str, samples: int | None = None,
                  temperature: float | None = None) -> Path | None:
         """Rollouts (resumable, sample by sample) then verdicts of one (regime, mode, split)."""
-        from sebench.judge.run import JudgeConfig
-        from sebench.rollout.run import RolloutConfig
+        from sebench.judge import JudgeConfig
+        from sebench.rollout import RolloutConfig
 
         cfg = self.cfg
         if not self._has_tasks(split):
@@ -203,14 +198,14 @@ class Study:
         # the record names a trained model by its regime and weights, not by its path (the run may move)
         weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
         name = f"rollout:{regime}:{mode}:{split}"
-        self.book.run(name, config_record(rollout, drop=ROLLOUT_SPEED + ("data", "out"), data=self._data_hash(),
+        self.book.run(name, config_record(rollout, drop=("data", "out"), data=self._data_hash(),
                                           model=model if regime == UNTRAINED else regime, weights=weights,
                                           memory=file_hash(memory) if memory else None),
                       [rollouts], lambda: self._rollout(rollout), resumable=True)
         judge = JudgeConfig(data=self.data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
                             protocol=cfg.protocol, **cfg.judge)
         self.book.run(f"judge:{regime}:{mode}:{split}",
-                      config_record(judge, drop=JUDGE_SPEED + ("data", "out", "summary"), data=self._data_hash(),
+                      config_record(judge, drop=("data", "out", "summary"), data=self._data_hash(),
                                     rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
                       [verdicts, folder / "summary.json"], lambda: self._judge(judge))
         return verdicts
@@ -222,14 +217,13 @@ class Study:
         return path.is_file() and path.stat().st_size > 0
 
     def _rollout(self, rollout) -> None:
-        from sebench.rollout.run import run
+        from sebench.rollout import write_rollouts
 
-        run(rollout, backend=self._backend(rollout))
+        write_rollouts(rollout, backend=self._backend(rollout))
 
     def _backend(self, rollout_cfg):
         """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU)."""
-        from sebench.rollout.backends import get_backend
-        from sebench.rollout.run import backend_options
+        from sebench.rollout import backend_options, get_backend
 
         if self._loaded and self._loaded[0] != rollout_cfg.model:
             self.close_backend()
@@ -247,9 +241,9 @@ class Study:
 
     @staticmethod
     def _judge(judge) -> None:
-        from sebench.judge.run import run
+        from sebench.judge import write_verdicts
 
-        run(judge)
+        write_verdicts(judge)
 
     # ---- training --------------------------------------------------------------------------------
 
@@ -294,7 +288,7 @@ class Study:
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train = self.train_config(label, out, source_rollouts, start)
         record = config_record(
-            train, drop=TRAIN_SPEED + ("data", "out", "verdicts"), data=self._data_hash(),
+            train, drop=("data", "out", "verdicts"), data=self._data_hash(),
             rollouts=file_hash(source_rollouts) if source_rollouts else None,
             sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
         )
@@ -306,7 +300,7 @@ class Study:
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
         its regime's and the variant's settings (RunConfig.train_settings)."""
         from sebench.instance import Instance
-        from sebench.train.config import REGIME_SPECS, TrainConfig
+        from sebench.train import REGIME_SPECS, TrainConfig
 
         cfg = self.cfg
         regime = self.cfg.regime_of(label)
@@ -321,10 +315,10 @@ class Study:
 
     @staticmethod
     def _train(train) -> None:
-        from sebench.memory import release_memory
-        from sebench.train.run import run
+        from sebench.process_memory import release_memory
+        from sebench.train import train_model
 
-        run(train)
+        train_model(train)
         release_memory()  # the trainer's model, gradients and optimizer state
 
     # ---- report ----------------------------------------------------------------------------------
@@ -389,10 +383,8 @@ def _sizes_dict(sizes) -> dict | None:
 def _versions() -> dict:
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for name in VERSIONED:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     return out
 
 

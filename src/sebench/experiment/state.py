@@ -15,19 +15,19 @@ it ran at each torch CPU thread count (sebench.threads; none for stages without 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import shutil
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
+from sebench.cliflags import outcome_fields
 from sebench.errors import SebenchError
 from sebench.files import file_sha256 as file_hash  # noqa: F401 (re-exported; experiment/run.py imports it)
 from sebench.files import tree_sha256, write_json
-from sebench.memory import peak_rss_mb, reset_peak_rss
+from sebench.process_memory import peak_rss_mb, reset_peak_rss
 from sebench.threads import reset_thread_usage, thread_usage
 
 log = logging.getLogger(__name__)
@@ -58,10 +58,11 @@ def _normal(config: dict) -> dict:
 
 
 def config_record(config: object, drop: tuple[str, ...] = (), **values: object) -> dict:
-    """A stage's own config (a dataclass) as its completion record holds it: every field, paths as text,
-    except those in `drop` (where the output goes, how fast it runs: nothing that changes the result), with
-    `values` in place of fields whose content matters rather than their path (a file's hash for its name)."""
-    record = {k: v for k, v in dataclasses.asdict(config).items() if k not in drop}
+    """A stage's own config (a dataclass) as its completion record holds it: every field that changes the
+    result (`cliflags.outcome_fields`: not those marked speed), paths as text, except those in `drop` (where
+    the output goes), with `values` in place of fields whose content matters rather than their path (a file's
+    hash for its name)."""
+    record = {k: v for k, v in outcome_fields(config).items() if k not in drop}
     record.update(values)
     return _normal(record)
 

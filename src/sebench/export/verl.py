@@ -37,16 +37,17 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol
 from sebench.records import SPLITS, Task
-from sebench.train.config import REWARDS
+from sebench.train import REWARDS
 
 log = logging.getLogger(__name__)
 
@@ -72,44 +73,41 @@ compute_score = scorer(Path(__file__).with_name("{settings}"))
 '''
 
 
-def _opt(default: Any, help: str, **extra: Any):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class ExportConfig:
     """The options of `sebench export`; each field is one flag."""
 
-    data: Path = _opt(None, "instance directory (from `sebench build`)", required=True)
-    out: Path = _opt(None, "folder to write (RL_data/, SFT_data/, sebench_reward.py: the original's layout)",
+    data: Path = option(None, "instance directory (from `sebench build`)", required=True)
+    out: Path = option(None, "folder to write (RL_data/, SFT_data/, sebench_reward.py: the original's layout)",
                      required=True)
-    format: str = _opt("verl", "what to write: verl (the files the original's verl scripts read)", choices=FORMATS)
-    protocol: str = _opt("original", "original: the prompts of the original's training scripts (read from "
+    format: str = option("verl", "what to write: verl (the files the original's verl scripts read)", choices=FORMATS)
+    protocol: str = option("original", "original: the prompts of the original's training scripts (read from "
                          "--original-repo), its reward rule, its SFT filter; sebench: sebench's own",
                          choices=tuple(PROTOCOLS))
-    original_repo: Path | None = _opt(None, "your copy of github.com/thunlp/SE-Bench (--protocol original reads "
+    original_repo: Path | None = option(None, "your copy of github.com/thunlp/SE-Bench (--protocol original reads "
                                       "its training prompts there)")
-    tokenizer: str | None = _opt(None, "the trained model's tokenizer, for the prompt-length filter: a local folder "
+    tokenizer: str | None = option(None, "the trained model's tokenizer, for the prompt-length filter: a local folder "
                                  "(nothing is downloaded) or smollm2-135m")
-    max_prompt_tokens: int | None = _opt(None, "drop tasks whose open-book prompt has this many tokens or more (the "
+    max_prompt_tokens: int | None = option(None, "drop tasks whose open-book prompt has this many tokens or more (the "
                                          "original: 2000, rl_train.py); 0 keeps all; default: the protocol's",
                                          minimum=0)
-    rollouts: Path | None = _opt(None, "open-book rollouts of the train split, judged (`sebench judge`): their "
+    rollouts: Path | None = option(None, "open-book rollouts of the train split, judged (`sebench judge`): their "
                                  "correct answers become the SFT file")
-    verdicts: Path | None = _opt(None, "verdicts of --rollouts (default: verdicts.jsonl beside them)")
-    val_split: str = _opt("single_test", "the split of RL_data/test.parquet (the scripts' data.val_files)",
+    verdicts: Path | None = option(None, "verdicts of --rollouts (default: verdicts.jsonl beside them)")
+    val_split: str = option("single_test", "the split of RL_data/test.parquet (the scripts' data.val_files)",
                           choices=tuple(s for s in SPLITS if s != "train"))
-    reward: str | None = _opt(None, "the reward rule of sebench_reward.py: original (the original's, self_question.py), "
+    reward: str | None = option(None, "the reward rule of sebench_reward.py: original (the original's, self_question.py), "
                               "binary or graded (sebench's judge); default: the protocol's", choices=REWARDS)
-    sandbox_url: list | None = _opt(None, "the reward runs programs on this `sebench sandbox serve` server (repeat "
+    sandbox_url: list | None = option(None, "the reward runs programs on this `sebench sandbox serve` server (repeat "
                                     "for several); default: in the trainer's process", multiple=True, metavar="URL")
-    overwrite: bool = _opt(False, "replace files of an earlier export in OUT")
+    overwrite: bool = option(False, "replace files of an earlier export in OUT")
 
 
 def export_verl(cfg: ExportConfig) -> list[Path]:
     """Writes OUT (module docstring); returns the files written."""
-    from sebench.judge.original import OriginalJudge
-    from sebench.train import data
+    from sebench.judge import OriginalJudge
+    from sebench.train import drop_long_prompts, rl_prompts, rollout_pairs, select_tasks, sft_examples
 
     instance, protocol = Instance.open(cfg.data), get_protocol(cfg.protocol)
     out = Path(cfg.out)
@@ -117,13 +115,13 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     original = _original_prompts(instance, cfg) if protocol.prompts == "original" else None
     every = instance.tasks("train")
     index = {t.task_id: i for i, t in enumerate(every)}
-    tasks = data.select_tasks(instance)
-    pairs = data.rl_prompts(instance, tasks, "open", "closed", original)
+    tasks = select_tasks(instance)
+    pairs = rl_prompts(instance, tasks, "open", "closed", original)
     limit = protocol.rl_max_prompt_tokens if cfg.max_prompt_tokens is None else cfg.max_prompt_tokens
-    kept = data.drop_long_prompts(pairs, load_tokenizer(cfg.tokenizer), limit) if limit else pairs
+    kept = drop_long_prompts(pairs, load_tokenizer(cfg.tokenizer), limit) if limit else pairs
     by_id = {t.task_id: t for t in every}
     val = [t for t in instance.tasks(cfg.val_split) if t.is_valid]
-    val_rows = data.rl_prompts(instance, val, "closed", "closed", original)
+    val_rows = rl_prompts(instance, val, "closed", "closed", original)
     with OriginalJudge(instance) as judge:  # the test cases and results as the original's RL data holds them
         written = [_write_rl(out / RL_FILES[kind], [(by_id[p["task_id"]], p[key]) for p in kept], kind, index,
                              judge.reward_data) for kind, key in (("open", "sample_prompt"), ("closed", "prompt"))]
@@ -132,10 +130,10 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     sft = 0
     if cfg.rollouts is not None:
         verdicts = cfg.verdicts or Path(cfg.rollouts).with_name("verdicts.jsonl")
-        answers = data.rollout_pairs(tasks, cfg.rollouts, verdicts, "response", keep=protocol.sft_examples)
+        answers = rollout_pairs(tasks, cfg.rollouts, verdicts, "response", keep=protocol.sft_examples)
         sft = len(answers)
-        written.append(_write_sft(out / SFT_FILE, answers, data.sft_examples(instance, answers, "open", original),
-                                  data.sft_examples(instance, answers, "closed", original)))
+        written.append(_write_sft(out / SFT_FILE, answers, sft_examples(instance, answers, "open", original),
+                                  sft_examples(instance, answers, "closed", original)))
     rule = cfg.reward or protocol.reward
     written += _write_reward(out, instance, rule, list(cfg.sandbox_url or []))
     record = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(cfg).items()},
@@ -149,7 +147,7 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
 
 
 def _refuse_earlier_export(out: Path, overwrite: bool) -> None:
-    from sebench.outputs import check_dir_target
+    from sebench.output_files import check_dir_target
 
     check_dir_target(out)
     earlier = [out / name for name in (*RL_FILES.values(), SFT_FILE, REWARD_FILE, RECORD) if (out / name).exists()]
@@ -159,7 +157,7 @@ def _refuse_earlier_export(out: Path, overwrite: bool) -> None:
 
 
 def _original_prompts(instance: Instance, cfg: ExportConfig):
-    from sebench.rollout.original_prompts import OriginalTrainingPrompts
+    from sebench.rollout import OriginalTrainingPrompts
 
     if cfg.original_repo is None:
         raise SebenchError("--protocol original writes the prompts of the original's training scripts, read from its "
@@ -271,7 +269,7 @@ def _write_reward(out: Path, instance: Instance, rule: str, urls: list[str]) -> 
 
 
 def _write_text(path: Path, text: str) -> None:
-    from sebench.outputs import write_text_atomic
+    from sebench.output_files import write_text_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text)

@@ -28,9 +28,10 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sebench.errors import SebenchError
 
@@ -133,7 +134,7 @@ class RowJudge:
         if settings.sandbox_urls:
             check_servers(settings.sandbox_urls, "original" if settings.rule == "original" else "sebench")
         if settings.rule == "original":
-            from sebench.judge.original import OriginalJudge
+            from sebench.judge import OriginalJudge
 
             local = OriginalJudge(self.instance, settings.workers, timeout_s=settings.timeout_s)
             self.package, self.constructor = local.package, local.constructor
@@ -151,13 +152,13 @@ class RowJudge:
                              f"{', '.join(DATA_SOURCES)}), not data_source={data_source!r}")
         info = dict(extra_info or {})
         if self.settings.rule == "original":
-            from sebench.judge.original import reward_answer
+            from sebench.judge import reward_answer
 
             cases = [{"input": str(c["input"]), "output": str(c.get("output", ""))} for c in info["test_cases"]]
             expected = info.get("right_exe_result") or ground_truth
             found = reward_answer(solution_str, cases, expected, self.package, self.constructor, self.run)
             return 1.0 if found.right else 0.0
-        from sebench.train.reward import score
+        from sebench.train import score
 
         verdict = self.judge.judge(self._task(info.get("task_id")), solution_str)
         return score(verdict, self.settings.rule == "graded")
@@ -206,18 +207,18 @@ class RunClient:
         """(stdout, stderr, timed out), as OriginalJudge.run answers (a server's timeout: stderr "TLE")."""
         import httpx
 
-        from sebench import codec
+        from sebench import values
 
         start, errors = next(self._turn), []
         for k in range(len(self.urls)):
             url = self.urls[(start + k) % len(self.urls)]
             try:
-                resp = self.client.post(f"{url}/run", content=codec.dumps({"code": program, "timeout": self.timeout_s}).encode(),
+                resp = self.client.post(f"{url}/run", content=values.dumps({"code": program, "timeout": self.timeout_s}).encode(),
                                         headers={"Content-Type": "application/json"})
                 if resp.status_code == 200:
-                    answer = codec.loads(resp.content)
+                    answer = values.loads(resp.content)
                     return answer["stdout"], answer["stderr"], answer["stderr"] == "TLE"
                 errors.append(f"{url}: HTTP {resp.status_code} {resp.text[:200]}")
-            except (httpx.HTTPError, codec.CodecError, KeyError, TypeError) as exc:
+            except (httpx.HTTPError, values.CodecError, KeyError, TypeError) as exc:
                 errors.append(f"{url}: {type(exc).__name__}: {exc}")
         raise SebenchError("no sandbox server could run the program: " + "; ".join(errors))

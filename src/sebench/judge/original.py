@@ -33,10 +33,11 @@ import math
 import os
 import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sebench.instance import Instance
 from sebench.judge.sandbox import Sandbox
@@ -360,9 +361,8 @@ def _value(node: ast.AST) -> Any:
 
 
 def _require_number(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
-        if not isinstance(value, bool):
-            raise ValueError("arithmetic on something that is not a number")
+    if not isinstance(value, (int, float, complex)):  # bools pass: they are ints
+        raise ValueError("arithmetic on something that is not a number")
 
 
 def _numpy_scalar(kind: str, arg: Any) -> Any:
@@ -461,7 +461,7 @@ class OriginalJudge:
         self._released: dict | None = None  # the released rows of an imported instance, read on first reward
         self._printed: dict[str, str] = {}  # task_id -> its reference's printed results (built tasks)
 
-    def __enter__(self) -> "OriginalJudge":
+    def __enter__(self) -> OriginalJudge:
         self.sandbox.__enter__()
         return self
 
@@ -518,7 +518,7 @@ class OriginalJudge:
         reference solution, as the original made right_exe_result (the task's own printed outputs have
         full precision where that package printed 8 digits, which the reward's 1e-10 would fail)."""
         if self._released is None:
-            from sebench.tasks.release import released_rows
+            from sebench.tasks import released_rows
 
             self._released = released_rows(self.instance.root)
         row = self._released.get(task.task_id)

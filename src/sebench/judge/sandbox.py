@@ -44,6 +44,7 @@ attributes, getattr & co) before anything runs.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import itertools
@@ -68,7 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sebench import codec
+from sebench import values
 from sebench.errors import SebenchError
 
 log = logging.getLogger(__name__)
@@ -156,8 +157,7 @@ def _report_dict(msg: bytes) -> dict:
 
 
 def bwrap_path() -> str | None:
-    if os.environ.get("SEBENCH_SANDBOX_BWRAP", "1").lower() in ("0", "no", "false", "off"):
-        return None
+    """Bubblewrap's executable, where it is installed (the judge's `no_bwrap` setting decides whether to use it)."""
     return shutil.which("bwrap")
 
 
@@ -186,7 +186,7 @@ class _Zygote:
 
     def __init__(self, argv: list[str], ctl: socket.socket, child_end: socket.socket, cwd: str, env: dict):
         self.ctl = ctl
-        self.errfile = tempfile.TemporaryFile()
+        self.errfile = tempfile.TemporaryFile()  # noqa: SIM115 - the zygote's stderr while it lives; close() closes it
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=self.errfile, stderr=self.errfile, cwd=cwd, env=env,
             pass_fds=(child_end.fileno(),), start_new_session=True,
@@ -256,25 +256,18 @@ class _Zygote:
 
     def cancel(self, job_id: int) -> None:
         """Asks the zygote to kill job `job_id` now (it then reports it as timed out)."""
-        try:
-            with self.send_lock:
-                self.ctl.send(b"c" + _CANCEL.pack(job_id))
-        except OSError:
-            pass  # the zygote is gone: so is the job
+        with contextlib.suppress(OSError), self.send_lock:  # OSError: the zygote is gone, so is the job
+            self.ctl.send(b"c" + _CANCEL.pack(job_id))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.ctl.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.ctl.close()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
             self.proc.wait()
         self.errfile.close()
 
@@ -282,8 +275,7 @@ class _Zygote:
 class Sandbox:
     """Runs untrusted programs that use the generated package; thread-safe, `workers` at a time.
 
-    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works
-    (the environment variable SEBENCH_SANDBOX_BWRAP=0 turns it off).
+    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works.
     """
 
     def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,
@@ -315,7 +307,7 @@ class Sandbox:
         self.restarts = 0
 
     # ----------------------------------------------------------------------------------- lifecycle
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         self.start()
         return self
 
@@ -374,7 +366,7 @@ class Sandbox:
         seccomp = os.uname().machine == "x86_64"
         cfg = {
             "ctl_fd": child_end.fileno(), "package": self.package_name,
-            "paths": [str(self.package_dir)] + sites, "drop_uid": os.getuid() == 0, "seccomp": seccomp,
+            "paths": [str(self.package_dir), *sites], "drop_uid": os.getuid() == 0, "seccomp": seccomp,
             "semantics": self.semantics, "wire": WIRE,
         }
         env = dict(ZYGOTE_ENV)
@@ -386,7 +378,7 @@ class Sandbox:
             cfg["landlock"] = self._read_paths(python, sites)
             prefix = []
             cwd = self._workdir
-        argv = prefix + [python, "-I", "-S", "-B", str(ZYGOTE), json.dumps(cfg)]
+        argv = [*prefix, python, "-I", "-S", "-B", str(ZYGOTE), json.dumps(cfg)]
         z = _Zygote(argv, parent_end, child_end, cwd, env)
         if not z.ready_event.wait(self.start_timeout_s) or z.ready is None:
             tail = z.stderr_tail().strip()
@@ -433,7 +425,7 @@ class Sandbox:
         argv += ["--chdir", "/tmp", "--clearenv"]
         for key, value in env.items():
             argv += ["--setenv", key, value]
-        return argv + ["--"]
+        return [*argv, "--"]
 
     # ----------------------------------------------------------------------------------------- runs
     def run(self, code: str, entry_point: str, inputs: list[str], timeout_s: float = 3.0, *,
@@ -448,7 +440,7 @@ class Sandbox:
         with self._slots:
             if cancel is not None and cancel.is_set():
                 return self._error("cancelled before it ran", start)
-            for attempt in range(2):
+            for _attempt in range(2):
                 with self._lock:
                     try:
                         z = self._ensure_started()
@@ -480,10 +472,8 @@ class Sandbox:
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
         owned = {job_w, out_r, res_r}  # closed exactly once: a second close could hit another run's fd
-        try:
+        with contextlib.suppress(BlockingIOError):
             job = job[os.write(job_w, job[:1 << 16]):]  # most jobs fit the pipe: the child finds them waiting
-        except BlockingIOError:
-            pass
         if not job:
             owned.discard(job_w)
             os.close(job_w)
@@ -531,7 +521,7 @@ class Sandbox:
                     kill()
                     kill = None
                 left = min(left, 0.1)  # look at `cancel` again soon
-            for fd, ev in poller.poll(left * 1000):
+            for fd, _ev in poller.poll(left * 1000):
                 if fd == job_w:
                     try:
                         n = os.write(job_w, view[:1 << 16]) if view else 0
@@ -589,7 +579,7 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
             stderr = str(frame["stderr"]) + stderr
         elif isinstance(frame.get("i"), int) and 0 <= frame["i"] < n_cases:
             memory = memory or bool(frame.get("memory"))
-            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), codec.decode(frame.get("value")), frame.get("error"),
+            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), values.decode(frame.get("value")), frame.get("error"),
                                            frame.get("printed"), bool(frame.get("memory")))
     exit_code, sig = report.get("exit"), report.get("signal")
     ended = f"exit code {exit_code}" if sig is None else f"signal {_signame(sig)}"
@@ -623,4 +613,4 @@ def _signame(sig: int) -> str:
         return str(sig)
 
 
-__all__ = ["Sandbox", "RunResult", "CaseResult", "STATUSES", "ZYGOTE_ENV", "bwrap_path", "site_dirs", "errno"]
+__all__ = ["STATUSES", "ZYGOTE_ENV", "CaseResult", "RunResult", "Sandbox", "bwrap_path", "errno", "site_dirs"]

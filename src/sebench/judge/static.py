@@ -26,6 +26,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from sebench.code_names import bound_names
+
 ALLOWED_MODULES = frozenset({
     "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
     "heapq", "bisect", "string", "re", "copy", "dataclasses", "enum", "numbers", "random", "time",
@@ -60,7 +62,7 @@ class Rules:
     identity_like: frozenset = frozenset()  # IDENTITY_LIKE's functions (the constructor and array type too)
 
     @classmethod
-    def from_mapping(cls, mapping: dict) -> "Rules":
+    def from_mapping(cls, mapping: dict) -> Rules:
         pkg = mapping["package"]
         public = set(mapping.get("functions", {}).values())
         modules = {pkg}
@@ -197,22 +199,8 @@ def _bind_from_package(scope: _Scope, module: str, alias: ast.alias, rules: Rule
 
 # -------------------------------------------------------------------------------------------- access
 
-def _bound_names(nodes: list) -> set:
-    names = set()
-    for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias) and node.name != "*":
-            names.add((node.asname or node.name).split(".")[0])
-    return names
-
-
 def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
-    bound = _bound_names(nodes)
+    bound = bound_names(nodes)
     bases = set()  # ids of Name nodes used as the base of an attribute
     inert = set()  # ids of strings that are whole statements (docstrings): never passed to anything
     for node in nodes:

@@ -331,7 +331,7 @@ def make_encoder(pkg_name, plain):
         if t is float:
             return enc_float(v)
         if t is complex:
-            return '{"__complex__":[%s,%s]}' % (enc_float(v.real), enc_float(v.imag))
+            return '{"__complex__":[' + enc_float(v.real) + "," + enc_float(v.imag) + "]}"
         if t is str:
             return _enc_str(v)
         if t is list:
@@ -417,10 +417,10 @@ class Child:
             _os_exit(70)
         try:
             self.serve()
-        except BaseException as exc:  # noqa: BLE001 - a harness failure: say why on the output pipe
+        except BaseException as exc:  # a harness failure: say why on the output pipe
             try:
                 _os_write(1, ("sandbox harness error: " + _tb(exc)).encode("utf-8", "replace"))
-            except BaseException:  # noqa: BLE001
+            except BaseException:
                 pass
             _os_exit(71)
         _os_exit(0)
@@ -437,7 +437,7 @@ class Child:
         finally:
             try:
                 out.flush()
-            except BaseException:  # noqa: BLE001 - the program may have closed its output
+            except BaseException:  # the program may have closed its output
                 pass
             if err is not None:
                 write({"stderr": err.text()})
@@ -449,7 +449,7 @@ class Child:
         linecache.cache["<solution>"] = (len(code), None, code.splitlines(True), "<solution>")  # tracebacks
         try:
             _exec(_compile(code, "<solution>", "exec"), ns)
-        except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported
+        except BaseException as exc:  # the program's own failure, reported
             if not entry and _isinstance(exc, SystemExit) and exc.code in (None, 0):
                 write({"done": True})  # a script that ends with sys.exit(0) ended normally
                 return
@@ -475,7 +475,7 @@ class Child:
             else:
                 compiled = _marshal_loads(compiled)
             return _eval(compiled, self.input_env.copy())
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             return exc
 
     def run_case(self, i, fn, call):
@@ -486,7 +486,7 @@ class Child:
             value = fn(*args, **kwargs)
             text = self.encoder(value, 0)
             printed = _str(value)[:MAX_PRINTED] if self.want_printed else None
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             return {"i": i, "ok": False, "error": _describe(exc), "memory": _is_memory(exc)}
         return {"i": i, "ok": True, "value": text, "printed": printed}
 
@@ -653,7 +653,7 @@ class Zygote:
         for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
             try:
                 __import__(info.name)
-            except Exception:  # noqa: BLE001 - an optional submodule; the package decides
+            except Exception:  # an optional submodule; the package decides
                 pass
         for name in PRELOAD:
             try:

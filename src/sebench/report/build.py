@@ -9,7 +9,7 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.metrics import pass_ks
-from sebench.outputs import write_text_atomic
+from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.tables import function_table, load_run, main_table, protocol_of
@@ -135,7 +135,7 @@ SELF_PLAY_COLUMNS = (  # (summary key, column title) of a self-play round (train
 
 
 REJECTED_SHORT = {"static": "static rules", "few_inputs": "too few inputs run", "no_agreement": "no agreement",
-                  "one_output": "one output"}  # sebench.tasks.modelgen.REJECTIONS
+                  "one_output": "one output"}  # sebench.train.modelgen.REJECTIONS
 
 
 def self_play_markdown(self_play: dict[str, list[dict]]) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.instance import SPLIT_FILES
+from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_records
 
@@ -109,7 +109,7 @@ def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> di
     data = next((d for d in (named, given, root / "data", root / "instance") if d and d.is_dir()), None)
     if data is None:
         return {}
-    mapping = _read_json(data / "private/mapping.json").get("functions", {})
+    mapping = _read_json(Instance(data).mapping_path).get("functions", {})
     original = {public: name for name, public in mapping.items()}
     out = {}
     for rel in SPLIT_FILES.values():

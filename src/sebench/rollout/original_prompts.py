@@ -34,7 +34,7 @@ from string import Template
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task
-from sebench.tasks.release import released_rows
+from sebench.tasks import released_rows
 
 TEMPLATE_FILE = "src/utils/prompt_template.py"
 API_DOC_FILE = "datasets/train/api_doc.jsonl"
@@ -57,7 +57,7 @@ class OriginalTemplates:
     api_doc: list[dict]
 
     @classmethod
-    def read(cls, repo: Path | str | None) -> "OriginalTemplates":
+    def read(cls, repo: Path | str | None) -> OriginalTemplates:
         if repo is None:
             raise SebenchError("--protocol original reads the original's prompts from its repository: give the "
                                "path of your copy of github.com/thunlp/SE-Bench with --original-repo")

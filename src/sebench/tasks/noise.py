@@ -6,7 +6,7 @@ NumPy's original of F (from the instance's private mapping, never shown to a mod
 arguments in the order of its signature, `np.F(a, b)` for `def task(a, b):`. It runs in the trusted
 harness on NumPy's side (sebench.tasks.execute, as the task generator verifies its own tasks), with the
 package's names in the inputs replaced by NumPy's, and each result is compared with the task's expected
-output by the judge's value rule (sebench.judge.compare.matches). A task agrees when every case matches.
+output by the judge's value rule (sebench.values.matches). A task agrees when every case matches.
 
 A task that correctly does more than call F on its arguments (an extra axis, arithmetic on the result)
 counts as disagreeing, so the share of disagreeing tasks is an upper bound of the share of wrong ones.
@@ -19,16 +19,14 @@ import re
 
 from sebench.instance import Instance
 from sebench.records import Task
-from sebench.tasks import plain
 from sebench.tasks.execute import Job, run_jobs
 from sebench.tasks.spec import numpy_names
+from sebench.values import decode, matches
 
 
 def library_agreement(instance: Instance, tasks: list[Task], functions: list[str], workers: int = 2) -> list[bool]:
     """Per task, written from the docs of functions[i] (a public name): whether every expected output is
     NumPy's own result on the same inputs (see the module docstring)."""
-    from sebench.judge.compare import matches
-
     mapping = instance.mapping()
     original = {public: key for key, public in mapping["functions"].items()}
     numpy_name = numpy_names(list(original.values()))
@@ -47,7 +45,7 @@ def library_agreement(instance: Instance, tasks: list[Task], functions: list[str
     for i, task in enumerate(tasks):
         cases = results.get(str(i))
         agree.append(cases is not None and len(cases) == len(task.expected) and all(
-            case["ok"] and matches(plain.decode(case["value"]), expected)
+            case["ok"] and matches(decode(case["value"]), expected)
             for case, expected in zip(cases, task.expected)))
     return agree
 

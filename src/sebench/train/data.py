@@ -58,7 +58,7 @@ def check_functions(instance: Instance, functions: list[str]) -> None:
 
 def reference_pairs(tasks: list[Task]) -> list[Answer]:
     """An answer for every task with a reference solution: the solution in one python block."""
-    from sebench.rollout.prompts import format_answer
+    from sebench.rollout import format_answer
 
     pairs = [Answer(t, format_answer(t.reference_solution)) for t in tasks if t.reference_solution.strip()]
     if not pairs:
@@ -107,7 +107,7 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str
 
 def judged_code(rollout: Rollout) -> str | None:
     """The code that the judge read in a rollout: extracted from the raw response, as the judge does."""
-    from sebench.judge.extract import extract_code
+    from sebench.answers import extract_code
 
     code = extract_code(rollout.response) if rollout.response else rollout.code
     return code.strip() if code else None
@@ -115,7 +115,7 @@ def judged_code(rollout: Rollout) -> str | None:
 
 def answer_text(response: str, code: str, target: str) -> str:
     """The SFT answer: the whole response, or only the code in one python block."""
-    from sebench.rollout.prompts import format_answer
+    from sebench.rollout import format_answer
 
     return response.strip() if target == "response" and response.strip() else format_answer(code)
 
@@ -128,7 +128,7 @@ def _verdict_index(verdicts: list[Verdict]) -> dict[tuple, Verdict]:
     return index
 
 
-def limit(items: list, max_items: int | None, seed: int) -> list:
+def seeded_choice(items: list, max_items: int | None, seed: int) -> list:
     """At most `max_items` of `items`, a seeded random choice (so that every function keeps examples)."""
     if max_items is None or len(items) <= max_items:
         return items
@@ -141,7 +141,7 @@ def sft_examples(instance: Instance, pairs: list, mode: str, original: Any = Non
 
     `pairs`: Answers (or (task, text) pairs); `original`: an OriginalTrainingPrompts for the original's
     prompts (None: sebench's)."""
-    from sebench.rollout.prompts import PromptBuilder
+    from sebench.rollout import PromptBuilder
 
     builder = PromptBuilder(instance, mode) if original is None else None
     examples = []
@@ -162,7 +162,7 @@ def rl_prompts(instance: Instance, tasks: list[Task], sample_mode: str, train_mo
     """GRPO rows: the prompt to sample from, the prompt the loss is computed on, and the task id that the
     reward judges against (closed-rl: sampled open-book, trained closed-book), in the tasks' order.
     `original`: an OriginalTrainingPrompts for the original's GRPO prompts (None: sebench's)."""
-    from sebench.rollout.prompts import PromptBuilder
+    from sebench.rollout import PromptBuilder
 
     if original is None:
         sample, train = PromptBuilder(instance, sample_mode).messages, PromptBuilder(instance, train_mode).messages

@@ -78,7 +78,7 @@ def vllm_mode(cfg: TrainConfig) -> str | None:
 
 def train_rl_trl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: list[dict], cfg: TrainConfig,
                  losses: LossLog, stage: str, seed: int | None = None) -> Any:
-    """rl.train_rl on TRL's GRPOTrainer; returns the trained model, LoRA merged."""
+    """grpo.train_rl on TRL's GRPOTrainer; returns the trained model, LoRA merged."""
     from sebench.train.sft import finished_model
 
     check(cfg)
@@ -133,9 +133,9 @@ def grpo_trainer(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
 def _longest_sample(tokenizer: Any, rows: list[dict], cfg: TrainConfig) -> int:
     """The longest sampling prompt + answer: colocated vLLM reserves its KV cache for this, not for the
     model's whole context."""
-    from sebench.rollout.backends import hf
+    from sebench.rollout import chat_prompt_ids
 
-    return max(len(hf.chat_prompt_ids(tokenizer, r["sample_prompt"])) for r in rows) + cfg.max_completion_length
+    return max(len(chat_prompt_ids(tokenizer, r["sample_prompt"])) for r in rows) + cfg.max_completion_length
 
 
 def planned_steps(prompts: int, cfg: TrainConfig, seed: int) -> int:
@@ -161,10 +161,10 @@ def judge_reward(judge: Any, tasks: list[Task], rule: str):
 
 
 def cut_at_code_block(tokenizer: Any, ids: list[int]) -> list[int]:
-    """`ids` up to the token that completes the first code block (the own loop's stop, hf.RowStop)."""
-    from sebench.rollout.backends import hf
+    """`ids` up to the token that completes the first code block (the own loop's stop, RowStop)."""
+    from sebench.rollout import RowStop
 
-    stop = hf.RowStop(tokenizer, None, True)
+    stop = RowStop(tokenizer, None, True)
     for k, token in enumerate(ids):
         if stop.add(token):
             return ids[:k + 1]
@@ -245,7 +245,7 @@ def _trainer_class() -> type:
     from trl.models.utils import disable_gradient_checkpointing
     from trl.trainer.utils import pad
 
-    from sebench.rollout.backends import hf
+    from sebench.rollout import chat_prompt_ids
     from sebench.train.rl import Sample
 
     class SebenchGRPOTrainer(GRPOTrainer):
@@ -258,7 +258,7 @@ def _trainer_class() -> type:
 
         def _tokenize_prompts(self, prompts: list) -> tuple[list[list[int]], None, dict]:
             # the chat template as rollouts and the own loop apply it
-            return [hf.chat_prompt_ids(self.processing_class, p) for p in prompts], None, {}
+            return [chat_prompt_ids(self.processing_class, p) for p in prompts], None, {}
 
         def _generate_and_score_completions(self, inputs: list[dict]) -> dict:
             self.samples.flush()  # the previous batch's updates are done

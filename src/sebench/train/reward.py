@@ -38,7 +38,7 @@ def reward_judge(instance: Instance, rule: str, workers: int | None = None,
     if rule == "original":
         if sandbox_urls:
             raise SebenchError("--reward original judges with a local sandbox; leave out --sandbox-url")
-        from sebench.judge.original import OriginalJudge
+        from sebench.judge import OriginalJudge
 
         return OriginalJudge(instance, workers)
     from sebench.judge import Judge

@@ -73,14 +73,9 @@ class Sample:
     sample_logp: float = 0.0  # summed: on the prompt it was sampled from, before the batch's updates
 
 
-def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: list[dict], cfg: TrainConfig,
-             losses: LossLog, stage: str, seed: int | None = None) -> Any:
-    """Trains `model` with GRPO on `rows` (from data.rl_prompts); returns the model, LoRA merged. Runs on the
-    engine that --engine chooses (rl_engine): this loop, or TRL's GRPOTrainer (engine_trl.py)."""
-    if rl_engine(cfg) == "trl":
-        from sebench.train.engine_trl import train_rl_trl
-
-        return train_rl_trl(model, tokenizer, judge, tasks, rows, cfg, losses, stage, seed)
+def train_rl_own(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: list[dict], cfg: TrainConfig,
+                 losses: LossLog, stage: str, seed: int | None = None) -> Any:
+    """Trains `model` with GRPO on `rows` (from data.rl_prompts) in this loop; returns the model, LoRA merged."""
     import torch
     from transformers import get_scheduler
 
@@ -145,16 +140,6 @@ def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: li
     return model.to("cpu")
 
 
-def rl_engine(cfg: TrainConfig) -> str:
-    """The GRPO engine: --engine, where auto is trl on a visible CUDA GPU (vLLM sampling, several GPUs) and
-    this loop on a CPU (its KV-cached sampling stops each row at its code block; docs/architecture.md)."""
-    if cfg.engine != "auto":
-        return cfg.engine
-    import torch
-
-    return "trl" if torch.cuda.is_available() else "own"
-
-
 def _epochs(cfg: TrainConfig) -> float:
     return cfg.epochs if not cfg.max_steps else float("nan")
 
@@ -200,15 +185,15 @@ def _sample_batch(model: Any, tokenizer: Any, judge: Any, tasks: dict[str, Task]
     """Samples and scores one batch; fills in advantages and the log-probabilities before any update."""
     import torch
 
-    from sebench.rollout.backends import hf
+    from sebench.rollout import chat_prompt_ids, eos_ids, generate_tokens
 
     model.eval()
     g = cfg.num_generations
-    eos, pad = hf.eos_ids(model, tokenizer), _pad_id(model, tokenizer)
+    eos, pad = eos_ids(model, tokenizer), _pad_id(model, tokenizer)
     tensors = []
     for row in rows:
-        sample_ids = hf.chat_prompt_ids(tokenizer, row["sample_prompt"])
-        train_ids = hf.chat_prompt_ids(tokenizer, row["prompt"])
+        sample_ids = chat_prompt_ids(tokenizer, row["sample_prompt"])
+        train_ids = chat_prompt_ids(tokenizer, row["prompt"])
         tensors += [_Tensors(sample_ids, train_ids, []) for _ in range(g)]
     torch.manual_seed(seed)
     generated = []
@@ -216,7 +201,7 @@ def _sample_batch(model: Any, tokenizer: Any, judge: Any, tasks: dict[str, Task]
     for start in range(0, len(tensors), chunk):
         part = tensors[start:start + chunk]
         stop = _code_block_stop(tokenizer, len(part)) if cfg.sample_until == "code-block" else None
-        generated += hf.generate_tokens(model, [t.sample_prompt for t in part], cfg.max_completion_length, eos, pad,
+        generated += generate_tokens(model, [t.sample_prompt for t in part], cfg.max_completion_length, eos, pad,
                                         cfg.temperature, 1.0, should_stop=stop)
     texts = []
     for t, tokens in zip(tensors, generated):
@@ -246,9 +231,9 @@ def _sample_batch(model: Any, tokenizer: Any, judge: Any, tasks: dict[str, Task]
 
 def _code_block_stop(tokenizer: Any, rows: int):
     """generate_tokens' stop check: a row ends at its first complete code block (what the judge reads)."""
-    from sebench.rollout.backends import hf
+    from sebench.rollout import RowStop
 
-    stops = [hf.RowStop(tokenizer, None, True) for _ in range(rows)]
+    stops = [RowStop(tokenizer, None, True) for _ in range(rows)]
     return lambda row, token: stops[row].add(token)
 
 
@@ -268,9 +253,9 @@ def _logps_before(model: Any, prompts: list[list[int]], tensors: list[_Tensors],
 
 
 def _pad_id(model: Any, tokenizer: Any) -> int:
-    from sebench.rollout.backends import hf
+    from sebench.rollout import eos_ids
 
-    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else hf.eos_ids(model, tokenizer)[0]
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos_ids(model, tokenizer)[0]
 
 
 def token_logps(model: Any, prompts: list[list[int]], completions: list[list[int]], temperature: float,

@@ -37,7 +37,7 @@ CHECKPOINT_MARKERS = ("config.json", "train_config.json")
 GRPO_STAGE = "grpo"  # the stage name of a non-self-play regime's GRPO (loss.csv, rl_steps.jsonl, resume points)
 
 
-def run(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
+def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
     """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out.
     `extra_sft`: prompt-completion examples added to an SFT regime's data (the warm-up's task-writing
     examples); they are in train_data.jsonl and its hash like the others."""
@@ -99,8 +99,8 @@ def run(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
 
 
 def with_engine(cfg: TrainConfig, processes: int) -> TrainConfig:
-    """`cfg` with its GRPO engine decided (--engine auto: rl.rl_engine) and checked before the model is loaded."""
-    from sebench.train.rl import rl_engine
+    """`cfg` with its GRPO engine decided (--engine auto: grpo.rl_engine) and checked before the model is loaded."""
+    from sebench.train.grpo import rl_engine
 
     engine = rl_engine(cfg)
     if engine == "own" and processes > 1:
@@ -161,10 +161,10 @@ def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
         else:
             pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts, cfg.target, keep=cfg.sft_examples)
             prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
-        pairs = data.limit(pairs, cfg.max_examples, cfg.seed)
+        pairs = data.seeded_choice(pairs, cfg.max_examples, cfg.seed)
         prepared.sft = data.sft_examples(instance, pairs, spec.sft, original)
     if spec.rl:
-        prepared.rl_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
+        prepared.rl_tasks = data.seeded_choice(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
         prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train, original)
     return prepared
 
@@ -178,7 +178,7 @@ def original_prompts(cfg: TrainConfig, instance: Instance):
     if cfg.spec.self_play:
         raise SebenchError(f"--protocol original has no self-play: the original repository trains no {cfg.regime} "
                            "(run it under --protocol sebench)")
-    from sebench.rollout.original_prompts import OriginalTrainingPrompts
+    from sebench.rollout import OriginalTrainingPrompts
 
     return OriginalTrainingPrompts(instance, cfg.original_repo)
 
@@ -202,8 +202,8 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
         stage = "closed-sft" if cfg.regime == "closed-sft-rl" else cfg.regime
         model = train_sft(model, tokenizer, prepared.sft, cfg, workdir, losses, stage)
     if prepared.rl:
+        from sebench.train.grpo import train_rl
         from sebench.train.reward import reward_judge
-        from sebench.train.rl import train_rl
 
         with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
             model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, GRPO_STAGE)

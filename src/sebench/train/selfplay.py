@@ -3,7 +3,7 @@ them; rounds repeat with the trained model.
 
 One round, k = 1..rounds:
   1. write: the model is asked for --selfplay-tasks tasks, each from one studied function's docs (spread
-     over a seeded choice of functions), by the task generator of sebench.tasks.modelgen;
+     over a seeded choice of functions), by the task generator of sebench.train.modelgen;
   2. keep: the judge's checks keep a task when it parses, has no leak, its solution uses the package
      (static rules) and runs on at least --selfplay-min-cases of its test inputs in the sandbox, with two
      different outputs at least (--selfplay-samples > 0 also asks for that many fresh solutions that must
@@ -73,8 +73,8 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
 def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, functions: list[str], cfg: TrainConfig,
                workdir: Path, losses: LossLog, k: int) -> tuple[Any, list[dict], dict]:
     """One round (see the module docstring); returns the model, its training examples and its summary."""
-    from sebench.tasks.noise import library_agreement
-    from sebench.train.rl import train_rl
+    from sebench.tasks import library_agreement
+    from sebench.train.grpo import train_rl
     from sebench.train.sft import train_sft
 
     folder = cfg.out / "rounds" / f"round-{k}"
@@ -111,7 +111,7 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
 def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
     """The backend that writes and solves a round's tasks: the model trained so far, in-process (the hf
     backend over the very model object being trained), unless --selfplay-backend names another."""
-    from sebench.rollout.backends import get_backend
+    from sebench.rollout import get_backend
 
     if cfg.selfplay_backend:
         return get_backend(cfg.selfplay_backend)
@@ -130,7 +130,7 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
                 folder: Path) -> tuple[list[Task], list[str], dict]:
     """One round's kept tasks, the function each was written from, and the counts (folder/tasks.jsonl,
     folder/proposals.jsonl: every answer as the model wrote it)."""
-    from sebench.tasks.modelgen import generate_many
+    from sebench.train.modelgen import generate_many
 
     plan = round_plan(functions, cfg.selfplay_tasks, seed)
     written_by = generate_many(instance, backend, [([name], n) for name, n in plan], seed=seed * 10_000,
@@ -158,7 +158,7 @@ def solve_tasks(instance: Instance, judge: Any, backend: Any, tasks: list[Task],
     """Solves one round's tasks open-book (the rollout stage's answer_tasks) and judges the answers (the
     judge's judge_many); returns the (task, correct answer) pairs (the whole response, or its code, as
     --target says; one per distinct code) and counts."""
-    from sebench.rollout.run import RolloutConfig, answer_tasks
+    from sebench.rollout import RolloutConfig, answer_tasks
 
     solve = RolloutConfig(data=instance.root, out=folder / "rollouts.jsonl", split="train", mode="open",
                           model=backend.name, n=cfg.selfplay_solves, temperature=cfg.temperature,

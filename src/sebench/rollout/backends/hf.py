@@ -80,7 +80,7 @@ class HFBackend(Backend):
             rows += [(index, ids, request)] * copies
         outputs: list[list[Completion]] = [[] for _ in requests]
         for batch in self._batches(rows):
-            for (index, _, request), completion in zip(batch, self._generate_batch(batch)):
+            for (index, _, _request), completion in zip(batch, self._generate_batch(batch)):
                 outputs[index].append(completion)
         for index, request in enumerate(requests):
             if request.temperature <= 0:

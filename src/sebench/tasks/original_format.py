@@ -18,9 +18,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from sebench.answers import extract_code
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.judge.extract import extract_code
 from sebench.records import Rollout, Task
 from sebench.tasks.official import convert_row
 

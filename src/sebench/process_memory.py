@@ -6,6 +6,7 @@ stage of a run can record its own peak; elsewhere the peak is the process's sinc
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import sys
 from pathlib import Path
@@ -42,7 +43,5 @@ def release_memory() -> None:
     import gc
 
     gc.collect()
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass

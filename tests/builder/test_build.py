@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import ApiDoc, read_records
@@ -108,7 +108,7 @@ def test_overwrite_swaps_in_a_complete_instance(tmp_path):
 
 
 def test_a_build_that_fails_midway_leaves_the_old_instance(tmp_path, monkeypatch):
-    from sebench.build import run as build_run
+    from sebench.builder import run as build_run
 
     root = _quick(tmp_path / "inst", 3)
     before = _tree(root)
@@ -146,7 +146,7 @@ def test_mapping_from_official_builds_zwc(tmp_path):
 def test_cli_build_and_flags(tmp_path):
     import argparse
 
-    from sebench.build import cli
+    from sebench.builder import cli
 
     parser = argparse.ArgumentParser()
     cli.register(parser.add_subparsers(dest="command"))
@@ -172,7 +172,7 @@ def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
 
     def leaky(names):
         docs = real(names)
-        return [docs[0].__class__(docs[0].name, docs[0].signature, docs[0].doc + "\nSame as numpy.mean.")] + docs[1:]
+        return [docs[0].__class__(docs[0].name, docs[0].signature, docs[0].doc + "\nSame as numpy.mean."), *docs[1:]]
 
     monkeypatch.setattr(write_mod, "_minimal_docs", leaky)
     with pytest.raises(SebenchError, match=r"(?s)leak audit found .*numpy-word"):

@@ -24,10 +24,10 @@ import numpy
 import sebench
 from sebench.errors import SebenchError
 from sebench.files import write_json
-from sebench.instance import Instance
-from sebench.obfuscate.names import Names
-from sebench.obfuscate.write import (
+from sebench.instance import MANIFEST_FILE, MAPPING_FILE, Instance
+from sebench.obfuscate import (
     DOCS_SOURCES,
+    Names,
     audit_or_fail,
     clean_caches,
     forget_package,
@@ -35,7 +35,7 @@ from sebench.obfuscate.write import (
     release_api_docs,
     write_obfuscated,
 )
-from sebench.tasks.generate import TaskSizes, write_task_files
+from sebench.tasks import TaskSizes, write_task_files
 
 log = logging.getLogger(__name__)
 
@@ -80,9 +80,9 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
 
 
 def _check_target(out: Path, overwrite: bool) -> None:
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_FILE).is_file())):
         raise SebenchError(f"{out}: exists and is not an instance directory; choose an empty or new folder")
-    if (out / "manifest.json").is_file() and not overwrite:
+    if (out / MANIFEST_FILE).is_file() and not overwrite:
         raise SebenchError(f"{out}: an instance is already there ({_what_is_there(out)}); building over it would "
                            "lose them: pass --overwrite to replace it once the new one is complete, or choose "
                            "another --out")
@@ -98,8 +98,8 @@ def _what_is_there(out: Path) -> str:
     tasks = [f"{counts[split]} {split}" for split in ("train", "single_test", "multiple_test") if counts.get(split)]
     parts = [f"package {manifest.get('package', '?')}, seed {manifest.get('seed', '?')}",
              f"tasks: {', '.join(tasks)}" if tasks else "no tasks"]
-    if (out / "private" / "mapping.json").is_file():
-        parts.append("private/mapping.json")
+    if (out / MAPPING_FILE).is_file():
+        parts.append(MAPPING_FILE)
     runs = dependent_runs(out)
     if runs:
         parts.append("used by the run" + ("s " if len(runs) > 1 else " ") + ", ".join(str(r) for r in runs))
@@ -129,7 +129,7 @@ def file_hashes(root: Path) -> dict[str, str]:
     out = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
-        if rel != "manifest.json":
+        if rel != MANIFEST_FILE:
             out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 

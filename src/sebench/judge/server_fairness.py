@@ -12,6 +12,7 @@ killed).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import select
@@ -125,10 +126,8 @@ class ConnectionWatch:
             running = list(self._running.items())
         for conn in late:
             log.debug("closing a connection whose request did not arrive in time")
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if not running:
             return
         poller, events = select.poll(), {}

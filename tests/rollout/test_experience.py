@@ -7,8 +7,8 @@ import pytest
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Rollout, Verdict, read_records, write_records
-from sebench.rollout.memory import ExperienceMemory
-from sebench.rollout.run import RolloutConfig, run
+from sebench.rollout.experience import ExperienceMemory
+from sebench.rollout.run import RolloutConfig, write_rollouts
 
 
 @pytest.fixture
@@ -33,8 +33,8 @@ def test_only_correct_trajectories_are_remembered_and_a_task_never_recalls_itsel
 
 
 def test_memory_rollouts_show_recalled_trajectories_instead_of_docs(built_instance, memory_file, tmp_path):
-    path, train = memory_file
-    out = run(RolloutConfig(data=built_instance, out=tmp_path / "mem.jsonl", mode="memory", memory=path, memory_k=1,
+    path, _train = memory_file
+    out = write_rollouts(RolloutConfig(data=built_instance, out=tmp_path / "mem.jsonl", mode="memory", memory=path, memory_k=1,
                             split="single_test", model="fake:reference", limit=3, progress=False))
     records = read_records(out, Rollout)
     assert len(records) == 3 and {r.mode for r in records} == {"memory"}
@@ -43,4 +43,4 @@ def test_memory_rollouts_show_recalled_trajectories_instead_of_docs(built_instan
         assert "Solved examples" in text and "Documentation of" not in text
         assert sum(f"Reasoning {i}." in text for i in range(3)) == 1 and "Reasoning 2." not in text
     with pytest.raises(SebenchError, match="--memory"):
-        run(RolloutConfig(data=built_instance, out=tmp_path / "x.jsonl", mode="memory", progress=False))
+        write_rollouts(RolloutConfig(data=built_instance, out=tmp_path / "x.jsonl", mode="memory", progress=False))

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.obfuscate import DOCS_SOURCES
 
 
 def register(subparsers) -> None:
@@ -20,7 +21,7 @@ def register(subparsers) -> None:
     p.add_argument("--package-name", help="use this package name instead of a random one")
     p.add_argument("--mapping-from", type=Path, metavar="FILE",
                    help="take every name from an existing instance's api_doc.jsonl (original benchmark format)")
-    p.add_argument("--docs", choices=("sebench", "original"), default="sebench",
+    p.add_argument("--docs", choices=DOCS_SOURCES, default="sebench",
                    help="sebench: sebench's own leak-audited docs (default); original: the `rewritten_doc` texts "
                         "of the release's api_doc.jsonl given with --mapping-from, as they are")
     p.add_argument("--n-train", type=int, help="number of training tasks")
@@ -44,13 +45,13 @@ def task_sizes(args: argparse.Namespace):
     for k, v in given.items():
         if v < 0:
             raise SebenchError(f"--n-{k}: must be 0 or more, got {v}")
-    from sebench.tasks.generate import TaskSizes
+    from sebench.tasks import TaskSizes
 
     return TaskSizes(**given)
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     out = build_instance(args.out, args.seed, package_name=args.package_name, mapping_from=args.mapping_from,
                          task_sizes=task_sizes(args), docs_from=args.docs, overwrite=args.overwrite)

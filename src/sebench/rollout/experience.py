@@ -45,7 +45,7 @@ class ExperienceMemory:
         self.index = BM25Index(entries, text=lambda e: e.query)
 
     @classmethod
-    def from_files(cls, tasks: list[Task], rollouts: Path, verdicts: Path | None = None) -> "ExperienceMemory":
+    def from_files(cls, tasks: list[Task], rollouts: Path, verdicts: Path | None = None) -> ExperienceMemory:
         """The judged-correct rollouts of `rollouts` (verdicts: `verdicts`, default verdicts.jsonl beside
         it) on `tasks` (the training tasks), one entry per distinct answer."""
         verdicts = Path(verdicts) if verdicts else Path(rollouts).with_name("verdicts.jsonl")
@@ -78,4 +78,4 @@ class ExperienceMemory:
         block = "\n\n".join(MEMORY_ENTRY.format(n=i + 1, query=e.query, answer=e.answer) for i, e in enumerate(recalled))
         user = closed[-1]
         text = f"{MEMORY_HEADER.format(pkg=package)}\n\n{block}\n\n{user['content']}"
-        return closed[:-1] + [{**user, "content": text}]
+        return [*closed[:-1], {**user, "content": text}]

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sebench.outputs import OutputLock, atomic_text, prepare_resume
+from sebench.output_files import OutputLock, atomic_text, prepare_resume
 from sebench.records import Rollout, read_records
 
 from .cli_fixtures import N_TASKS, cli, error_line, write_tiny_instance

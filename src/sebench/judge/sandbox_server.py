@@ -1,6 +1,6 @@
 """`sebench sandbox serve`: the sandbox over HTTP, so judges and RL rewards can run on other machines.
 
-API (JSON bodies in the tagged encoding of sebench.codec, so NaN, infinities and complex numbers survive;
+API (JSON bodies in the tagged encoding of sebench.values, so NaN, infinities and complex numbers survive;
 every error is a JSON {"error": message} with a 4xx/5xx status):
 - POST /run {"code": str, "timeout"?: float} -> {"stdout": str, "stderr": str}, the original benchmark's
   API: the program runs as a script; a failure's traceback (or the reason it was stopped) is in stderr.
@@ -12,8 +12,8 @@ every error is a JSON {"error": message} with a 4xx/5xx status):
 
 Limits (ServerLimits): a program runs at most `max_timeout_s` whatever the client asks; a request must
 arrive whole within `read_timeout_s` and hold at most `max_body` bytes; at most `max_connections` at
-once. Programs share the sandbox fairly (serving.FairSlots) and are killed when their client hangs up
-(serving.ConnectionWatch). New endpoints are functions `(handler, body) -> answer` in ROUTES.
+once. Programs share the sandbox fairly (server_fairness.FairSlots) and are killed when their client hangs up
+(server_fairness.ConnectionWatch). New endpoints are functions `(handler, body) -> answer` in ROUTES.
 """
 
 from __future__ import annotations
@@ -26,15 +26,16 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from sebench import codec
+from sebench import values
 from sebench.errors import SebenchError
-from sebench.judge.serving import ConnectionWatch, FairSlots
+from sebench.judge.server_fairness import ConnectionWatch, FairSlots
 from sebench.records import Task, from_dict, to_dict
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,7 @@ class SandboxServer(ThreadingHTTPServer):
 
 def _refuse_busy(conn: socket.socket) -> None:
     """A 503 answer for a connection over the limit, without starting a thread for it."""
-    body = codec.dumps({"error": "too many connections; try again shortly"}).encode()
+    body = values.dumps({"error": "too many connections; try again shortly"}).encode()
     head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
     try:
@@ -185,9 +186,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: dict) -> None:
         try:
-            body = codec.dumps(payload).encode()
-        except (codec.CodecError, ValueError) as exc:
-            status, body = 500, codec.dumps({"error": f"cannot encode the answer: {exc}"}).encode()
+            body = values.dumps(payload).encode()
+        except (values.CodecError, ValueError) as exc:
+            status, body = 500, values.dumps({"error": f"cannot encode the answer: {exc}"}).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -200,7 +201,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.split("?")[0].rstrip("/") == "/health":
             judge, limits = self.server.judge, self.server.limits
             self._send(200, {"ok": True, **judge.package_identity(),
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, {"error": f"no such endpoint: GET {self.path}"})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         path = self.path.split("?")[0].rstrip("/")
         try:
             route = ROUTES.get(path)
@@ -238,8 +239,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _read_json(self) -> dict:
         data = self._read_body()
         try:
-            body = codec.loads(data)
-        except codec.CodecError as exc:
+            body = values.loads(data)
+        except values.CodecError as exc:
             raise _HttpError(400, f"the body is not valid JSON: {exc}") from None
         if not isinstance(body, dict):
             raise _HttpError(400, "the body must be a JSON object")
@@ -392,7 +393,7 @@ def serve(data: Path, host: str = "127.0.0.1", port: int = 8111, workers: int | 
     try:
         judge_class = OriginalJudge if original else Judge
         with judge_class(data, workers=workers, timeout_s=timeout_s, bwrap=bwrap) as judge:
-            judge.sandbox  # start the zygote before accepting requests
+            judge.sandbox  # noqa: B018 - starts the zygote before accepting requests
             server.attach(judge)
             log.info("sandbox server on http://%s:%d (package %s, %d workers, programs at most %g s, protocol %s)",
                      host, server.server_address[1], judge.package_identity()["package"], judge.workers,

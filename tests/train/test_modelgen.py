@@ -11,7 +11,7 @@ import pytest
 from sebench.cli import main
 from sebench.instance import Instance
 from sebench.records import Task, read_records
-from sebench.tasks.modelgen import (
+from sebench.train.modelgen import (
     TEST_INPUTS,
     generate,
     generate_tasks,

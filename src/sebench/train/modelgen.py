@@ -27,10 +27,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sebench import values
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, write_records
-from sebench.tasks import plain
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class Proposal:
 def parse_proposal(text: str) -> Proposal | None:
     """The model's JSON answer -> Proposal, or None when it is not usable."""
     blocks = _JSON_BLOCK.findall(text or "")
-    candidates = blocks + [text[text.find("{"): text.rfind("}") + 1]] if text and "{" in text else blocks
+    candidates = [*blocks, text[text.find("{"):text.rfind("}") + 1]] if text and "{" in text else blocks
     for raw in candidates:
         try:
             data = json.loads(raw)
@@ -158,9 +158,9 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
     """generate() for each (functions, n) of `plan`, with every proposal asked for in one call of the backend
     (a batched backend writes them side by side), then every fresh solution in one more; task ids are
     gen-SEED-NNNN, numbered across the plan."""
-    from sebench.judge.extract import extract_code
-    from sebench.judge.outputs import program_outputs
-    from sebench.rollout.backends import GenerationRequest
+    from sebench.answers import extract_code
+    from sebench.judge import program_outputs
+    from sebench.rollout import GenerationRequest
 
     mapping = instance.mapping()
     known = set(mapping["functions"].values())
@@ -210,7 +210,7 @@ def _docs_text(instance: Instance, functions: list[str]) -> str:
 
 
 def _leak_checker(mapping: dict):
-    from sebench.obfuscate.audit import LeakChecker, Surface
+    from sebench.obfuscate import LeakChecker, Surface
 
     checker = LeakChecker(Surface.from_mapping(mapping))
 
@@ -232,7 +232,7 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
     """The task when `samples` programs agree on every usable input (results: from program_outputs), else
     why not (a key of REJECTIONS)."""
     # per program: the encoded value on each input (None where it failed), or None
-    outputs = [None if cases is None else [plain.encode(c.value) if c.ok else None for c in cases]
+    outputs = [None if cases is None else [values.to_task_data(c.value, strict=False) if c.ok else None for c in cases]
                for cases in results]
     if all(o is None for o in outputs):
         return "static"
@@ -245,7 +245,7 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
             continue
         for group in groups:
             ref = outputs[group[0]]
-            if all(plain.same(out[i], ref[i], rel=1e-6, abs_=1e-9) for i in usable):
+            if all(values.equal(out[i], ref[i], same_types=True) for i in usable):
                 group.append(k)
                 break
         else:
@@ -254,18 +254,18 @@ def _vote(p: Proposal, programs: list[str], results: list[list | None], samples:
     if not groups or len(groups[0]) < samples:
         return "no_agreement"
     winner = groups[0]
-    values = [outputs[winner[0]][i] for i in usable]
-    if len({json.dumps(v) for v in values}) < 2:
+    expected = [outputs[winner[0]][i] for i in usable]
+    if len({json.dumps(v) for v in expected}) < 2:
         return "one_output"  # tests nothing
     code = programs[winner[0]]
-    cases = [{"input": p.inputs[i], "output": plain.printed(v)} for i, v in zip(usable, values)]
+    cases = [{"input": p.inputs[i], "output": values.printed(v)} for i, v in zip(usable, expected)]
     used = [name for name in sorted(known) if re.search(rf"(?<![\w.]){re.escape(name)}\b", code)]
     return Task(
         task_id="", split="train", kind="single" if len(used) <= 1 else "multiple", query=p.query,
         function_name=p.function_name, entry_point=p.entry_point,
         example=f">>> {p.entry_point}({cases[0]['input']})\n{cases[0]['output']}", test_cases=cases,
         right_exe_result="#".join(c["output"] for c in cases), selected_functions=used, is_valid=True,
-        reference_solution=code, expected=values,
+        reference_solution=code, expected=expected,
     )
 
 
@@ -276,7 +276,7 @@ def _numbered(task: Task, i: int, seed: int) -> Task:
 def run_generate(data: Path, model: str, functions: list[str], n: int, out: Path, seed: int = 0,
                  samples: int = 2, base_url: str | None = None) -> int:
     """`sebench tasks generate`: writes the kept tasks to `out` (jsonl); returns how many."""
-    from sebench.rollout.backends import get_backend
+    from sebench.rollout import get_backend
 
     instance = Instance.open(data)
     with get_backend(model, base_url=base_url) as backend:

@@ -17,9 +17,10 @@ import json
 import logging
 import os
 import tempfile
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import TextIO
 
 from sebench.errors import SebenchError
 
@@ -89,10 +90,8 @@ def atomic_text(path: Path) -> Iterator[TextIO]:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 
@@ -124,7 +123,7 @@ class OutputLock:
         self.path = out.with_name(out.name + ".lock")
         self._fd: int | None = None
 
-    def __enter__(self) -> "OutputLock":
+    def __enter__(self) -> OutputLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(10):
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -161,10 +160,7 @@ class OutputLock:
     def __exit__(self, *exc: object) -> None:
         if self._fd is None:
             return
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            pass
+        self.path.unlink(missing_ok=True)
         os.close(self._fd)
         self._fd = None
 
