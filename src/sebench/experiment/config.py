@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sebench.cliflags import range_problem
 from sebench.errors import SebenchError
+from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge.run import JudgeConfig
 from sebench.protocols import PROTOCOLS
@@ -75,9 +76,10 @@ SECTIONS = {
                                        "overwrite", "limit", "memory")),
     "judge": Section(JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
     "train": Section(TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
-                                   "overwrite", "seed", "train_source", "judge_workers"),
+                                   "overwrite", "seed", "train_source", "judge_workers", "mix_data", "mix_share"),
                      required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
     "warmup": Section(WarmupConfig, ("data", "studied", "studied_from", "model", "seed"), required=(("data", "."),)),
+    "lifelong": Section(LifelongConfig, ()),
 }
 
 
@@ -123,6 +125,9 @@ class RunConfig:
     # a doc-literate base first (WarmupConfig: docs, max_examples, epochs, lr, batch_size, ...): the untrained
     # rows and every regime then start from it (None: from `model` itself)
     warmup: dict | None = None
+    # libraries learned one after another (LifelongConfig: libraries, designs, replay, at_once; see
+    # experiment/lifelong.py): the study is then the lifelong schedule (None: the regimes above)
+    lifelong: dict | None = None
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -213,6 +218,24 @@ PRESETS: dict[str, dict] = {
             "self-play-sft": {"rounds": 1, "selfplay_tasks": 16},
             "self-play-rl": dict(_MINI_RL, max_steps=12, rounds=1, selfplay_tasks=16),
         },
+    ),
+    # lifelong internalization (README "Lifelong internalization", experiment/lifelong.py): three libraries
+    # learned one after another with Closed-SFT from the warmed-up base (as paper-mini's), in the same and the
+    # disjoint design, each stage evaluated closed-book on every library. Sized for ~30-45 min a seed on 2
+    # cores: 6 functions a library (12-13 single-function test tasks), 36 reference solutions x 3 epochs a
+    # stage (the quick preset's 6 examples a function and lr), five trainings (the designs share the first).
+    # Reference solutions rather than the base's own answers: every function gets its examples, no sampling
+    # stage per library, and replay and the at-once reference mix them across libraries.
+    "lifelong": dict(
+        model="smollm2-135m",
+        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        regimes=["closed-sft"],
+        functions=6, max_train=36, max_single=24, max_multiple=8,
+        splits=["single_test"], untrained_modes=["closed"], trained_modes=["closed"],
+        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+        train_source="reference",
+        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+        lifelong={"libraries": 3, "designs": ["same", "disjoint"], "replay": [0.0], "at_once": False},
     ),
     # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"
     # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
@@ -325,10 +348,27 @@ def _check_sections(cfg: RunConfig) -> None:
         train.check(f"train_regimes.{regime}", settings)
     for label, variant in cfg.variants.items():
         train.check(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
-    if cfg.warmup is not None:
-        section = SECTIONS["warmup"]
-        section.check("warmup", cfg.warmup)
-        cfg.warmup = {**section.defaults(), **cfg.warmup}
+    for name in ("warmup", "lifelong"):
+        given = getattr(cfg, name)
+        if given is not None:
+            SECTIONS[name].check(name, given)
+            setattr(cfg, name, {**SECTIONS[name].defaults(), **given})
+    if cfg.lifelong is not None:
+        _check_lifelong(cfg)
+
+
+def _check_lifelong(cfg: RunConfig) -> None:
+    """The lifelong schedule learns each library with Closed-SFT on its reference solutions (which replay and
+    the at-once reference mix across libraries), evaluates closed-book, and builds its own libraries."""
+    fixed = (("regimes", cfg.regimes, ["closed-sft"]), ("train_source", cfg.train_source, "reference"),
+             ("untrained_modes", cfg.untrained_modes, ["closed"]), ("trained_modes", cfg.trained_modes, ["closed"]),
+             ("instance", cfg.instance, None))
+    for name, value, needed in fixed:
+        if value != needed:
+            raise SebenchError(f"lifelong: {name} must be {needed!r} (got {value!r}): each library is learned with "
+                               "Closed-SFT on reference solutions, evaluated closed-book, built by the study")
+    if not cfg.functions:
+        raise SebenchError("lifelong: set functions, the number of functions each library studies")
 
 
 def _check(name: str, values: list, choices: tuple[str, ...]) -> None:

@@ -113,6 +113,17 @@ class TrainConfig:
         },
     )
     max_examples: int | None = field(default=None, metadata={"help": "use at most this many training examples"})
+    mix_data: list[str] | None = field(
+        default=None,
+        metadata={"help": "SFT: other instance directories (comma-separated) whose training tasks' reference "
+                  "solutions join --data's examples, each prompted with its own package: replay of libraries "
+                  "learned before, or several libraries learned at once"},
+    )
+    mix_share: float = field(
+        default=1.0,
+        metadata={"above": 0.0, "maximum": 1.0, "help": "SFT: the share of each --mix-data instance's training "
+                  "examples used (a seeded choice, at least one)"},
+    )
     epochs: float = field(default=3.0, metadata={"help": "passes over the training data"})
     max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides --epochs)"})
     lr: float = field(
@@ -200,6 +211,8 @@ class TrainConfig:
                 setattr(self, name, Path(value))
         if isinstance(self.functions, str):
             self.functions = [f.strip() for f in self.functions.split(",") if f.strip()]
+        if isinstance(self.mix_data, str):
+            self.mix_data = [p.strip() for p in self.mix_data.split(",") if p.strip()]
 
     def resolved(self) -> "TrainConfig":
         """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
@@ -214,6 +227,10 @@ class TrainConfig:
         check_choice("train-source", source, TRAIN_SOURCES)
         if source == "rollouts" and self.rollouts is None and regime.sft and not regime.self_play:
             raise SebenchError("--train-source rollouts needs --rollouts FILE (a rollouts.jsonl judged by `sebench judge`)")
+        if self.mix_data and not (regime.sft and not regime.self_play):
+            raise SebenchError(f"--mix-data adds SFT examples; regime {regime.name} has no SFT stage on tasks")
+        if not 0 < self.mix_share <= 1:
+            raise SebenchError(f"--mix-share must be in (0, 1], got {self.mix_share}")
         verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
         if not 0 <= self.warmup_ratio < 1:
             raise SebenchError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}")

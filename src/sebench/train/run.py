@@ -130,10 +130,22 @@ def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
             prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
         pairs = data.limit(pairs, cfg.max_examples, cfg.seed)
         prepared.sft = data.sft_examples(instance, pairs, spec.sft)
+        for i, other in enumerate(cfg.mix_data or []):
+            prepared.sft += mixed_examples(Instance.open(other), cfg.mix_share, cfg.seed, spec.sft)
+            prepared.inputs[f"mix_data.{i}"] = Instance.open(other).manifest_path
     if spec.rl:
         prepared.rl_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
         prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train)
     return prepared
+
+
+def mixed_examples(instance: Instance, share: float, seed: int, mode: str) -> list[dict]:
+    """`share` of another instance's training examples (reference solutions, at least one), each prompted
+    with that instance's own package."""
+    pairs = data.reference_pairs(data.select_tasks(instance))
+    pairs = data.limit(pairs, max(1, round(share * len(pairs))), seed)
+    log.info("mixed in %d training examples of %s (package %s)", len(pairs), instance.root, instance.package_name)
+    return data.sft_examples(instance, pairs, mode)
 
 
 def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, tokenizer: Any, workdir: Path,
