@@ -35,7 +35,6 @@ def test_the_schedule_shares_the_first_stage_and_chains_the_others():
 
 
 def test_same_reuses_the_first_librarys_functions_and_disjoint_leaves_out_earlier_ones_and_relatives():
-    plan = schedule(LifelongConfig(libraries=3, designs=["same", "disjoint"]))
     pool = [f"f{i}" for i in range(20)]
     related = {"f0": {"f1"}, "f4": {"f5"}}  # aliases, say
 
@@ -45,7 +44,7 @@ def test_same_reuses_the_first_librarys_functions_and_disjoint_leaves_out_earlie
     def relatives(position, functions):
         return set(functions) | {r for f in functions for r in related.get(f, ())}
 
-    chosen = library_functions(plan, choose, relatives)
+    chosen = library_functions(3, choose, relatives)  # both designs always: the warm-up leaves them all out
     assert chosen["L1"] == chosen["same.L2"] == chosen["same.L3"] == ["f0", "f1", "f2"]
     assert chosen["disjoint.L2"] == ["f3", "f4"]
     assert chosen["disjoint.L3"] == ["f6", "f7"]  # f5 is a relative of L2's f4
@@ -107,8 +106,12 @@ def test_two_libraries_end_to_end_with_replay_and_the_at_once_reference(tmp_path
     first = _records(run)
     assert {"train--after-L1.json", "train--same.after-L2.json", "train--disjoint.after-L2.json"} <= set(first)
 
-    # a later command adds replay and the at-once reference: only their stages run
-    assert main(_args(out, tiny_model, cache, "--set", "lifelong.replay=[0, 0.5]", "--set", "lifelong.at_once=true")) == 0
+    # later commands add replay and the at-once reference, for one design and then both: only their stages
+    # run (the warm-up leaves out every design's functions, so its base stays the same)
+    more = ("--set", "lifelong.replay=[0, 0.5]", "--set", "lifelong.at_once=true")
+    assert main(_args(out, tiny_model, cache, *more, "--set", 'lifelong.designs=["same"]')) == 0
+    assert "train--same+replay0.5.after-L2.json" in _records(run) and "train--disjoint.at-once.json" not in _records(run)
+    assert main(_args(out, tiny_model, cache, *more)) == 0
     second = _records(run)
     assert all(second[name]["attempts"] == 1 and second[name]["finished"] == record["finished"]
                for name, record in first.items() if name != "report.json")

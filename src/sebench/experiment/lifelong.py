@@ -143,18 +143,16 @@ def schedule(cfg: LifelongConfig) -> Schedule:
     return Schedule(tuple(libraries), tuple(steps.values()), tuple(tracks))
 
 
-def library_functions(plan: Schedule, choose: Callable[[int, frozenset[str]], list[str]],
+def library_functions(k: int, choose: Callable[[int, frozenset[str]], list[str]],
                       relatives: Callable[[int, list[str]], set[str]]) -> dict[str, list[str]]:
-    """The studied functions (mapping keys) of each library: `choose(position, exclude)` picks k functions
-    for the library at that position; `relatives(position, functions)` are the functions that the library at
-    that position relates to `functions` (themselves included). The same design reuses L1's functions; the
-    disjoint design leaves out every earlier library's functions and their relatives."""
+    """The studied functions (mapping keys) of every library of both designs, whichever designs a command
+    runs (the warm-up leaves them all out, so that its checkpoint does not depend on the designs run).
+    `choose(position, exclude)` picks the functions of the library at that position; `relatives(position,
+    functions)` are the functions that this library relates to `functions` (themselves included). The same
+    design reuses L1's functions; the disjoint design leaves out every earlier library's and their relatives."""
     chosen = {"L1": choose(1, frozenset())}
-    for lib in plan.libraries[1:]:
-        if lib.design == "same":
-            chosen[lib.label] = chosen["L1"]
-            continue
-        earlier = sorted({f for other in plan.libraries if other.design in (None, lib.design)
-                          and other.position < lib.position for f in chosen[other.label]})
-        chosen[lib.label] = choose(lib.position, frozenset(relatives(lib.position, earlier)))
+    for i in range(2, k + 1):
+        chosen[f"same.L{i}"] = chosen["L1"]
+        earlier = sorted({f for label in ["L1"] + [f"disjoint.L{p}" for p in range(2, i)] for f in chosen[label]})
+        chosen[f"disjoint.L{i}"] = choose(i, frozenset(relatives(i, earlier)))
     return chosen

@@ -36,7 +36,7 @@ class LifelongStudy(Study):
         self.plan = schedule(LifelongConfig(**self.cfg.lifelong))
         self.data = self.root / "data"  # the folder of the libraries' subsets (the manifest names it)
         self.libraries: dict[str, Path] = {}  # library label -> its studied subset
-        self.functions: dict[str, list[str]] = {}  # library label -> its studied functions (mapping keys)
+        self.functions: dict[str, list[str]] = {}  # library label -> its studied functions, every design's
 
     def run(self) -> Path:
         self.train_model  # noqa: B018 - fails now, not after the builds, if there are no weights to train
@@ -44,7 +44,8 @@ class LifelongStudy(Study):
         self._start_manifest()
         positions = range(0 if self.cfg.warmup else 1, self.cfg.lifelong["libraries"] + 1)
         instances = {i: self.build_library(i) for i in positions}
-        self.functions = library_functions(self.plan, lambda i, exclude: self._choose(instances[i], exclude),
+        self.functions = library_functions(self.cfg.lifelong["libraries"],
+                                           lambda i, exclude: self._choose(instances[i], exclude),
                                            lambda i, functions: _relatives(instances[i], functions))
         for lib in self.plan.libraries:
             self.libraries[lib.label] = self.select(lib.label, instances[lib.position])
@@ -101,7 +102,8 @@ class LifelongStudy(Study):
         return out
 
     def _base_names(self, instance: Path) -> list[str]:
-        """The public names, in the base's library, of every function that any library studies."""
+        """The public names, in the base's library, of every function that any library of either design
+        studies."""
         from sebench.instance import Instance
 
         names = Instance.open(instance).mapping()["functions"]
