@@ -92,8 +92,9 @@ def test_mixed_up_finds_another_librarys_names(code, expected):
 def test_mixup_counts_and_pooling():
     codes = ["import duvi\nduvi.sapen(1)", "import duvi\nduvi.mulep(1)", "zote.wekin(kafo.mulep(1))", None]
     counts = continual.mixup_counts(codes, OWN, OTHERS)
-    assert counts == {"n": 4, "any": 2, "by": {"L1": 2, "warm-up library": 1}}
-    assert continual.add_counts(counts, counts) == {"n": 8, "any": 4, "by": {"L1": 4, "warm-up library": 2}}
+    assert counts == {"n": 4, "any": 2, "package": 1, "by": {"L1": 2, "warm-up library": 1}}
+    assert continual.add_counts(counts, counts) == {"n": 8, "any": 4, "package": 2,
+                                                    "by": {"L1": 4, "warm-up library": 2}}
 
 
 def test_library_api_reads_the_public_names_never_numpys(built_instance):
@@ -103,6 +104,6 @@ def test_library_api_reads_the_public_names_never_numpys(built_instance):
     api = continual.library_api(built_instance)
     mapping = inst.mapping()
     public = mapping["functions"]["numpy.mean"]
-    assert inst.package_name in api and public.split(".")[-1] in api
-    assert mapping["linalg"] in api and mapping["array_type"] in api
-    assert not {"numpy", "mean", "linalg", "sum", "array"} & api
+    assert api.package == inst.package_name and public.split(".")[-1] in api.identifiers
+    assert mapping["linalg"] in api.identifiers and mapping["array_type"] in api.identifiers
+    assert not {"numpy", "mean", "linalg", "sum", "array"} & api.identifiers

@@ -16,7 +16,7 @@ A value needing a cell without samples is None. The at-once reference has one ro
 ACC is the mean of that row.
 
 Mix-up: an answer to library j mixes up library i when its code holds an identifier of library i's public
-API that library j's API does not also hold. A library's identifiers are its package name, its linalg
+API that library j's API does not also hold; counted apart, the answers that name library i's package. A library's identifiers are its package name, its linalg
 submodule's and array type's names (manifest.json) and every component of its functions' public names
 (api_doc.jsonl), never NumPy's names; generated names are no Python or English word (obfuscate/names.py),
 so an identifier of another library in an answer is that library's, comments and strings included.
@@ -117,16 +117,24 @@ def measures(m: Matrix, sequential: bool = True) -> dict:
 # ---- mix-ups ----------------------------------------------------------------------------------------
 
 
-def api_identifiers(package: str, names: Iterable[str], extra: Iterable[str | None] = ()) -> frozenset[str]:
-    """The identifiers of a library's public API: the package, `extra` names and every dotted component of
-    its functions' public `names`."""
+@dataclass(frozen=True)
+class LibraryApi:
+    """A library's package name and every identifier of its public API (the package's included)."""
+
+    package: str
+    identifiers: frozenset[str]
+
+
+def api_identifiers(package: str, names: Iterable[str], extra: Iterable[str | None] = ()) -> LibraryApi:
+    """The API of a library: the package, `extra` names and every dotted component of its functions' public
+    `names`."""
     ids = {package, *(e for e in extra if e)}
     for name in names:
         ids.update(name.split("."))
-    return frozenset(ids)
+    return LibraryApi(package, frozenset(ids))
 
 
-def library_api(data: Path) -> frozenset[str]:
+def library_api(data: Path) -> LibraryApi:
     """`api_identifiers` of the instance (or studied subset) at `data`, from its manifest and api_doc.jsonl."""
     inst = Instance.open(data)
     manifest = inst.manifest()
@@ -134,21 +142,25 @@ def library_api(data: Path) -> frozenset[str]:
                            (manifest.get("linalg"), manifest.get("array_type")))
 
 
-def mixed_up(code: str | None, own: frozenset[str], others: Mapping[str, frozenset[str]]) -> list[str]:
+def _used(code: str | None, own: LibraryApi) -> set[str]:
+    return set(IDENTIFIER.findall(code)) - own.identifiers if code else set()
+
+
+def mixed_up(code: str | None, own: LibraryApi, others: Mapping[str, LibraryApi]) -> list[str]:
     """The libraries of `others` whose identifiers (other than those `own` shares) the code uses."""
-    if not code:
-        return []
-    used = set(IDENTIFIER.findall(code)) - own
-    return [name for name, api in others.items() if used & api]
+    used = _used(code, own)
+    return [name for name, api in others.items() if used & api.identifiers]
 
 
-def mixup_counts(codes: Iterable[str | None], own: frozenset[str], others: Mapping[str, frozenset[str]]) -> dict:
-    """{"n": answers, "any": answers mixing up some other library, "by": {library: answers mixing it up}}."""
-    counts = {"n": 0, "any": 0, "by": {name: 0 for name in others}}
+def mixup_counts(codes: Iterable[str | None], own: LibraryApi, others: Mapping[str, LibraryApi]) -> dict:
+    """{"n": answers, "any": answers mixing up some other library, "package": those naming another library's
+    package, "by": {library: answers mixing it up}}."""
+    counts = {"n": 0, "any": 0, "package": 0, "by": {name: 0 for name in others}}
     for code in codes:
         hits = mixed_up(code, own, others)
         counts["n"] += 1
         counts["any"] += bool(hits)
+        counts["package"] += any(others[name].package in _used(code, own) for name in hits)
         for name in hits:
             counts["by"][name] += 1
     return counts
@@ -157,4 +169,4 @@ def mixup_counts(codes: Iterable[str | None], own: frozenset[str], others: Mappi
 def add_counts(a: dict, b: dict) -> dict:
     """Two `mixup_counts` pooled (runs of several seeds)."""
     by = {name: a["by"].get(name, 0) + b["by"].get(name, 0) for name in {**a["by"], **b["by"]}}
-    return {"n": a["n"] + b["n"], "any": a["any"] + b["any"], "by": by}
+    return {"n": a["n"] + b["n"], "any": a["any"] + b["any"], "package": a["package"] + b["package"], "by": by}

@@ -151,9 +151,9 @@ def matrix_markdown(track: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _mixup_total(track: dict) -> tuple[int, int]:
+def _mixup_total(track: dict) -> tuple[int, int, int]:
     counts = track["mixup"].values()
-    return sum(c["any"] for c in counts), sum(c["n"] for c in counts)
+    return sum(c["any"] for c in counts), sum(c["package"] for c in counts), sum(c["n"] for c in counts)
 
 
 def measures_markdown(tracks: list[dict]) -> str:
@@ -163,12 +163,12 @@ def measures_markdown(tracks: list[dict]) -> str:
     lines = [head, "|---|---|---|---|---|---|---|---|"]
     for t in tracks:
         m = t["measures"]
-        hits, n = _mixup_total(t)
+        hits, packages, n = _mixup_total(t)
         per_library = ", ".join(f"{lib} {_pp(f)}" for lib, f in zip(t["libraries"], m.get("forgetting", [])))
         lines.append(f"| {t['name']} | {_pct(m['average_accuracy'])} | {_pp(m.get('acc_minus_at_once'))} | "
                      f"{_pp(m.get('backward_transfer'))} | "
                      f"{_pp(m.get('forward_transfer'))} | {_pp(m.get('mean_forgetting'))} | {per_library or '–'} | "
-                     f"{_pct(hits / n if n else None)}% ({hits}/{n}) |")
+                     f"{_pct(hits / n if n else None)}% ({hits}/{n}; another's package: {packages}) |")
     return "\n".join(lines) + "\n"
 
 
@@ -176,10 +176,11 @@ def mixup_markdown(track: dict) -> str:
     """The last stage's answers to each library (rows) that use another library's identifiers (columns)."""
     named = {name for c in track["mixup"].values() for name in c["by"]}
     others = [lib for lib in track["libraries"] if lib in named] + sorted(named - set(track["libraries"]))
-    lines = ["| answers to | " + " | ".join(others) + " | any |", "|---|" + "---|" * (len(others) + 1)]
+    lines = ["| answers to | " + " | ".join(others) + " | any | another's package |",
+             "|---|" + "---|" * (len(others) + 2)]
     for lib, c in track["mixup"].items():
         cells = ["" if name == lib else f"{c['by'].get(name, 0)}/{c['n']}" for name in others]
-        lines.append(f"| {lib} | " + " | ".join(cells) + f" | {c['any']}/{c['n']} |")
+        lines.append(f"| {lib} | " + " | ".join(cells) + f" | {c['any']}/{c['n']} | {c['package']}/{c['n']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -202,7 +203,8 @@ DEFINITIONS = (
     "accuracy after stages 1..k−1 minus its final accuracy (Chaudhry et al. 2018). pp: percentage points. "
     "A mix-up is an answer to one library whose code uses an identifier of another library's public API "
     "(package, submodule, array type or function name, from its api_doc and manifest) that its own API "
-    "lacks; the *warm-up library* is the base's own.\n"
+    "lacks (*another's package*: of those, the answers that name another library's package); the *warm-up "
+    "library* is the base's own.\n"
 )
 
 
