@@ -29,7 +29,7 @@ def test_the_schedule_shares_the_first_stage_and_chains_the_others():
                             "disjoint, at once"]
     assert tracks["disjoint"].rows == (("base", "base"), ("after L1", "after-L1"), ("after L2", "disjoint.after-L2"),
                                        ("after L3", "disjoint.after-L3"))
-    assert tracks["same, at once"].rows[-1] == ("all at once", "same.at-once") and not tracks["same, at once"].sequential
+    assert tracks["same, at once"].rows[-1] == ("all at once", "same.at-once") and tracks["same, at once"].replay is None
     assert plan.evaluated_on("after-L1") == ["L1", "same.L2", "same.L3", "disjoint.L2", "disjoint.L3"]
     assert plan.evaluated_on("same.after-L2") == ["L1", "same.L2", "same.L3"]
 

@@ -65,10 +65,6 @@ class Library:
     position: int  # i of Li: its place in the learning order
     design: str | None  # None for L1, which both designs share
 
-    @property
-    def short(self) -> str:
-        return f"L{self.position}"
-
 
 @dataclass(frozen=True)
 class Step:
@@ -92,10 +88,6 @@ class Track:
     libraries: tuple[str, ...]  # library labels in learning order
     rows: tuple[tuple[str, str], ...]  # (row name, model label), the base first
 
-    @property
-    def sequential(self) -> bool:
-        return self.replay is not None
-
     def to_dict(self) -> dict:
         return {"name": self.name, "design": self.design, "replay": self.replay, "libraries": list(self.libraries),
                 "rows": [list(row) for row in self.rows]}
@@ -106,9 +98,6 @@ class Schedule:
     libraries: tuple[Library, ...]
     steps: tuple[Step, ...]  # in training order: each after the step it starts from
     tracks: tuple[Track, ...]
-
-    def library(self, label: str) -> Library:
-        return next(lib for lib in self.libraries if lib.label == label)
 
     def evaluated_on(self, model: str) -> list[str]:
         """The libraries a model is evaluated on: those of every track it is a row of."""
