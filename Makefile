@@ -1,6 +1,7 @@
 # The two set-up commands of the README: `make demo` (the main job on the embedded default model)
 # and `make test` (the test suite). Both create .venv and install what they need on a fresh machine.
-# `make lint`: ruff with the rules chosen in pyproject.toml ([tool.ruff.lint]).
+# `make lint`: ruff with the rules chosen in pyproject.toml ([tool.ruff.lint]), then mypy on the modules
+# listed in [tool.mypy] (records, metrics, values, the config modules, cliflags).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 RUN_DIR ?= runs/quick
@@ -26,6 +27,7 @@ test: install
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
 
 test-slow: install
 	$(PY) -m pytest -q -m slow

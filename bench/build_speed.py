@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     sizes = None
     if not args.no_tasks:

@@ -26,9 +26,9 @@ def evaluate(data: Path, model: str, out: Path, max_tokens: int) -> dict:
     from sebench.instance import Instance
     from sebench.judge.run import judge_records
     from sebench.records import Rollout, read_records, write_records
-    from sebench.rollout.run import RolloutConfig, run
+    from sebench.rollout.run import RolloutConfig, write_rollouts
 
-    rollouts = run(RolloutConfig(data=data, out=out / "rollouts.jsonl", split="single_test", mode="closed",
+    rollouts = write_rollouts(RolloutConfig(data=data, out=out / "rollouts.jsonl", split="single_test", mode="closed",
                                  model=model, max_tokens=max_tokens, device="cpu"))
     verdicts = judge_records(data, read_records(rollouts, Rollout), workers=2)
     write_records(out / "verdicts.jsonl", verdicts)
@@ -61,12 +61,12 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.experiment.select import write_subset
     from sebench.instance import Instance
     from sebench.tasks.generate import TaskSizes
     from sebench.train.config import TrainConfig
-    from sebench.train.run import run
+    from sebench.train.run import train_model
 
     timings, out = {}, args.out
     started = time.time()
@@ -86,7 +86,7 @@ def main() -> None:
     started = time.time()
     ckpt = out / "closed-sft"
     if not (ckpt / "train_config.json").is_file():
-        run(TrainConfig(data=data, regime="closed-sft", out=ckpt, model=args.model, train_source="reference",
+        train_model(TrainConfig(data=data, regime="closed-sft", out=ckpt, model=args.model, train_source="reference",
                         epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, seed=args.seed, overwrite=True))
     timings["train"] = time.time() - started
     started = time.time()

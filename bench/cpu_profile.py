@@ -1,6 +1,7 @@
 """Where a CPU step goes: the project's SFT step, batched generation and GRPO step beside raw PyTorch.
 
     PYTHONPATH=src flock /tmp/sebench-heavy.lock python bench/cpu_profile.py [--quick] [--threads 2] [--gen-threads 1]
+    PYTHONPATH=src python bench/cpu_profile.py --sections grpo --threads 1 --grpo-steps 1 --rl-baseline da17aad
 
 One process, one loaded model (the embedded SmolLM2-135M unless --model), a small real instance built
 in a temporary folder (or --instance), its closed-book prompts and reference answers:
@@ -11,10 +12,13 @@ in a temporary folder (or --instance), its closed-book prompts and reference ans
   rest of the trainer's step (TRL overhead).
 - Generation: `HFBackend.generate` on closed-book prompts (greedy, --gen-tokens), then transformers'
   `generate` on the same prompts in one left-padded batch with no stop but end-of-turn.
-- GRPO: `sebench.train.rl.train_rl` (the project's GRPO loop, the judge as reward) for warm-up + N
+- GRPO: `sebench.train.rl.train_rl_own` (the project's GRPO loop, the judge as reward) for warm-up + N
   steps of one prompt x 4 samples x 160 tokens, then a raw step: sampled `generate`, completion
   log-probabilities, policy-gradient loss, backward, AdamW. Phases: generation, judging, loss + backward +
-  optimizer, the rest.
+  optimizer, the rest. With --rl-baseline REV, the GRPO loop of git revision REV (its rl.py, loaded beside
+  today's) runs instead of the raw step, the same steps from the same weights and seeds, twice each in the
+  order REV, today, today, REV (a drifting machine load falls on both), so that a change of the loop's rule
+  is priced: both sample the same tokens, and the ratio is the cost of the code.
 
 Prints seconds per phase and the project/raw ratios, tokens per second, and each section's peak
 resident memory (VmHWM, reset per section on Linux). Run it with nothing else heavy on the machine:
@@ -31,7 +35,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from sebench.memory import peak_rss_mb, release_memory, reset_peak_rss
+from sebench.process_memory import peak_rss_mb, release_memory, reset_peak_rss
 
 
 class Phases:
@@ -111,7 +115,7 @@ def open_instance(path: str | None, folder: Path):
 
     if path:
         return Instance.open(Path(path))
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.tasks.generate import TaskSizes
 
     print("building a small instance (about 30 s)")
@@ -174,7 +178,7 @@ def raw_sft(model, batches: list[dict]) -> Phases:
     phases = Phases()
     optimizer = torch.optim.AdamW(model.parameters(), lr=2e-4)
     model.train()
-    for k, batch in enumerate([batches[0]] + batches):  # the first is a warm-up
+    for k, batch in enumerate([batches[0], *batches]):  # the first is a warm-up
         if k == 1:
             phases.total.clear()
         t0 = time.perf_counter()
@@ -240,12 +244,32 @@ def raw_generation(model, tokenizer, prompts, max_tokens) -> tuple[float, int]:
 # ---- GRPO ----------------------------------------------------------------------------------------------
 
 
-def project_grpo(model, tokenizer, instance, steps, samples, completion_tokens, folder) -> tuple[Phases, int]:
+def rl_at(rev: str):
+    """sebench.train.rl as it was at git revision `rev`, loaded beside today's (same package, same helpers)."""
+    import subprocess
+    import sys
+    import types
+
+    repo = Path(__file__).resolve().parents[1]
+    source = subprocess.run(["git", "show", f"{rev}:src/sebench/train/rl.py"], cwd=repo, capture_output=True,
+                            text=True, check=True).stdout
+    module = types.ModuleType(f"sebench.train.rl_at_{rev}")
+    module.__file__ = f"{rev}:src/sebench/train/rl.py"
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+def project_grpo(model, tokenizer, instance, steps, samples, completion_tokens, folder,
+                 rl=None) -> tuple[Phases, int]:
     from sebench.judge import Judge
     from sebench.rollout.backends import hf
-    from sebench.train import data, rl
+    from sebench.train import data
+    from sebench.train import rl as today
     from sebench.train.artifacts import LossLog
     from sebench.train.config import TrainConfig
+
+    rl = rl or today
 
     tasks = data.select_tasks(instance)[: steps + 1]
     cfg = TrainConfig(data=folder, regime="closed-rl", sample_mode="closed", out=folder, max_steps=steps + 1,
@@ -273,13 +297,14 @@ def project_grpo(model, tokenizer, instance, steps, samples, completion_tokens, 
         setattr(owner, attr, timed(name, fn))
     try:
         with Judge(instance) as judge:
-            rl.train_rl(model, tokenizer, judge, tasks, data.rl_prompts(instance, tasks, "closed", "closed"), cfg,
+            own_loop = getattr(rl, "train_rl_own", None) or rl.train_rl  # older revisions: train_rl
+            own_loop(model, tokenizer, judge, tasks, data.rl_prompts(instance, tasks, "closed", "closed"), cfg,
                         LossLog(), "grpo")
     finally:
         for attr, (owner, fn) in originals.items():
             setattr(owner, attr, fn)
     phases.total["step (wall)"] = time.perf_counter() - state["since"]
-    phases.total["the rest (old logps)"] = phases.total["step (wall)"] - sum(
+    phases.total["the rest (no-grad logps)"] = phases.total["step (wall)"] - sum(
         v for k, v in phases.total.items() if k != "step (wall)")
     return phases, state["updates"] - 1
 
@@ -323,9 +348,9 @@ def raw_grpo(model, tokenizer, instance, steps, samples, completion_tokens) -> P
 # ---- report --------------------------------------------------------------------------------------------
 
 
-def table(title: str, project: dict[str, float], raw: dict[str, float]) -> None:
+def table(title: str, project: dict[str, float], raw: dict[str, float], names: tuple[str, str] = ("project", "raw")) -> None:
     print(f"\n{title}: seconds per step")
-    print(f"  {'phase':<22}{'project':>10}{'raw':>10}{'ratio':>8}")
+    print(f"  {'phase':<22}{names[0]:>10}{names[1]:>10}{'ratio':>8}")
     for name in list(dict.fromkeys([*project, *raw])):
         p, r = project.get(name), raw.get(name)
         ratio = f"{p / r:.2f}" if p is not None and r else ""
@@ -341,6 +366,9 @@ def main() -> None:
     parser.add_argument("--gen-threads", type=int, default=None, help="torch threads for generation (default: --threads)")
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--sections", default="sft,gen,grpo")
+    parser.add_argument("--grpo-steps", type=int, default=None, help="timed GRPO steps (default: as --quick says)")
+    parser.add_argument("--rl-baseline", metavar="REV", help="time the GRPO loop of git revision REV (its rl.py) "
+                        "from the same weights and seeds instead of the raw loop, and print today's / REV's")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     import torch
@@ -359,7 +387,8 @@ def main() -> None:
         model, tokenizer = load_causal_lm(args.model, device="cpu", dtype=torch.float32)
         peaks["load"] = peak_rss_mb()
         print(f"model {args.model}; threads: training {args.threads}, generation {gen_threads}; "
-              f"{'quick' if args.quick else 'full'} run ({steps} timed steps after a warm-up)")
+              f"{'quick' if args.quick else 'full'} run ({steps} timed steps after a warm-up"
+              f"{f'; GRPO {args.grpo_steps}' if args.grpo_steps else ''})")
         if "sft" in sections:
             torch.set_num_threads(args.threads)
             examples = sft_examples(instance, args.batch_size * (steps + 1))
@@ -396,14 +425,33 @@ def main() -> None:
                   f"wall project / raw: {p_sec / r_sec:.2f}")
         if "grpo" in sections:
             torch.set_num_threads(args.threads)
-            reset_peak_rss()
-            phases, done = project_grpo(model, tokenizer, instance, steps, 4, 160, folder)
-            peaks["grpo project"] = peak_rss_mb()
-            release_memory()
-            reset_peak_rss()
-            raw = raw_grpo(model, tokenizer, instance, steps, 4, 160)
-            peaks["grpo raw"] = peak_rss_mb()
-            table("GRPO step (1 prompt x 4 samples x <= 160 tokens)", phases.per_step(done), raw.per_step(steps))
+            grpo_steps = args.grpo_steps or steps
+            title = "GRPO step (1 prompt x 4 samples x <= 160 tokens)"
+            if args.rl_baseline:  # REV's loop and today's, A B B A, each from the same weights: the same samples
+                loops = {args.rl_baseline: rl_at(args.rl_baseline), "today": None}
+                runs = {name: (Phases(), [0]) for name in loops}
+                start = {k: v.clone() for k, v in model.state_dict().items()}
+                for name in (args.rl_baseline, "today", "today", args.rl_baseline):
+                    reset_peak_rss()
+                    phases, done = project_grpo(model, tokenizer, instance, grpo_steps, 4, 160, folder, rl=loops[name])
+                    peaks[f"grpo {name}"] = max(peaks.get(f"grpo {name}", 0.0), peak_rss_mb())
+                    for phase, seconds in phases.total.items():
+                        runs[name][0].total[phase] += seconds
+                    runs[name][1][0] += done
+                    model.load_state_dict(start)
+                    release_memory()
+                (today, n), (before, m) = runs["today"], runs[args.rl_baseline]
+                table(f"{title}, today's loop against {args.rl_baseline}'s, {n[0]} steps each", today.per_step(n[0]),
+                      before.per_step(m[0]), ("today", args.rl_baseline))
+            else:
+                reset_peak_rss()
+                phases, done = project_grpo(model, tokenizer, instance, grpo_steps, 4, 160, folder)
+                peaks["grpo project"] = peak_rss_mb()
+                release_memory()
+                reset_peak_rss()
+                raw = raw_grpo(model, tokenizer, instance, grpo_steps, 4, 160)
+                peaks["grpo raw"] = peak_rss_mb()
+                table(title, phases.per_step(done), raw.per_step(grpo_steps))
     print("\npeak resident memory (MiB): " + ", ".join(f"{k} {v:.0f}" for k, v in peaks.items()))
 
 

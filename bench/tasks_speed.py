@@ -34,7 +34,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = args.data
         if root is None:
-            from sebench.build.run import build_instance
+            from sebench.builder.run import build_instance
 
             t0 = time.perf_counter()
             root = build_instance(Path(tmp) / "inst", args.seed)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 def examples(n: int, tokens: int) -> list[dict]:
     """Prompt/answer pairs shaped like the benchmark's (system + user prompt, a python block answer)."""
-    words = "array values compute return the mean of each row along axis and keep dims".split()
+    words = ["array", "values", "compute", "return", "the", "mean", "of", "each", "row", "along", "axis", "and",
+             "keep", "dims"]
     rows = []
     for i in range(n):
         body = " ".join(words[(i + j) % len(words)] for j in range(int(tokens * 0.6)))

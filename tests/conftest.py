@@ -2,7 +2,7 @@
 
 `built_instance`: a real instance built once per test session with seed 0 (rewritten docs, small task
 splits), for tests that need the real thing.
-The leak audit is not run here (tests/obfuscate/test_build.py checks that it passes), so one finding
+The leak audit is not run here (tests/builder/test_build.py checks that it passes), so one finding
 does not take every stage's tests down with it.
 """
 
@@ -25,7 +25,7 @@ def small_task_sizes():
 @pytest.fixture(scope="session")
 def built_instance(tmp_path_factory):
     """Path of an instance built with seed 0 (see the module docstring)."""
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     logging.getLogger("sebench").setLevel(logging.WARNING)
     out = tmp_path_factory.mktemp("instance") / "seed0"

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import threading
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 DEFAULT_ANSWER = "Here is the solution.\n```python\ndef solve():\n    return 1\n```"
 
@@ -69,7 +71,7 @@ class FakeOpenAIServer:
             self._script.extend(events)
 
     # ---- running ----
-    def start(self) -> "FakeOpenAIServer":
+    def start(self) -> FakeOpenAIServer:
         self._thread = threading.Thread(target=self._run_thread, name="fake-openai", daemon=True)
         self._thread.start()
         if not self._ready.wait(10):
@@ -96,7 +98,7 @@ class FakeOpenAIServer:
             self._loop.call_soon_threadsafe(self._stopped.set)
             self._thread.join(timeout=10)
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -117,10 +119,8 @@ class FakeOpenAIServer:
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, ValueError):
             pass
         finally:
-            try:
+            with contextlib.suppress(Exception):  # the peer may be gone
                 writer.close()
-            except Exception:  # noqa: BLE001 - the peer may be gone
-                pass
 
     async def _route(self, method: str, path: str, raw: bytes, writer: asyncio.StreamWriter, headers: dict) -> bool:
         if method == "GET" and path.rstrip("/").endswith("/models"):
@@ -198,10 +198,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"listening on {server.url}", flush=True)
         await asyncio.Event().wait()
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

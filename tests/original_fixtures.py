@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 
 SHARED_API_DOC = Path(__file__).resolve().parents[2] / "shared/reference/official_api_doc.jsonl"
@@ -20,8 +20,12 @@ COMPLETE ${function}
 $$ kept"""
 doc_query_cot_prompt = """DOCS ${ref_code}
 PROBLEM ${question}
-EXAMPLE ${example_test_cases}
-COMPLETE ${function}"""
+### Test Cases
+${example_test_cases}
+### Function to Complete
+${function}
+### Rules
+use the docs"""
 '''
 
 ROW = {"selected_functions": "['cumsum']", "query": "Return the running total of `sales`.",
@@ -34,10 +38,25 @@ ROW = {"selected_functions": "['cumsum']", "query": "Return the running total of
 RIGHT_ANSWER = "```python\nimport zwc\ndef running_total(sales):\n    return zwc.dorujot(sales)\n```"
 
 
+# stand-ins for the templates of the original's training scripts (verl_evolve/evolve_folder/scripts/)
+TRAINING_SCRIPTS = {
+    "SFTprompt_template.py": 'query_only_prompt = """SFT PROBLEM ${question}\nSFT EXAMPLE ${example_test_cases}\n'
+                             'SFT COMPLETE ${function}"""\n',
+    "rl_train.py": 'import json\ndoc_query_cot_prompt = """RL DOCS ${ref_code}\nRL PROBLEM ${question}\n'
+                   'RL EXAMPLE ${example_test_cases}\nRL COMPLETE ${function}"""\n',
+    "rl_real_train.py": 'query_only_cot_prompt = """RLC PROBLEM ${question}\nRLC EXAMPLE ${example_test_cases}\n'
+                        'RLC COMPLETE ${function}"""\n',
+}
+
+
 def original_repo(base: Path) -> Path:
     repo = base / "SE-Bench"
     (repo / "src/utils").mkdir(parents=True)
     (repo / "src/utils/prompt_template.py").write_text(TEMPLATES)
+    scripts = repo / "verl_evolve/evolve_folder/scripts"
+    scripts.mkdir(parents=True)
+    for name, text in TRAINING_SCRIPTS.items():
+        (scripts / name).write_text(text)
     (repo / "datasets/train").mkdir(parents=True)
     shutil.copy(SHARED_API_DOC, repo / "datasets/train/api_doc.jsonl")
     return repo

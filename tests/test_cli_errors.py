@@ -75,10 +75,10 @@ def test_sandbox_serve_refuses_a_port_that_cannot_be_one(inst, port):
 
 def test_range_checks_apply_to_configs_made_in_code(inst, tmp_path):
     from sebench.errors import SebenchError
-    from sebench.rollout.run import RolloutConfig, run
+    from sebench.rollout.run import RolloutConfig, write_rollouts
 
     with pytest.raises(SebenchError, match="--top-p must be at most 1"):
-        run(RolloutConfig(data=inst, out=tmp_path / "r.jsonl", model="fake:", top_p=1.5, progress=False))
+        write_rollouts(RolloutConfig(data=inst, out=tmp_path / "r.jsonl", model="fake:", top_p=1.5, progress=False))
 
 
 # ---- openai: without a server --------------------------------------------------------------------

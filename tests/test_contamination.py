@@ -11,13 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "tasks"))
 
-from released import norm_row, released_row, write_api_doc, write_jsonl  # noqa: E402
+from released import norm_row, released_row, write_api_doc, write_jsonl
 
-from sebench.cli import main  # noqa: E402
-from sebench.experiment.contamination import ContaminationConfig, compare, plain_verdict, run  # noqa: E402
-from sebench.obfuscate.names import generate_names  # noqa: E402
-from sebench.records import Verdict  # noqa: E402
-from sebench.rollout.backends.fake import FakeBackend  # noqa: E402
+from sebench.cli import main
+from sebench.experiment.contamination import ContaminationConfig, compare, plain_verdict, run
+from sebench.obfuscate.names import generate_names
+from sebench.records import Verdict
+from sebench.rollout.backends.fake import FakeBackend
 
 PUBLIC = generate_names(21).mapping()  # the "released" names the fake model has memorised
 

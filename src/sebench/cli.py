@@ -1,7 +1,9 @@
 """The `sebench` command: parses arguments and hands them to a stage; errors are one line, no traceback.
 
 Each stage owns a small `cli` module with `register(subparsers)`, which adds its subcommands and sets
-`func` (called with the parsed arguments, returns an exit code). Stage modules import their heavy
+`func` (called with the parsed arguments, returns an exit code); it returns the sub-command parsers of a
+command that a higher stage adds to ({command: parsers}), and that stage's `register_actions(actions)` adds
+them (`sebench tasks generate`, from the train stage). Stage modules import their heavy
 dependencies inside `func`, so `sebench --help` and the light stages start fast.
 """
 
@@ -18,12 +20,13 @@ import sys
 from sebench.errors import SebenchError
 
 COMMAND_MODULES = (
-    "sebench.build.cli",  # build
+    "sebench.builder.cli",  # build
     "sebench.obfuscate.cli",  # audit
-    "sebench.tasks.cli",  # tasks import|export|generate
+    "sebench.tasks.cli",  # tasks import|export
     "sebench.rollout.cli",  # rollout
     "sebench.judge.cli",  # judge, sandbox serve
-    "sebench.train.cli",  # train
+    "sebench.train.cli",  # train, tasks generate
+    "sebench.export.cli",  # export
     "sebench.experiment.cli",  # run
     "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report
@@ -100,8 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    actions: dict = {}
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+        actions.update(importlib.import_module(name).register(subparsers) or {})
+    for name in COMMAND_MODULES:
+        extend = getattr(importlib.import_module(name), "register_actions", None)
+        if extend:
+            extend(actions)
     return parser
 
 

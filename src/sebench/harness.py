@@ -1,7 +1,7 @@
 """The one harness that runs trusted code against a generated package in a child process.
 
-This file is a standalone script (standard library only; NumPy is imported where a command needs it)
-that the parent starts with `command_line`; tests import it as the module `sebench.harness` and call
+This file is a script (the standard library and sebench/values.py beside it; NumPy is imported where a
+command needs it) that the parent starts with `command_line`; tests import it as the module `sebench.harness` and call
 its functions in-process. It never runs model-written code: the judge's sandbox (judge/zygote.py,
 judge/sandbox.py) does that, with its own isolation.
 
@@ -9,8 +9,8 @@ judge/sandbox.py) does that, with its own isolation.
 
 COMMAND        stdin                                  stdout
 reference      JSON lines: {"id", "code", "entry",    JSON lines: {"id", "cases": [{"ok": true, "value": data}
-               "inputs": [kwargs text], "side":       | {"ok": false, "error": text}]} (values encoded as
-               "package"|"numpy", "package": name}    `encode` does)
+               "inputs": [kwargs text], "side":       | {"ok": false, "error": text}]} (values in the
+               "package"|"numpy", "package": name}    task-data form of sebench.values)
 examples       JSON lines: {"id", "stmts":            JSON lines: {"id", "results": [[status, output,
   POISON       [[source, [bound names]]]}, run as     [reprs of the bound names]]]}; exit 3 when the
   PRELUDE      doctest does, sharing one namespace    prelude (the package's import) fails
@@ -23,6 +23,7 @@ PACKAGE_DIR goes first on sys.path, so `import <package>` finds the generated pa
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import re
@@ -37,6 +38,14 @@ HARNESS = Path(__file__).resolve()
 CASE_SECONDS = 2.0  # wall-clock limit of one reference call or one example statement
 MAX_VALUE_CHARS = 20000  # a reference output longer than this (as JSON) fails its case
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+if __package__:  # imported as sebench.harness
+    from sebench.values import to_task_data
+else:  # a child started with -I cannot import sebench: load sebench/values.py (standard library only) by its path
+    _spec = importlib.util.spec_from_file_location("_sebench_values", HARNESS.with_name("values.py"))
+    _values = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_values)
+    to_task_data = _values.to_task_data
 
 
 # ---- the parent's side ------------------------------------------------------------------------------
@@ -88,20 +97,6 @@ def safe_repr(value) -> str:
         return f"<unrepresentable {type(exc).__name__}>"
 
 
-def encode(value):
-    """Plain Python data as JSON-ready data: complex as {"__complex__": [re, im]}, tuples as lists.
-
-    Anything else (arrays, objects) is a TypeError: reference outputs must already be plain data."""
-    kind = type(value)
-    if kind is complex:
-        return {"__complex__": [value.real, value.imag]}
-    if kind in (list, tuple):
-        return [encode(v) for v in value]
-    if value is None or kind in (bool, int, float, str):
-        return value
-    raise TypeError(f"not plain data: {kind.__name__}")
-
-
 def resolve(package, dotted: str):
     """The object of a public dotted name ("zwc.rfx.quvohe") inside the imported package."""
     obj = package
@@ -145,12 +140,12 @@ def run_reference(job: dict) -> dict:
         exec(compile(job["code"], "<reference>", "exec"), ns)
     except BaseException as exc:  # a broken reference fails every case
         return {"id": job["id"], "cases": [{"ok": False, "error": f"{type(exc).__name__}: {exc}"}] * len(job["inputs"])}
-    plain = getattr(sys.modules[job["package"]], "_plain") if job["side"] == "package" else numpy_plain
+    plain = sys.modules[job["package"]]._plain if job["side"] == "package" else numpy_plain
     cases = []
     for text in job["inputs"]:
         try:
             with time_limit():
-                value = encode(plain(eval(f"{job['entry']}({text})", ns)))
+                value = to_task_data(plain(eval(f"{job['entry']}({text})", ns)))
             if len(json.dumps(value)) > MAX_VALUE_CHARS:
                 raise ValueError("output too large")
             cases.append({"ok": True, "value": value})
@@ -181,7 +176,7 @@ def run_example(job: dict, prelude: str, poison: float) -> dict:
     for source, binds in job["stmts"]:
         _poison_memory(poison)
         shown, buffer = [], io.StringIO()
-        sys.displayhook = lambda v: shown.append(safe_repr(v)) if v is not None else None
+        sys.displayhook = lambda v: shown.append(safe_repr(v)) if v is not None else None  # noqa: B023 - set anew for each statement
         sys.stdout = buffer
         status = "ok"
         try:
@@ -327,7 +322,7 @@ class _Probe:
             try:
                 value = getattr(x, attr)
             except Exception:
-                self.provoke("attribute ." + attr, lambda: getattr(x, attr))
+                self.provoke("attribute ." + attr, lambda: getattr(x, attr))  # noqa: B023 - called at once
                 continue
             if not callable(value):
                 self.out["reprs"].append(["attribute ." + attr, safe_repr(value)])
@@ -348,7 +343,7 @@ class _Probe:
         for label, name, args, kwargs in _FAILURES:
             if name in self.functions:
                 self.provoke(label, lambda n=name, a=args, k=kwargs: self.functions[n](*a, **k))
-        self.provoke("missing attribute", lambda: getattr(self.pkg, "nope"))
+        self.provoke("missing attribute", lambda: self.pkg.nope)
 
 
 def probe_package(mapping: dict) -> dict:

@@ -1,4 +1,5 @@
-"""The instance directory: where each file lives, and loaders for its parts (docs/architecture.md).
+"""The instance directory: where each file lives (the one place that says so), and loaders for its parts
+(docs/architecture.md).
 
     DIR/manifest.json                       seed, package name, versions, counts, content hashes
     DIR/package/<pkg>/...                   the generated package (PYTHONPATH=DIR/package)
@@ -7,6 +8,7 @@
     DIR/datasets/test/single_test.jsonl     one-function test tasks
     DIR/datasets/test/multiple_test.jsonl   multi-function test tasks
     DIR/private/mapping.json                {"package": ..., "functions": {"numpy.mean": "zwc.kocito", ...}}
+    DIR/private/release/                    an imported release's rows as they were (sebench tasks import)
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from pathlib import Path
 from sebench.errors import SebenchError
 from sebench.records import ApiDoc, Task, read_records
 
+MANIFEST_FILE = "manifest.json"
+PACKAGE_DIR = "package"
+DATASETS_DIR = "datasets"
+API_DOC_FILE = "datasets/train/api_doc.jsonl"
+MAPPING_FILE = "private/mapping.json"
+RELEASE_DIR = "private/release"
 SPLIT_FILES = {
     "train": "datasets/train/train.jsonl",
     "single_test": "datasets/test/single_test.jsonl",
@@ -32,28 +40,28 @@ class Instance:
     root: Path
 
     @classmethod
-    def open(cls, root: str | Path) -> "Instance":
+    def open(cls, root: str | Path) -> Instance:
         root = Path(root)
-        if not (root / "manifest.json").is_file():
+        if not (root / MANIFEST_FILE).is_file():
             raise SebenchError(f"{root}: not an instance directory (no manifest.json); create one with `sebench build`")
         return cls(root)
 
     @property
     def manifest_path(self) -> Path:
-        return self.root / "manifest.json"
+        return self.root / MANIFEST_FILE
 
     @property
     def package_dir(self) -> Path:
         """The folder to put on PYTHONPATH (it holds the package folder)."""
-        return self.root / "package"
+        return self.root / PACKAGE_DIR
 
     @property
     def api_doc_path(self) -> Path:
-        return self.root / "datasets/train/api_doc.jsonl"
+        return self.root / API_DOC_FILE
 
     @property
     def mapping_path(self) -> Path:
-        return self.root / "private/mapping.json"
+        return self.root / MAPPING_FILE
 
     def split_path(self, split: str) -> Path:
         if split not in SPLIT_FILES:

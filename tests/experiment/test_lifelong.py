@@ -65,6 +65,15 @@ def test_bad_lifelong_settings_are_refused(setting, message):
         resolve("lifelong", dict([parse_setting(setting)]))
 
 
+def test_plan_refuses_the_lifelong_schedule(tmp_path, capsys):
+    """--plan plans a study's regimes; the lifelong schedule's stages are not among them."""
+    from sebench.cli import main
+
+    assert main(["run", "--preset", "lifelong", "--out", str(tmp_path / "run"), "--plan"]) == 2
+    assert "--plan covers the regimes of a study, not the lifelong schedule" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "plan.json").exists()
+
+
 # ---- end to end ---------------------------------------------------------------------------------------
 
 pytest.importorskip("transformers")

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from sebench.cli import main  # noqa: E402
+from sebench.cli import main
 
 RL = {"num_generations": 2, "batch_size": 2, "max_completion_length": 8}
 
@@ -70,6 +70,11 @@ def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_pat
     assert "self-play-sft" in report["not_trained"]
     assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft"}
     assert "Not trained (no row): **self-play-sft**" in (out / "report/report.md").read_text()
+    # it wrote for the studied functions only (the subset keeps every function's docs), and its round is reported
+    studied = json.loads((out / "data/manifest.json").read_text())["subset"]["functions"]
+    folder = out / "train/self-play-sft/checkpoint/rounds/round-1"
+    assert {json.loads(line)["function"] for line in (folder / "proposals.jsonl").read_text().splitlines()} <= set(studied)
+    assert [(r["round"], r["asked"], r["kept"]) for r in report["self_play"]["self-play-sft"]] == [(1, 1, 0)]
 
     # a later command adds a regime: the report is redone (no --overwrite needed: it is made from the other
     # stages' outputs), and the regime the first command could not train is still reported

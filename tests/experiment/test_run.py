@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from sebench.cli import main  # noqa: E402
+from sebench.cli import main
 
 TINY_SETTINGS = [
     "--functions", "3", "--set", "max_train=8", "--set", "max_single=6", "--set", "max_multiple=2",
@@ -93,6 +93,9 @@ def test_killed_and_restarted_run_gives_the_same_report(tmp_path, built_instance
     assert manifest["finished"] and manifest["seed"] == 0 and manifest["versions"]["torch"]
     assert {"select", "train:closed-sft", "report"} <= set(manifest["stages"])
     assert all(s["status"] == "done" for s in manifest["stages"].values())
+    stages = manifest["stages"]  # the threads torch ran on, per stage; none for stages without torch
+    assert stages["train:closed-sft"]["threads"]["seconds"] and stages["select"]["threads"] is None
+    assert stages["rollout:untrained:closed:single_test"]["threads"]["cores"] >= 1
 
     killed = tmp_path / "killed"
     kills = 0

@@ -83,7 +83,7 @@ def test_a_setting_of_a_stage_is_named_by_its_section():
         resolve("quick", {"seed.x": 1})
     with pytest.raises(SebenchError, match=r"rollout.max_tokens must be at least 1 \(got 0\)"):
         resolve("quick", {"rollout.max_tokens": 0})
-    with pytest.raises(SebenchError, match="train.target must be one of"):
+    with pytest.raises(SebenchError, match=r"train\.target must be one of"):
         resolve("quick", {"train.target": "everything"})
     cfg = resolve("quick", {"rollout.max_tokens": 64, "judge.timeout": 5.0})
     assert cfg.rollout["max_tokens"] == 64 and cfg.rollout["n"] == 1 and cfg.judge["timeout"] == 5.0
@@ -113,11 +113,11 @@ def test_training_a_served_model_needs_weights(tmp_path):
 def test_misspelt_training_settings_fail_when_the_config_is_resolved():
     with pytest.raises(SebenchError, match="train: unknown setting 'grad_acum'; did you mean 'grad_accum'"):
         resolve("quick", {"train.grad_acum": 2})
-    with pytest.raises(SebenchError, match="train_regimes.closed-rl: unknown setting 'epsilonn'"):
+    with pytest.raises(SebenchError, match=r"train_regimes\.closed-rl: unknown setting 'epsilonn'"):
         resolve("quick", {"train_regimes": {"closed-rl": {"epsilonn": 0.3}}})
-    with pytest.raises(SebenchError, match="variants.wide: unknown setting 'epsilon_hi'"):
+    with pytest.raises(SebenchError, match=r"variants\.wide: unknown setting 'epsilon_hi'"):
         resolve("quick", {"variants": {"wide": {"regime": "closed-rl", "epsilon_hi": 0.5}}, "regimes": ["wide"]})
-    with pytest.raises(SebenchError, match="train_regimes.open-rl: expected"):
+    with pytest.raises(SebenchError, match=r"train_regimes\.open-rl: expected"):
         resolve("quick", {"train_regimes": {"open-rl": 3}})
     with pytest.raises(SebenchError, match="unknown train_regimes key value 'closed-rll'"):
         resolve("quick", {"train_regimes.closed-rll.lr": 1e-5})
@@ -132,23 +132,30 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     fast), so a setting from a train section or a variant cannot be left out of it."""
     import dataclasses
 
-    from sebench.experiment.run import TRAIN_SPEED, Study
+    from sebench.experiment.run import Study
     from sebench.experiment.state import config_record
     from sebench.train.config import TrainConfig
 
     cfg = resolve("paper-mini", {"model": "hf:some/model"})
     study = Study(cfg, tmp_path / "run")
     study.data = tmp_path
-    wide = study.train_config("closed-rl-wide-clip", tmp_path / "out", None, None)
+    wide = study.train_config("closed-rl-off-policy", tmp_path / "out", None, None)
     plain = study.train_config("closed-rl", tmp_path / "out", None, None)
-    assert (wide.regime, wide.epsilon_high, plain.epsilon_high) == ("closed-rl", 0.5, None)
-    assert wide.max_steps == 24 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_regimes.closed-rl
+    assert (wide.regime, wide.old_logps, plain.old_logps) == ("closed-rl", "sampling", "recompute")
+    assert wide.max_steps == 48 and wide.grad_accum == 1 and wide.lr == 2e-5  # train_regimes.closed-rl
     sft = study.train_config("closed-sft", tmp_path / "out", None, None)
     assert sft.grad_accum == 4 and sft.lr == 2e-4  # the train section: every regime
-    record = config_record(wide, drop=TRAIN_SPEED + ("out",), data="hash")
-    assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - set(TRAIN_SPEED) - {"out"}
-    assert record["epsilon_high"] == 0.5 and record["data"] == "hash"
-    assert record != config_record(plain, drop=TRAIN_SPEED + ("out",), data="hash")
+    record = config_record(wide, drop=("out",), data="hash")
+    speed = {"overwrite", "threads", "judge_workers", "resume_every"}  # marked speed=True: they change no result
+    assert {f.name for f in dataclasses.fields(TrainConfig) if f.metadata.get("speed")} == speed
+    assert set(record) == {f.name for f in dataclasses.fields(TrainConfig)} - speed - {"out"}
+    assert record["old_logps"] == "sampling" and record["data"] == "hash"
+    assert record != config_record(plain, drop=("out",), data="hash")
+    remote = Study(resolve("paper-mini", {"model": "hf:some/model", "judge.sandbox_url": ["http://127.0.0.1:9"]}),
+                   tmp_path / "remote")
+    remote.data = tmp_path
+    assert remote.train_config("closed-rl", tmp_path / "out", None, None).sandbox_url == ["http://127.0.0.1:9"]
+    assert plain.sandbox_url is None  # judged in-process, as the study's verdicts are
 
 
 def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):
@@ -161,3 +168,53 @@ def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):
     assert calls == ["report", "report"] and book.get("report")["config"] == {"verdicts": 2}
     with pytest.raises(SebenchError, match="--overwrite"):
         book.run("report", {"verdicts": 3}, [out], _writer(out, calls))  # any other stage is refused
+
+
+def test_each_stage_record_holds_the_threads_it_ran_on(tmp_path, monkeypatch, caplog):
+    """A scripted wait: a competitor comes 30 s into the training stage; the judge sets no threads."""
+    import logging
+
+    torch = pytest.importorskip("torch")
+    from sebench import threads
+
+    clock, loads = [0.0], [0.0, 0.9]
+    monkeypatch.delenv(threads.THREADS_ENV, raising=False)
+    monkeypatch.setattr(threads, "GOVERNOR", threads.ThreadGovernor(reading=lambda: loads.pop(0), cores=2,
+                                                                    clock=lambda: clock[0]))
+    before = torch.get_num_threads()
+
+    def train():
+        threads.set_threads()
+        clock[0] += 30.0
+        threads.adapt_threads()
+        clock[0] += 90.0
+        (tmp_path / "ckpt").write_text("x")
+
+    book = StageBook(tmp_path)
+    try:
+        with caplog.at_level(logging.INFO, logger="sebench"):
+            trained = book.run("train:closed-sft", {}, [tmp_path / "ckpt"], train)
+    finally:
+        torch.set_num_threads(before)
+    judged = book.run("judge", {}, [tmp_path / "v"], lambda: (tmp_path / "v").write_text("x"))
+    assert trained["threads"] == {"cores": 2, "policy": "adaptive", "seconds": {"2": 30.0, "1": 90.0}}
+    assert judged["threads"] is None
+    assert "90 s of them on fewer CPU threads than the 2 cores" in caplog.text
+    assert "waited 0.90 s a second for a core" in caplog.text
+
+
+def test_the_study_still_rebuilds_its_own_instance(tmp_path, monkeypatch):
+    """`sebench build` refuses to build over an instance; the study's build stage removes its own output
+    before it runs again, so a changed seed with --overwrite rebuilds RUN_DIR/instance as before."""
+    from sebench.builder import run as build_run
+    from sebench.experiment.run import Study
+    from sebench.instance import Instance
+
+    real = build_run.build_instance
+    monkeypatch.setattr(build_run, "build_instance", lambda out, **kw: real(out, docs=False, audit=False, **kw))
+    small = {"functions": 0, "build_train": 3, "build_single": 0, "build_multiple": 0}
+    Study(resolve("quick", small), tmp_path).prepare_data()
+    with pytest.raises(SebenchError, match=r"stage 'build' .*seed: 0 -> 1.*pass --overwrite"):
+        Study(resolve("quick", {**small, "seed": 1}), tmp_path).prepare_data()
+    Study(resolve("quick", {**small, "seed": 1}), tmp_path, overwrite=True).prepare_data()
+    assert Instance.open(tmp_path / "instance").manifest()["seed"] == 1

@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from sebench.judge.server import serve
+from sebench.judge.sandbox_server import serve
 
 
 @contextlib.contextmanager

@@ -32,3 +32,20 @@ def test_verdict_categories(judge):
     verdicts = judge.judge_many(items)
     assert [v.verdict for v in verdicts] == list(cases)
     assert [v.sample_idx for v in verdicts] == list(range(len(cases)))
+
+
+def test_got_is_the_short_repr_of_the_result(judge):
+    """What a verdict shows of each result: reprlib's form, 12 items a level, 4 levels, 300 characters."""
+    import reprlib
+
+    shown = reprlib.Repr()
+    shown.maxlist = shown.maxtuple = shown.maxdict = 12
+    shown.maxlevel = 4
+    shown.maxstring = shown.maxother = 300
+    values = ["[0.1] * 13", "[10**50, True, 2.5, -0.0]", "[[[[[1.5]]]]]", "[1.0, float('nan'), float('inf')]",
+              "(1.5, 2)", "[]", "[[1.25, 2], [3, 4.5]]", "{'a': [1.5] * 20}"]
+    program = "import zwc\ndef solve(a):\n    x = zwc.kocito(a)\n    return [" + ", ".join(values) + "][int(x)]\n"
+    task = make_task(inputs=tuple(f"a=[{i}]" for i in range(len(values))), expected=(0.0,) * len(values))
+    v = judge.judge(task, fenced(program))
+    expected = [shown.repr(eval(value))[:300] for value in values]
+    assert [t["got"] for t in v.detail["tests"]] == expected

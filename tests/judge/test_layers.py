@@ -22,7 +22,7 @@ def _run_isolated(body: str) -> str:
     return proc.stdout
 
 
-@pytest.mark.skipif(not sandbox_mod.os.uname().machine == "x86_64", reason="seccomp filter is x86_64 only")
+@pytest.mark.skipif(sandbox_mod.os.uname().machine != "x86_64", reason="seccomp filter is x86_64 only")
 def test_seccomp_filter_alone(tmp_path):
     out = _run_isolated(f"""
         import os, socket, resource, threading, errno

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 from sebench.records import Verdict, read_records
 

@@ -97,7 +97,7 @@ def test_a_refused_or_malformed_url_is_one_line_not_judge_errors(instance, url, 
 
 def test_judge_errors_make_the_command_fail_with_a_count(instance, tmp_path, capsys):
     rollouts = tmp_path / "r.jsonl"
-    rows = _rollouts()[:2] + [Rollout("no-such-task", 0, "closed", "fake:m", [], GOOD, None, "stop")]
+    rows = [*_rollouts()[:2], Rollout("no-such-task", 0, "closed", "fake:m", [], GOOD, None, "stop")]
     write_records(rollouts, rows)
     out = tmp_path / "v.jsonl"
     assert main(["judge", "--data", str(instance), "--rollouts", str(rollouts), "--out", str(out)]) == 1

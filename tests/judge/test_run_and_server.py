@@ -7,11 +7,11 @@ import pytest
 from sebench.cli import main
 from sebench.instance import Instance
 from sebench.judge.run import judge_records, read_rollouts
-from sebench.judge.server import serve
+from sebench.judge.sandbox_server import serve
 from sebench.judge.summary import format_table, summarize
 from sebench.metrics import pass_at_k
 from sebench.records import Rollout, Verdict, read_records, write_records
-from sebench.tasks.original_answers import original_answers
+from sebench.tasks.original_format import original_answers
 
 from .conftest import fenced, make_task, write_instance
 
@@ -54,8 +54,8 @@ def test_judge_records_ours_and_original_format(instance, tmp_path):
                 {"query": "unknown", "response": GOOD}]
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps(r if isinstance(r, dict) else r.__dict__) + "\n" for r in ours + original))
-    rows = read_rollouts(path, Instance.open(instance))
-    verdicts = judge_records(instance, rows, workers=2)
+    rollouts, tasks = read_rollouts(path, Instance.open(instance))
+    verdicts = judge_records(instance, rollouts, workers=2, tasks=tasks)
     assert [v.verdict for v in verdicts] == ["correct", "wrong_answer", "judge_error", "correct", "wrong_answer",
                                              "judge_error"]
     assert [v.sample_idx for v in verdicts[3:5]] == [0, 1] and verdicts[3].task_id == "s1"
@@ -118,7 +118,7 @@ def test_judge_across_servers(instance, servers, tmp_path):
 
     task = make_task("s0")
     items = [(task, GOOD if i % 3 else BAD, i) for i in range(40)]
-    with Judge(instance, sandbox_urls=servers + ["http://127.0.0.1:9"]) as judge:
+    with Judge(instance, sandbox_urls=[*servers, "http://127.0.0.1:9"]) as judge:
         verdicts = judge.judge_many(items)
     assert [v.verdict for v in verdicts] == ["wrong_answer" if i % 3 == 0 else "correct" for i in range(40)]
     assert [v.sample_idx for v in verdicts] == list(range(40))
@@ -145,6 +145,7 @@ def test_unmatched_original_record_is_judged_on_its_own_test_cases(instance):
     record = {"query": "A query the instance does not have.", "test_cases": cases, "right_exe_result": "2.0#2.75"}
     rows = [dict(record, response=GOOD), dict(record, response=BAD),
             dict(record, response=GOOD, function_name="def solve(a):"), dict(record, response="no code")]
-    verdicts = judge_records(instance, original_answers(rows, Instance.open(instance), own_tests=False), workers=2)
+    answers = original_answers(rows, Instance.open(instance), own_tests=False)
+    verdicts = judge_records(instance, [a.rollout for a in answers], workers=2, tasks=[a.task for a in answers])
     assert [v.verdict for v in verdicts] == ["correct", "wrong_answer", "correct", "no_code"]
     assert verdicts[0].task_id == verdicts[1].task_id and [v.sample_idx for v in verdicts] == [0, 1, 2, 3]

@@ -1,6 +1,6 @@
 """The sandbox writes results with its own encoder (judge/zygote.py: inside the sandbox the program could
-patch the json module), in the format of sebench.codec: what it writes, codec.decode reads back as the value,
-exactly as codec.encode's output does."""
+patch the json module), in the format of sebench.values: what it writes, values.decode reads back as the value,
+exactly as values.encode's output does."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from sebench import codec
+from sebench import values
 from sebench.judge.sandbox import ZYGOTE
 
 
@@ -46,7 +46,7 @@ def _same(a, b) -> bool:
 
 
 @pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
-def test_the_sandbox_encoder_writes_the_codec_format(encode_in_sandbox, value):
+def test_the_sandbox_encoder_writes_the_tagged_format(encode_in_sandbox, value):
     written = json.loads(encode_in_sandbox(value))
-    assert _same(codec.decode(written), value)
-    assert _same(codec.decode(written), codec.decode(json.loads(json.dumps(codec.encode(value)))))
+    assert _same(values.decode(written), value)
+    assert _same(values.decode(written), values.decode(json.loads(json.dumps(values.encode(value)))))

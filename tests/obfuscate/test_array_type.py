@@ -174,7 +174,7 @@ def _numpy_attribute_names():
 def test_numpy_methods_and_attributes_are_blocked(gen0, mk):
     a = mk(F2)
     numpy_names = {f.rsplit(".", 1)[1] for f in gen0.names.mapping()["functions"]} | set(_numpy_attribute_names())
-    for name in _numpy_attribute_names() + ["_data", "data", "base", "_mask", "mean", "tolist", "T", "reshape"]:
+    for name in [*_numpy_attribute_names(), "_data", "data", "base", "_mask", "mean", "tolist", "T", "reshape"]:
         with pytest.raises(AttributeError) as info:
             getattr(a, name)
         msg = str(info.value)

@@ -3,8 +3,6 @@
 import json
 import math
 
-import pytest
-
 from sebench import harness
 
 
@@ -13,11 +11,13 @@ def _lines(proc) -> list[dict]:
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
-def test_encode_is_strict_plain_data():
-    assert harness.encode((1, [2.5, 1 + 2j], None, "x", True)) == [1, [2.5, {"__complex__": [1.0, 2.0]}], None,
-                                                                    "x", True]
-    with pytest.raises(TypeError, match="not plain data: set"):
-        harness.encode({1})
+def test_reference_outputs_are_strict_task_data(tmp_path):
+    """The child encodes with sebench.values.to_task_data, loaded by its path (it cannot import sebench)."""
+    job = {"id": "t", "code": "def f(k):\n    return (1, 2j) if k else {1}\n", "entry": "f", "inputs": ["k=1", "k=0"],
+           "side": "numpy", "package": "numpy"}
+    [answer] = _lines(harness.run("reference", tmp_path, json.dumps(job) + "\n"))
+    assert answer["cases"] == [{"ok": True, "value": [1, {"__complex__": [0.0, 2.0]}]},
+                               {"ok": False, "error": "TypeError: not plain data: set"}]
 
 
 def test_reference_runs_each_case_and_reports_failures(tmp_path):

@@ -12,7 +12,7 @@ from sebench.obfuscate.surface import data_text, load_surface
 
 def _all_identifiers(n):
     short = [v.rsplit(".", 1)[1] for v in n.functions.values()]
-    return short + [n.package, n.linalg, n.array_type, n.slot.lstrip("_"), n.axis_error, n.linalg_error]
+    return [*short, n.package, n.linalg, n.array_type, n.slot.lstrip("_"), n.axis_error, n.linalg_error]
 
 
 def test_surface_has_278_functions_31_in_linalg():

@@ -216,3 +216,41 @@ def test_accuracy_plot_legend_names_every_split_of_every_panel(tmp_path, monkeyp
             dict(row, mode="closed", split="single_test"), dict(row, mode="closed", split="multiple_test")]
     assert plots.accuracy_by_regime(rows, tmp_path / "accuracy.png").is_file()
     assert sorted(seen["labels"]) == ["multiple_test", "single_test", "train"]
+
+
+def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
+    """Each seed's round summaries (written by train.selfplay, also when the regime kept nothing to train on)
+    appear in one table per regime, with a total and the noise share recomputed from the counts."""
+    rounds = {  # run -> regime -> rounds: (asked, parsed, no_leak, kept, agree, solved, correct, examples)
+        "seed0": {"self-play-sft": [(16, 12, 11, 9, 6, 5, 7, 6), (16, 14, 14, 12, 12, 8, 10, 9)],
+                  "self-play-rl": [(16, 3, 2, 0, 0, 0, 0, 0)]},
+        "seed1": {"self-play-sft": [(16, 10, 10, 8, 2, 4, 4, 4)]},
+    }
+    keys = ("asked", "parsed", "no_leak", "kept", "agree_with_library", "solved", "correct", "examples")
+    dirs = []
+    for seed, (run, regimes) in enumerate(rounds.items()):
+        root = tmp_path / run
+        _write_run(root, "m", seed, {"untrained": 0.2, "closed-sft": 0.5})
+        for regime, counts in regimes.items():
+            for k, values in enumerate(counts, 1):
+                folder = root / "train" / regime / "checkpoint" / "rounds" / f"round-{k}"
+                folder.mkdir(parents=True)
+                summary = {"round": k, **dict(zip(keys, values)), "seconds": 60.0 * k, "agreement": {"gen-1": True},
+                           "rejected": {"few_inputs": values[2] - values[3]} if values[2] > values[3] else {}}
+                (folder / "summary.json").write_text(json.dumps(summary))
+        dirs.append(root)
+    md = build_report(dirs, tmp_path / "report", plots_enabled=False).read_text()
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    assert [(r["run"], r["round"], r["kept"]) for r in data["self_play"]["self-play-sft"]] == [
+        ("seed0", 1, 9), ("seed0", 2, 12), ("seed1", 1, 8)]
+    assert all("agreement" not in r for r in data["self_play"]["self-play-sft"])
+    section = md.split("## Self-play rounds")[1]
+    sft = section.split("**self-play-sft**")[1].split("**")[0]
+    rows = [line.split(" | ") for line in sft.splitlines() if line.startswith("| seed") or line.startswith("| all")]
+    assert rows[0][:10] == ["| seed0", "1", "16", "12", "11", "9", "6", "5", "7", "6"]
+    assert rows[0][10] == f"{100 * 3 / 9:.1f}"  # noise: 3 of the 9 kept tasks disagree with NumPy
+    total = rows[-1]
+    assert total[:10] == ["| all", "all", "48", "36", "35", "29", "20", "17", "21", "19"]
+    assert total[10:] == [f"{100 * 9 / 29:.1f}", "4.0", "too few inputs run 6 |"]
+    rl = section.split("**self-play-rl**")[1]
+    assert "| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 | too few inputs run 2 |" in rl  # no noise share, no total

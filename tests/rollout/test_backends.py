@@ -7,8 +7,8 @@ import time
 import pytest
 from fake_openai_server import FakeOpenAIServer
 
+from sebench.answers import extract_code
 from sebench.errors import SebenchError
-from sebench.judge.extract import extract_code
 from sebench.rollout.backends import GenerationRequest, get_backend
 from sebench.rollout.backends.openai import parse_argument
 from sebench.rollout.text import cut_at_stop
@@ -128,7 +128,7 @@ def test_gives_up_with_a_clear_error():
     with FakeOpenAIServer() as server:
         server.script(["500"] * 10)
         backend = get_backend(f"openai:fake-model@{server.url}", max_retries=2, **QUICK)
-        with pytest.raises(SebenchError, match="gave up after 3 tries.*HTTP 500"):
+        with pytest.raises(SebenchError, match=r"gave up after 3 tries.*HTTP 500"):
             backend.generate([ask()])
 
 

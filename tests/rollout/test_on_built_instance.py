@@ -10,7 +10,7 @@ from sebench.instance import Instance
 from sebench.records import MODES, Rollout, read_records
 from sebench.rollout.backends import get_backend
 from sebench.rollout.prompts import PromptBuilder, approx_tokens, format_answer
-from sebench.rollout.run import RolloutConfig, run
+from sebench.rollout.run import RolloutConfig, write_rollouts
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_reference_answers_in_open_mode_are_judged_correct(instance, tmp_path):
         return "Here it is.\n" + format_answer(task.reference_solution)
 
     cfg = RolloutConfig(data=instance.root, out=tmp_path / "r.jsonl", mode="open", model="fake:reference", limit=6, progress=False)
-    out = run(cfg, backend=get_backend("fake:", responses=answer))
+    out = write_rollouts(cfg, backend=get_backend("fake:", responses=answer))
     rollouts = read_records(out, Rollout)
     assert len(rollouts) == 6
     verdicts = judge_records(instance, rollouts, workers=2)

@@ -69,5 +69,5 @@ def test_a_missing_or_foreign_original_repository_is_one_line(setup, tmp_path, c
             "original"]
     assert main(args) == 2
     assert "--original-repo" in capsys.readouterr().err
-    assert main(args + ["--original-repo", str(tmp_path)]) == 2
+    assert main([*args, "--original-repo", str(tmp_path)]) == 2
     assert "prompt_template.py: not found" in capsys.readouterr().err

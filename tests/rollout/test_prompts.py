@@ -43,7 +43,7 @@ def test_open_prompt_names_a_missing_doc(instance):
     task = instance.tasks("single_test")[0]
     from dataclasses import replace
 
-    with pytest.raises(SebenchError, match="zwc.nothere"):
+    with pytest.raises(SebenchError, match=r"zwc\.nothere"):
         PromptBuilder(instance, "open").messages(replace(task, selected_functions=["zwc.nothere"]))
 
 
@@ -69,7 +69,7 @@ def test_fit_docs_shortens_before_dropping(instance):
     from sebench.rollout.prompts import format_doc_short
 
     docs = instance.api_docs()
-    full_text, report = fit_docs(docs, None, approx_tokens)
+    _full_text, report = fit_docs(docs, None, approx_tokens)
     assert report == ""
     shortened = sum(approx_tokens(format_doc_short(d)) + 1 for d in docs)
     short_text, report = fit_docs(docs, shortened + 10, approx_tokens)

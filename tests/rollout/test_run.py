@@ -17,7 +17,7 @@ from fake_openai_server import FakeOpenAIServer
 from sebench.errors import SebenchError
 from sebench.records import Rollout, read_records
 from sebench.rollout.backends import get_backend
-from sebench.rollout.run import RolloutConfig, run
+from sebench.rollout.run import RolloutConfig, write_rollouts
 
 ANSWER = "```python\nimport zwc\ndef solve(readings):\n    return zwc.kocito(zwc.yitaf(readings))\n```"
 
@@ -32,7 +32,7 @@ def pairs(path: Path) -> Counter:
 
 
 def test_writes_one_record_per_task_and_sample(instance_dir, tmp_path):
-    out = run(config(instance_dir, tmp_path / "r.jsonl", n=3, mode="open", model="fake:" + ANSWER))
+    out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl", n=3, mode="open", model="fake:" + ANSWER))
     records = read_records(out, Rollout)
     assert len(records) == 18 and set(pairs(out).values()) == {1}
     record = records[0]
@@ -45,47 +45,47 @@ def test_writes_one_record_per_task_and_sample(instance_dir, tmp_path):
 
 def test_resumes_without_duplicates(instance_dir, tmp_path):
     out = tmp_path / "r.jsonl"
-    run(config(instance_dir, out, n=2, limit=2))
+    write_rollouts(config(instance_dir, out, n=2, limit=2))
     assert sum(pairs(out).values()) == 4
     backend = get_backend("fake:")
-    run(config(instance_dir, out, n=2), backend=backend)
+    write_rollouts(config(instance_dir, out, n=2), backend=backend)
     assert len(backend.calls) == 4  # only the missing tasks were asked
     assert sum(pairs(out).values()) == 12 and set(pairs(out).values()) == {1}
-    run(config(instance_dir, out, n=3), backend=backend)  # more samples: only the third is asked
+    write_rollouts(config(instance_dir, out, n=3), backend=backend)  # more samples: only the third is asked
     assert sum(pairs(out).values()) == 18 and set(pairs(out).values()) == {1}
     assert all(call.n == 1 for call in backend.calls[4:])
 
 
 def test_half_written_last_line_is_repaired(instance_dir, tmp_path, caplog):
     out = tmp_path / "r.jsonl"
-    run(config(instance_dir, out, limit=3))
+    write_rollouts(config(instance_dir, out, limit=3))
     with out.open("a") as handle:
         handle.write('{"task_id": "single_test/3", "sample_idx": 0, "mo')
-    run(config(instance_dir, out))
+    write_rollouts(config(instance_dir, out))
     assert sum(pairs(out).values()) == 6 and set(pairs(out).values()) == {1}
     assert "half-written" in caplog.text
 
 
 def test_overwrite_starts_afresh(instance_dir, tmp_path):
     out = tmp_path / "r.jsonl"
-    run(config(instance_dir, out, model="fake:old"))
+    write_rollouts(config(instance_dir, out, model="fake:old"))
     with pytest.raises(SebenchError, match="--overwrite"):
-        run(config(instance_dir, out, model="fake:new"))
-    run(config(instance_dir, out, model="fake:new", overwrite=True))
+        write_rollouts(config(instance_dir, out, model="fake:new"))
+    write_rollouts(config(instance_dir, out, model="fake:new", overwrite=True))
     assert {r.model for r in read_records(out, Rollout)} == {"fake:new"}
 
 
 def test_unknown_model_fails_before_touching_the_file(instance_dir, tmp_path):
     out = tmp_path / "r.jsonl"
     with pytest.raises(SebenchError, match="did you mean 'openai'"):
-        run(config(instance_dir, out, model="opnai:m@http://127.0.0.1:1"))
+        write_rollouts(config(instance_dir, out, model="opnai:m@http://127.0.0.1:1"))
     assert not out.exists()
 
 
 def test_empty_truncated_and_failed_answers_are_recorded(instance_dir, tmp_path):
     answers = ["", {"text": "```python\ndef solve(r", "finish_reason": "length"}, {"text": "", "finish_reason": "error"}]
     backend = get_backend("fake:", responses=answers)
-    out = run(config(instance_dir, tmp_path / "r.jsonl", limit=3), backend=backend)
+    out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl", limit=3), backend=backend)
     records = read_records(out, Rollout)
     assert [(r.response, r.finish_reason) for r in records] == [
         ("", "stop"), ("```python\ndef solve(r", "length"), ("", "error")
@@ -98,8 +98,8 @@ def test_invalid_tasks_are_skipped(instance_dir, tmp_path):
     lines = path.read_text().splitlines()
     first = json.loads(lines[0])
     first["is_valid"] = False
-    path.write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
-    out = run(config(instance_dir, tmp_path / "r.jsonl"))
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl"))
     assert first["task_id"] not in {t for t, _ in pairs(out)} and len(pairs(out)) == 5
 
 
@@ -108,7 +108,7 @@ def test_retrieval_records_keep_every_turn(instance_dir, tmp_path):
         searched = any("Search results" in m["content"] for m in request.messages if m["role"] == "user")
         return ANSWER if searched else "```search\naverage mean\n```"
 
-    out = run(config(instance_dir, tmp_path / "r.jsonl", mode="retrieval", n=2), backend=get_backend("fake:", responses=respond))
+    out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl", mode="retrieval", n=2), backend=get_backend("fake:", responses=respond))
     records = read_records(out, Rollout)
     assert len(records) == 12
     record = records[0]
@@ -120,7 +120,7 @@ def test_retrieval_records_keep_every_turn(instance_dir, tmp_path):
 
 def test_full_doc_prompt_fits_the_backend_context(instance_dir, tmp_path, caplog):
     backend = get_backend("fake:", context_tokens=700)
-    out = run(config(instance_dir, tmp_path / "r.jsonl", mode="full-doc", max_tokens=200), backend=backend)
+    out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl", mode="full-doc", max_tokens=200), backend=backend)
     assert "tokens cut" in caplog.text
     assert all(sum(len(m["content"]) for m in r.prompt) < 700 * 3.5 for r in read_records(out, Rollout))
 
@@ -129,7 +129,7 @@ def test_openai_run_in_process(instance_dir, tmp_path):
     with FakeOpenAIServer(answer=ANSWER) as server:
         server.script(["429", "500"])
         cfg = config(instance_dir, tmp_path / "r.jsonl", model=f"openai:fake-model@{server.url}", n=4, temperature=0.8)
-        out = run(cfg)
+        out = write_rollouts(cfg)
     records = read_records(out, Rollout)
     assert len(records) == 24 and set(pairs(out).values()) == {1}
     assert {r.code for r in records} == {"import zwc\ndef solve(readings):\n    return zwc.kocito(zwc.yitaf(readings))\n"}
@@ -140,8 +140,8 @@ CLI = [sys.executable, "-m", "sebench.cli"]
 
 
 def _rollout_command(instance_dir: Path, out: Path, url: str) -> list[str]:
-    return CLI + [
-        "rollout", "--data", str(instance_dir), "--split", "single_test", "--mode", "open",
+    return [
+        *CLI, "rollout", "--data", str(instance_dir), "--split", "single_test", "--mode", "open",
         "--model", f"openai:fake-model@{url}", "--out", str(out), "--n", "2", "--temperature", "0.7",
         "--concurrency", "2",
     ]
@@ -182,7 +182,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_one_record_each(many_tasks_in
 @pytest.mark.timeout(1800)  # ~1 minute on a free CPU; far more on a shared one
 def test_embedded_default_answers_a_real_prompt(instance_dir, tmp_path):
     pytest.importorskip("transformers")
-    out = run(config(instance_dir, tmp_path / "r.jsonl", model="smollm2-135m", mode="open", limit=1, max_tokens=128))
+    out = write_rollouts(config(instance_dir, tmp_path / "r.jsonl", model="smollm2-135m", mode="open", limit=1, max_tokens=128))
     [record] = read_records(out, Rollout)
     assert record.model == "smollm2-135m" and record.response.strip()
     assert record.finish_reason in ("stop", "length") and 0 < record.usage["completion_tokens"] <= 128
@@ -203,7 +203,7 @@ def test_answer_tasks_gives_the_same_records_as_run_for_tasks_outside_the_instan
     records = answer_tasks(cfg, instance, written, get_backend(cfg.model))
     assert [(r.task_id, r.sample_idx) for r in records] == [(t.task_id, s) for t in written for s in range(2)]
     assert not cfg.out.exists()
-    from_run = read_records(run(cfg), Rollout)[0]
+    from_run = read_records(write_rollouts(cfg), Rollout)[0]
     assert records[0].prompt[1]["content"] == from_run.prompt[1]["content"]
     assert (records[0].response, records[0].code, records[0].usage["settings"]) == (
         from_run.response, from_run.code, from_run.usage["settings"])

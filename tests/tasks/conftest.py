@@ -5,7 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakepkg import make_fake_instance  # noqa: E402
+from fakepkg import make_fake_instance
 
 
 @pytest.fixture(scope="session")

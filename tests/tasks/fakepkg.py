@@ -12,7 +12,7 @@ def surface_keys() -> list[str]:
         from sebench.obfuscate.surface import load_surface
 
         return [f.key for f in load_surface()]
-    except Exception:  # the build's table is not importable yet: read the same file directly
+    except Exception:  # noqa: BLE001 - the build's table is not importable yet: read the same file directly
         import sebench
 
         path = Path(sebench.__file__).parent / "obfuscate/data/numpy_api_surface.tsv"

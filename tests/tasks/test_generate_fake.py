@@ -4,14 +4,14 @@ the verification and the split rules."""
 import json
 
 from sebench.records import to_dict
-from sebench.tasks.generate import TaskSizes, generate, hygiene_problems
+from sebench.tasks.generate import TaskSizes, generate_tasks, hygiene_problems
 
 SIZES = TaskSizes(train=80, single=30, multiple=10)
 
 
 def _generate(root, seed=0, sizes=SIZES):
     mapping = json.loads((root / "private/mapping.json").read_text())
-    return generate(root / "package", mapping, seed, sizes)
+    return generate_tasks(root / "package", mapping, seed, sizes)
 
 
 def test_same_seed_same_tasks_and_other_seed_differs(fake_instance):

@@ -18,7 +18,7 @@ SEEDS = (0, 1, 2)
 @pytest.fixture(scope="module")
 def instances(built_instance, tmp_path_factory):
     """Seed 0 is the session's instance (built with these sizes); seeds 1 and 2 are built here."""
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     inst = Instance(built_instance)
     out = {0: (inst, {s: len(inst.tasks(s)) for s in ("train", "single_test", "multiple_test")})}

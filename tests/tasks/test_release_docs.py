@@ -9,7 +9,7 @@ import sys
 import pytest
 from released import SHARED_API_DOC, write_api_doc, write_jsonl
 
-from sebench.build.run import build_instance
+from sebench.builder.run import build_instance
 from sebench.cli import main
 from sebench.errors import SebenchError
 from sebench.instance import Instance
@@ -49,7 +49,7 @@ def test_sebench_docs_stay_the_default(tmp_path):
 
 
 def test_docs_original_needs_the_release_and_every_doc(tmp_path):
-    with pytest.raises(SebenchError, match="--docs original .* --mapping-from"):
+    with pytest.raises(SebenchError, match=r"--docs original .* --mapping-from"):
         build_instance(tmp_path / "a", 0, docs_from="original", audit=False)
     mapping = generate_names(13).mapping()
     path = write_api_doc(tmp_path / "api_doc.jsonl", mapping, doc_of=_doc)

@@ -143,7 +143,7 @@ def test_an_empty_folder_is_one_line(instance, tmp_path):
 
 @pytest.fixture(scope="module")
 def original_instance(tmp_path_factory):
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
 
     if not SHARED_API_DOC.is_file():
         pytest.skip("shared/reference is not beside the repository")

@@ -22,7 +22,7 @@ from sebench.tasks.generate import (
     Draft,
     TaskSizes,
     draft_rng,
-    generate,
+    generate_tasks,
     sample_cases,
 )
 from sebench.tasks.spec import Template
@@ -115,8 +115,8 @@ def test_generation_drops_a_template_that_cannot_draw_and_says_why(fake_instance
     broken = Template("mean.broken", mean.entry, mean.params, mean.body, mean.texts, _looping)
     others = [t for t in usable if "numpy.mean" not in t.functions]  # so that the plan must use `broken`
     with caplog.at_level(logging.WARNING, logger="sebench.tasks.generate"):
-        tasks = generate(fake_instance / "package", mapping, 0, TaskSizes(train=80, single=30, multiple=10),
-                         templates=others + [broken])
+        tasks = generate_tasks(fake_instance / "package", mapping, 0, TaskSizes(train=80, single=30, multiple=10),
+                               templates=[*others, broken])
     assert len(tasks["train"]) == 80
     dropped = [r.getMessage() for r in caplog.records if "mean.broken dropped" in r.getMessage()]
     assert dropped and "random draws" in dropped[0]
@@ -125,7 +125,7 @@ def test_generation_drops_a_template_that_cannot_draw_and_says_why(fake_instance
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", FORMER_FAILURES)
 def test_seeds_that_used_to_hang_or_crash_build_at_full_sizes_and_pass_the_audit(tmp_path, seed):
-    from sebench.build.run import build_instance
+    from sebench.builder.run import build_instance
     from sebench.instance import Instance
     from sebench.tasks.generate import hygiene_problems
 

@@ -54,7 +54,7 @@ def test_every_field_is_a_flag(monkeypatch):
         "--lora", "--max-steps", "3", "--epsilon-high", "0.28", "--lr", "1e-5", "--reward", "graded",
     ])
     seen = {}
-    monkeypatch.setattr("sebench.train.run.run", lambda cfg: seen.setdefault("cfg", cfg) and Path("ckpt"))
+    monkeypatch.setattr("sebench.train.run.train_model", lambda cfg: seen.setdefault("cfg", cfg) and Path("ckpt"))
     assert args.func(args) == 0
     cfg = seen["cfg"]
     assert cfg.functions == ["p.a", "p.b"] and cfg.lora and cfg.max_steps == 3 and cfg.epsilon_high == 0.28

@@ -46,12 +46,12 @@ def test_rollout_pairs_keep_judged_correct_answers_to_training_tasks(instance, t
         Verdict(t.task_id, i, v, 1, 1, {"mode": m}) for t, i, m, _, v in rows if v is not None])
     with caplog.at_level(logging.WARNING):
         pairs = data.rollout_pairs(train, tmp_path / "rollouts.jsonl", tmp_path / "verdicts.jsonl", target="code")
-    assert [(t.task_id, answer) for t, answer in pairs] == [
+    assert [(t.task_id, answer) for t, answer, _ in pairs] == [
         (a.task_id, format_answer("code-a")), (b.task_id, format_answer("code-b"))]
     assert "1 rollouts" in caplog.text and "no verdict" in caplog.text
     # the paper's target: the whole response, prose included
     pairs = data.rollout_pairs(train, tmp_path / "rollouts.jsonl", tmp_path / "verdicts.jsonl")
-    assert [answer for _, answer in pairs] == ["Here:\n```python\ncode-a\n```\ndone", "Here:\n```python\ncode-b\n```\ndone"]
+    assert [answer for _, answer, _ in pairs] == ["Here:\n```python\ncode-a\n```\ndone", "Here:\n```python\ncode-b\n```\ndone"]
 
 
 def test_rollout_pairs_errors(instance, tmp_path):
@@ -67,7 +67,7 @@ def test_rollout_pairs_errors(instance, tmp_path):
 def test_open_and_closed_examples_differ_only_in_the_docs(instance):
     pairs = data.reference_pairs(instance.tasks("train")[:3])
     closed, opened = data.sft_examples(instance, pairs, "closed"), data.sft_examples(instance, pairs, "open")
-    for (task, answer), c, o in zip(pairs, closed, opened):
+    for (task, answer, _), c, o in zip(pairs, closed, opened):
         assert answer == format_answer(task.reference_solution)
         assert c["completion"] == o["completion"] == [{"role": "assistant", "content": answer}]
         assert c["prompt"][0] == o["prompt"][0]
@@ -78,8 +78,8 @@ def test_open_and_closed_examples_differ_only_in_the_docs(instance):
 
 def test_limit_is_seeded_and_keeps_order():
     items = list(range(20))
-    assert data.limit(items, 5, seed=1) == data.limit(items, 5, seed=1) == sorted(data.limit(items, 5, seed=1))
-    assert data.limit(items, 50, seed=1) == items
+    assert data.seeded_choice(items, 5, seed=1) == data.seeded_choice(items, 5, seed=1) == sorted(data.seeded_choice(items, 5, seed=1))
+    assert data.seeded_choice(items, 50, seed=1) == items
 
 
 def test_loss_is_on_the_answer_only(instance, tiny_model, tmp_path):

@@ -1,5 +1,7 @@
 """Every regime trains a tiny random model for 2 steps: parameters change, the run writes its artifacts,
-and the checkpoint reloads (load_causal_lm, the hf backend) and answers."""
+and the checkpoint reloads (load_causal_lm, the hf backend) and answers. The RL regimes run on both GRPO
+engines (--engine own: rl.py; trl: TRL's GRPOTrainer with sebench's loss, engine_trl.py) under the same
+assertions."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ import pytest
 
 from sebench.records import Rollout, Verdict, write_records
 from sebench.train.config import TrainConfig
-from sebench.train.run import run
+from sebench.train.run import train_model
 
 pytest.importorskip("trl")
 pytest.importorskip("peft")
+
+ENGINES = ["own", "trl"]
 
 
 def _weights(folder):
@@ -32,7 +36,7 @@ def _train(built_instance, tiny_model, out, **options):
     if "rl" in options["regime"]:
         defaults["batch_size"] = 2  # one group of 2 samples a step
     defaults.update(options)
-    return run(TrainConfig(**defaults))
+    return train_model(TrainConfig(**defaults))
 
 
 def _shortest_open_tasks(built_instance):
@@ -110,12 +114,16 @@ def _samples(ckpt):
     return [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("regime, reward", [("closed-rl", "binary"), ("open-rl", "graded")])
-def test_rl_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scripted_sampling, regime, reward):
+def test_rl_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scripted_sampling, regime, reward, engine):
+    from sebench.train.loss import group_advantages
+
     ckpt = _train(built_instance, tiny_model, tmp_path / regime, regime=regime, reward=reward, epsilon_high=0.28,
-                  **_one_short_task(built_instance))
+                  engine=engine, **_one_short_task(built_instance))
     info = _check_checkpoint(ckpt, tiny_model)
     assert info["config"]["epsilon_high"] == 0.28 and info["config"]["sample_mode"] == "open"
+    assert info["config"]["engine"] == engine
     assert len(scripted_sampling) == 4  # 2 steps x 1 prompt x 2 samples
     assert all("Documentation of" in prompt for prompt in scripted_sampling)  # both sample with the docs
     rows = _loss_rows(ckpt)
@@ -123,6 +131,7 @@ def test_rl_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scrip
     assert all(float(r["reward"]) == 0.5 for r in rows)  # the reference scores 1, the non-answer 0
     samples = _samples(ckpt)
     assert [s["reward"] for s in samples] == [1.0, 0.0, 1.0, 0.0]
+    assert [s["advantage"] for s in samples] == pytest.approx(group_advantages([1.0, 0.0, 1.0, 0.0], 2))
     assert {s["train_mode"] for s in samples} == {"closed" if regime == "closed-rl" else "open"}
 
 
@@ -141,14 +150,15 @@ def _start_logp(model_dir, messages, completion_ids, temperature):
     return float(logps.gather(-1, torch.tensor(completion_ids)[:, None]).sum())
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("old_logps", ["sampling", "recompute"])
 def test_closed_rl_samples_open_and_computes_its_loss_closed(built_instance, tiny_model, tmp_path, scripted_sampling,
-                                                              old_logps):
+                                                              old_logps, engine):
     from sebench.instance import Instance
     from sebench.rollout.prompts import PromptBuilder
 
     ckpt = _train(built_instance, tiny_model, tmp_path / "closed-rl", regime="closed-rl", max_steps=1,
-                  temperature=0.25, old_logps=old_logps, **_one_short_task(built_instance))
+                  temperature=0.25, old_logps=old_logps, engine=engine, **_one_short_task(built_instance))
     instance = Instance.open(built_instance)
     task = next(t for t in instance.tasks("train") if t.task_id == _samples(ckpt)[0]["task_id"])
     open_prompt, closed_prompt = (PromptBuilder(instance, m).messages(task) for m in ("open", "closed"))
@@ -160,11 +170,29 @@ def test_closed_rl_samples_open_and_computes_its_loss_closed(built_instance, tin
         assert sample["new_logp"] == pytest.approx(on_closed, abs=1e-4)  # the loss is on the closed prompt
         expected_old = on_open if old_logps == "sampling" else on_closed
         assert sample["old_logp"] == pytest.approx(expected_old, abs=1e-4)
+        assert sample["sample_logp"] == pytest.approx(on_open, abs=1e-4)  # recorded either way
+        if old_logps == "recompute":  # the original's rule, one mini-batch: on-policy, the ratio exactly 1
+            assert sample["old_logp"] == sample["new_logp"]
 
 
-def test_closed_sft_rl_runs_closed_sft_then_closed_rl(built_instance, tiny_model, tmp_path, scripted_sampling):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_closed_rl_by_default_is_on_policy_on_the_closed_prompt(built_instance, tiny_model, tmp_path, scripted_sampling,
+                                                                engine):
+    """The original's Closed-RL (offline_ray_trainer.py + dp_actor.py): old log-probabilities on the closed
+    prompt, one mini-batch, so the first update's ratio is 1 for every sample."""
+    ckpt = _train(built_instance, tiny_model, tmp_path / "closed-rl", regime="closed-rl", max_steps=2, engine=engine,
+                  **_one_short_task(built_instance))
+    samples = _samples(ckpt)
+    assert samples and all(s["old_logp"] == s["new_logp"] for s in samples)
+    assert all(s["sample_logp"] != s["new_logp"] for s in samples)  # sampled on another prompt
+    steps = [json.loads(line) for line in (ckpt / "rl_steps.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in steps] == [1, 2] and all(s["positive"] == s["negative"] == 1 for s in steps)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_closed_sft_rl_runs_closed_sft_then_closed_rl(built_instance, tiny_model, tmp_path, scripted_sampling, engine):
     ckpt = _train(built_instance, tiny_model, tmp_path / "closed-sft-rl", regime="sft-grpo", batch_size=2,  # the earlier name
-                  negative_advantages="drop")
+                  negative_advantages="drop", engine=engine)
     info = _check_checkpoint(ckpt, tiny_model)
     assert info["config"]["regime"] == "closed-sft-rl"
     assert info["sft_examples"] == 4 and info["grpo_prompts"] == 4
@@ -186,6 +214,6 @@ def test_bad_data_fails_before_the_model_is_loaded(built_instance, tmp_path):
     from sebench.errors import SebenchError
 
     with pytest.raises(SebenchError, match="is not a function of package"):  # not the unknown model's error
-        run(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", model="no-such-model",
+        train_model(TrainConfig(data=built_instance, regime="closed-rl", out=tmp_path / "x", model="no-such-model",
                         functions=["nope.nope"]))
     assert not (tmp_path / "x").exists()

@@ -50,5 +50,5 @@ def test_judge_reward_on_real_answers(built_instance, graded):
         "no code": "I do not know.",
     }
     with Judge(instance, workers=2) as judge:
-        got = judge_rewards(judge, [(task, text) for text in answers.values()], graded=graded)
+        got = judge_rewards(judge, [(task, text) for text in answers.values()], "graded" if graded else "binary")
     assert got == ([1.0, 2 / 3, 0.0, 0.0] if graded else [1.0, 0.0, 0.0, 0.0])

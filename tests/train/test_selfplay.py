@@ -15,7 +15,7 @@ from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, Verdict, read_records
 from sebench.train.config import TrainConfig
-from sebench.train.run import run
+from sebench.train.run import train_model
 
 pytest.importorskip("trl")
 
@@ -23,19 +23,36 @@ INPUTS = ["values=[1, 2, 3]", "values=[10, 20]", "values=[0.5, 1.5]", "values=[-
           "values=[2, 2, 2, 2]", "values=[100, 0, 1]", "values=[3, 9]"]
 
 
+def _proposal(query: str, solution: str) -> str:
+    return "```json\n" + json.dumps({"query": query, "function_name": "def total_amount(values):",
+                                      "test_inputs": INPUTS, "solution": solution}) + "\n```"
+
+
 def _script(tmp_path, built_instance) -> str:
-    """fake:file=... answering, in turn: the task proposal, its fresh solution, the open-book answer."""
+    """fake:file=... answering, in turn (each round starts the list again): five task proposals (a good one, one
+    that leaks a NumPy name, one whose own tests disagree with NumPy's sum, one whose solution imports NumPy,
+    one that is not JSON), then the open-book answers to the two kept tasks (right for the first, wrong for
+    the second)."""
     mapping = Instance.open(built_instance).mapping()
     pkg, total = mapping["package"], mapping["functions"]["numpy.sum"]
     solution = f"import {pkg}\n\ndef total_amount(values):\n    return {total}(values)\n"
-    proposal = "```json\n" + json.dumps({
-        "query": "A shop logs the amounts of a day's sales in `values`. Return the day's total amount.",
-        "function_name": "def total_amount(values):", "test_inputs": INPUTS, "solution": solution,
-    }) + "\n```"
-    answer = f"```python\n{solution}```"
+    with_fee = solution.replace("(values)\n", "(values) + 1\n")
+    script = [
+        _proposal("A shop logs the amounts of a day's sales in `values`. Return the day's total amount.", solution),
+        _proposal("Use numpy.sum to add the amounts in `values`.", solution),
+        _proposal("A bank adds a fee of 1 to the sum of the amounts `values`. Return what is charged.", with_fee),
+        _proposal("A till adds up the amounts `values`.", "import numpy\n\ndef total_amount(values):\n    return 0\n"),
+        "I cannot.",
+        f"```python\n{solution}```",
+        f"```python\n{solution}```",  # forgets the fee: wrong against the third task's own tests
+    ]
     path = tmp_path / "script.json"
-    path.write_text(json.dumps([proposal, answer, answer]))
+    path.write_text(json.dumps(script))
     return f"fake:file={path}"
+
+
+ROUND = {"asked": 5, "parsed": 4, "no_leak": 3, "kept": 2, "rejected": {"static": 1}, "agree_with_library": 1, "noise": 0.5,
+         "answers": 2, "correct": 1, "solved": 1, "examples": 1}
 
 
 def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny_model, tmp_path):
@@ -43,53 +60,61 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
 
     backend = _script(tmp_path, built_instance)
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
-    ckpt = run(TrainConfig(
+    ckpt = train_model(TrainConfig(
         data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
-        rounds=2, selfplay_tasks=1, selfplay_samples=1, selfplay_solves=1, selfplay_backend=backend,
+        rounds=2, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend,
         max_steps=1, batch_size=1, judge_workers=2,
     ))
     before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))
     assert any(not bool((after[k] == v).all()) for k, v in before.items())
     info = json.loads((ckpt / "train_config.json").read_text())
-    assert [(r["round"], r["tasks_written"], r["correct"], r["examples"]) for r in info["rounds"]] == [
-        (1, 1, 1, 1), (2, 1, 1, 1)]
+    assert [{k: r[k] for k in ("round", *ROUND)} for r in info["rounds"]] == [{"round": k, **ROUND} for k in (1, 2)]
     for k in (1, 2):
         folder = ckpt / "rounds" / f"round-{k}"
-        [task] = read_records(folder / "tasks.jsonl", Task)
-        assert task.selected_functions == [total] and len(task.expected) == len(INPUTS)
-        assert [v.verdict for v in read_records(folder / "verdicts.jsonl", Verdict)] == ["correct"]
+        assert json.loads((folder / "summary.json").read_text()) == info["rounds"][k - 1]
+        tasks = read_records(folder / "tasks.jsonl", Task)
+        assert [t.selected_functions for t in tasks] == [[total], [total]] and len(tasks[0].expected) == len(INPUTS)
+        assert info["rounds"][k - 1]["agreement"] == {tasks[0].task_id: True, tasks[1].task_id: False}
+        assert [v.verdict for v in read_records(folder / "verdicts.jsonl", Verdict)] == ["correct", "wrong_answer"]
+        assert len((folder / "proposals.jsonl").read_text().splitlines()) == 5
     example = json.loads((ckpt / "train_data.jsonl").read_text().splitlines()[0])
     assert "Documentation of" not in example["prompt"][-1]["content"]  # trained closed-book
-    assert "total_amount" in example["completion"][0]["content"]
+    assert "A shop logs" in example["prompt"][-1]["content"] and "total_amount" in example["completion"][0]["content"]
     rows = (ckpt / "loss.csv").read_text().splitlines()
     assert [r.split(",")[:2] for r in rows[1:]] == [["1", "round-1"], ["2", "round-2"]]
 
 
-def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_model, tmp_path, scripted_sampling):
+@pytest.mark.parametrize("engine", ["own", "trl"])
+def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_model, tmp_path, scripted_sampling, engine):
     from safetensors.torch import load_file
 
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
     backend = _script(tmp_path, built_instance)
-    answer = json.loads((tmp_path / "script.json").read_text())[1]  # the capable answer to the written task
+    answer = json.loads((tmp_path / "script.json").read_text())[5]  # the capable answer to the first written task
     scripted_sampling.answers = {"A shop logs the amounts": answer}
-    ckpt = run(TrainConfig(
+    ckpt = train_model(TrainConfig(
         data=built_instance, regime="self-play-rl", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
-        rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_backend=backend,
-        max_steps=1, batch_size=2, num_generations=2, judge_workers=2,
+        rounds=1, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend,
+        max_steps=2, batch_size=2, num_generations=2, judge_workers=2, engine=engine,
     ))
     before, after = load_file(str(tiny_model / "model.safetensors")), load_file(str(ckpt / "model.safetensors"))
     assert any(not bool((after[k] == v).all()) for k, v in before.items())
     assert all("Documentation of" in p and "A shop logs" in p for p in scripted_sampling)
     samples = [json.loads(line) for line in (ckpt / "rl_samples.jsonl").read_text().splitlines()]
-    [task] = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
+    solved, _unsolved = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
+    # closed-rl on the task it solved open-book (the other would give every sample reward 0), judged against
+    # the written task's own tests
     assert [(s["task_id"], s["reward"], s["train_mode"]) for s in samples] == [
-        (task.task_id, 1.0, "closed"), (task.task_id, 0.0, "closed")]  # judged against the written task's tests
+        (solved.task_id, 1.0, "closed"), (solved.task_id, 0.0, "closed")] * 2
+    assert [s["stage"] for s in samples] == ["round-1"] * 4
+    info = json.loads((ckpt / "train_config.json").read_text())
+    assert [{k: r[k] for k in ROUND} for r in info["rounds"]] == [ROUND]
 
 
 def test_self_play_that_keeps_nothing_says_so(built_instance, tiny_model, tmp_path):
     total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
-    with pytest.raises(SebenchError, match="kept no training example"):
-        run(TrainConfig(
+    with pytest.raises(SebenchError, match=r"kept no training example in 1 round.*1 tasks asked, 0 parsed, 0 kept"):
+        train_model(TrainConfig(
             data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
             rounds=1, selfplay_tasks=1, selfplay_samples=1, selfplay_solves=1, selfplay_backend="fake:I cannot.",
             max_steps=1, batch_size=1, judge_workers=2,
@@ -110,7 +135,7 @@ def test_by_default_the_model_being_trained_writes_and_solves(built_instance, ti
 def test_self_play_refuses_several_processes(built_instance, tmp_path, monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(SebenchError, match="one process"):
-        run(TrainConfig(data=built_instance, regime="self-play", out=tmp_path / "sp"))
+        train_model(TrainConfig(data=built_instance, regime="self-play", out=tmp_path / "sp"))
 
 
 def test_round_plan_spreads_tasks_over_functions():
@@ -120,3 +145,16 @@ def test_round_plan_spreads_tasks_over_functions():
     assert sorted(n for _, n in plan) == [1, 1, 2, 2] and sorted(f for f, _ in plan) == ["a", "b", "c", "d"]
     assert round_plan(["a", "b", "c", "d"], 2, seed=1) == round_plan(["a", "b", "c", "d"], 2, seed=1)
     assert [n for _, n in round_plan(["a", "b", "c", "d"], 2, seed=1)] == [1, 1]
+
+
+def test_a_task_must_run_on_selfplay_min_cases_inputs(built_instance, tiny_model, tmp_path):
+    """The two tasks kept above run on all their 8 inputs: asking for 9 keeps neither."""
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    with pytest.raises(SebenchError, match="5 tasks asked, 4 parsed, 0 kept"):
+        train_model(TrainConfig(
+            data=built_instance, regime="self-play", out=tmp_path / "sp", model=str(tiny_model), functions=[total],
+            rounds=1, selfplay_tasks=5, selfplay_solves=1, selfplay_backend=_script(tmp_path, built_instance),
+            selfplay_min_cases=9, max_steps=1, batch_size=1, judge_workers=2,
+        ))
+    summary = json.loads((tmp_path / "sp/rounds/round-1/summary.json").read_text())
+    assert summary["rejected"] == {"static": 1, "few_inputs": 2}

@@ -11,14 +11,20 @@ sebench.experiment.config.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
+from sebench.cliflags import add_config_flags, flag_fields, flag_name, value_type
 from sebench.errors import SebenchError
+
+# flags that set one field of a stage's section: flag name -> (section, field); the help is the field's own
+SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "epochs": ("train", "epochs")}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from sebench.experiment.config import PRESETS, REGIMES
+    from sebench.experiment.config import PRESETS, SECTIONS, RunConfig
+    from sebench.experiment.plan import PlanConfig
 
     p = subparsers.add_parser(
         "run",
@@ -28,34 +34,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
         "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 6 min measured on 2 cores), cpu (the "
         "paper's four headline regimes from a warmed-up base, 24 functions), paper-mini (every regime, 8 functions), "
-        "gpu (the paper's recipe, full sizes), lifelong (libraries learned one after another: retention and interference).",
+        "gpu (the paper's recipe, full sizes), lifelong (libraries learned one after another: retention and "
+        "interference). The study's settings below override the preset's.",
     )
     p.add_argument("--out", type=Path, required=True, metavar="RUN_DIR", help="run directory")
     p.add_argument("--preset", choices=sorted(PRESETS), default="quick", help="sizes and settings (default: quick)")
-    p.add_argument("--model", help="model spec: smollm2-135m, a local HF folder, hf:<path or id>, "
-                   "openai:<model>@<url> (evaluation only), fake:... (tests)")
-    p.add_argument("--train-model", help="weights to train from when --model is a server (openai:...), "
-                   "e.g. hf:Qwen/Qwen3-8B; default: --model")
-    p.add_argument("--seed", type=int, help="seed of the instance, the task subset, sampling and training")
     p.add_argument("--seeds", type=_seed_list, metavar="S1,S2,...", help="run each seed in RUN_DIR/seed-S (each "
                    "resumable) and pool them in RUN_DIR/report")
-    p.add_argument("--regimes", nargs="*", metavar="REGIME", help=f"training regimes: {' '.join(REGIMES)} "
-                   "(none: evaluate the untrained model only)")
-    p.add_argument("--instance", type=Path, metavar="DIR", help="use this built instance instead of building one")
-    p.add_argument("--functions", type=int, help="number of functions studied (0: all the instance has)")
-    p.add_argument("--samples", type=int, help="samples per task (pass@k needs k or more): rollout.n")
-    p.add_argument("--max-tokens", type=int, help="longest answer, in tokens: rollout.max_tokens")
-    p.add_argument("--epochs", type=float, help="training epochs of every regime: train.epochs")
-    p.add_argument("--protocol", choices=("sebench", "original"), help="evaluation protocol (default: sebench); "
-                   "original: the original benchmark's prompts, decoding and judge (docs/protocols.md)")
-    p.add_argument("--original-repo", type=Path, metavar="DIR", help="your copy of the original SE-Bench "
-                   "repository (--protocol original reads its prompt templates there)")
+    add_config_flags(p, RunConfig, overrides=True)
+    for flag, (section, name) in SECTION_FLAGS.items():
+        cls = SECTIONS[section].config_cls
+        field = next(f for f in dataclasses.fields(cls) if f.name == name)
+        p.add_argument(flag_name(flag), dest=flag, type=value_type(cls, field),
+                       help=f"{field.metadata['help']} ({section}.{name})")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="any other setting of the preset (--show-config lists them): a study setting, e.g. "
                    "--set trained_modes='[\"closed\"]', or a stage's field, e.g. --set train.lr=1e-4, "
                    "--set train_regimes.closed-rl.max_steps=48, --set rollout.max_tokens=256, --set judge.workers=2")
     p.add_argument("--overwrite", action="store_true", help="redo stages whose settings changed")
     p.add_argument("--show-config", action="store_true", help="print the resolved settings and exit")
+    p.add_argument("--plan", action="store_true", help="print what the study will cost and need, touching no GPU "
+                   "and no network (per stage: prompts, samples, token budgets, steps; GPU memory per process for "
+                   "full fine-tuning and LoRA on 1-8 GPUs; GPU-hours from a sourced throughput table; every check "
+                   "that needs no GPU), write RUN_DIR/plan.json and exit (1 if a check fails)")
+    add_config_flags(p.add_argument_group("the plan's hardware and assumptions (with --plan)"), PlanConfig)
     p.set_defaults(func=_main)
 
 
@@ -72,26 +74,40 @@ def _seed_list(text: str) -> list[int]:
 def _main(args: argparse.Namespace) -> int:
     import json
 
-    from sebench.experiment.config import parse_setting, resolve
+    from sebench.experiment.config import RunConfig, parse_setting, resolve
     from sebench.experiment.run import Study
 
-    overrides = {k: v for k, v in (
-        ("model", args.model), ("train_model", args.train_model), ("seed", args.seed), ("regimes", args.regimes),
-        ("instance", str(args.instance.resolve()) if args.instance else None), ("rollout.n", args.samples),
-        ("rollout.max_tokens", args.max_tokens), ("train.epochs", args.epochs), ("protocol", args.protocol),
-        ("original_repo", str(args.original_repo.resolve()) if args.original_repo else None),
-    ) if v is not None}
-    if args.functions is not None:
-        overrides["functions"] = args.functions or None
+    overrides = {}
+    for f in flag_fields(RunConfig):  # the flags given, over the preset
+        value = getattr(args, f.name)
+        if value is not None:
+            overrides[f.name] = str(Path(value).resolve()) if f.metadata.get("path") else value
+    if overrides.get("functions") == 0:
+        overrides["functions"] = None  # all the instance has
+    overrides.update({f"{section}.{name}": getattr(args, flag) for flag, (section, name) in SECTION_FLAGS.items()
+                      if getattr(args, flag) is not None})
     overrides.update(parse_setting(s) for s in args.set)
     cfg = resolve(args.preset, overrides)
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
+    if args.plan:
+        if cfg.lifelong is not None:
+            raise SebenchError("--plan covers the regimes of a study, not the lifelong schedule; run the lifelong "
+                               "preset without --plan")
+        from sebench.cliflags import check_ranges, config_from_flags
+        from sebench.experiment.plan import PlanConfig, write_plan
+
+        plan_cfg = config_from_flags(PlanConfig, args)
+        check_ranges(plan_cfg)
+        plan, text = write_plan(cfg, args.out, plan_cfg)
+        print(text)
+        print(f"plan: {args.out / 'plan.json'}")
+        return 1 if any(c["ok"] is False for c in plan["checks"]) else 0
     study, pool = Study, None
     if cfg.lifelong is not None:
         from sebench.experiment.lifelong_study import LifelongStudy
-        from sebench.report.continual_report import build_continual_report, summary_markdown
+        from sebench.report import build_continual_report, summary_markdown
 
         study, pool = LifelongStudy, build_continual_report
     if args.seeds:
@@ -111,7 +127,7 @@ def _main(args: argparse.Namespace) -> int:
         print(summary_markdown(data))
         print(f"report: {report}")
         return 0
-    from sebench.report.build import main_table_markdown
+    from sebench.report import main_table_markdown
 
     print(main_table_markdown(data["main_table"]))
     print(f"report: {report}")

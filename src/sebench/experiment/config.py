@@ -1,10 +1,10 @@
 """The configuration of a whole study (`sebench run`) and its presets.
 
 `RunConfig` holds the study's own settings (model, seed, regimes, sizes, modes, protocol) and one section
-per stage: `rollout`, `judge`, `train` (every regime), `train_regimes` (one regime), `warmup`. A section
-holds fields of that stage's own config dataclass (RolloutConfig, JudgeConfig, TrainConfig,
-WarmupConfig), which declares each of them once, with its default, bounds and help; the study fills in
-the fields it decides itself (paths, the regime, the seed: `Section.study_sets`).
+per stage: `rollout`, `judge`, `train` (every regime), `train_regimes` (one regime), `warmup`, `lifelong`.
+A section holds fields of that stage's own config dataclass (RolloutConfig, JudgeConfig, TrainConfig,
+WarmupConfig, LifelongConfig), which declares each of them once, with its default, bounds and help; the
+study fills in the fields it decides itself (paths, the regime, the seed: `Section.study_sets`).
 
 A preset is a plain dict of values; command-line flags and `--set KEY=VALUE` override it (`--set
 train.lr=1e-4`, `--set train_regimes.closed-rl.max_steps=48`, `--set rollout.max_tokens=256`). The
@@ -17,18 +17,18 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from sebench.cliflags import range_problem
+from sebench.cliflags import option, range_problem
 from sebench.errors import SebenchError
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
-from sebench.judge.run import JudgeConfig
+from sebench.judge import JudgeConfig
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
-from sebench.rollout.run import RolloutConfig
-from sebench.train.config import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
+from sebench.rollout import RolloutConfig
+from sebench.train import REGIME_ALIASES, REGIMES, TrainConfig, canonical_regime
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,8 @@ class Section:
                                    f"known: {', '.join(known)})")
             meta = known[key].metadata
             problem = range_problem(value, meta)
-            if problem is None and "choices" in meta and value is not None and value not in meta["choices"]:
+            items = value if isinstance(value, list) else [value]  # a list field: each item is one of the choices
+            if problem is None and "choices" in meta and value is not None and any(v not in meta["choices"] for v in items):
                 problem = f"must be one of {', '.join(map(str, meta['choices']))} (got {value!r})"
             if problem:
                 raise SebenchError(f"{where}.{key} {problem}")
@@ -76,58 +77,76 @@ SECTIONS = {
                                        "overwrite", "limit", "memory")),
     "judge": Section(JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
     "train": Section(TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
-                                   "overwrite", "seed", "train_source", "judge_workers", "mix_data", "mix_share"),
+                                   "overwrite", "seed", "train_source", "judge_workers", "protocol", "original_repo",
+                                   "mix_data", "mix_share"),
                      required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
     "warmup": Section(WarmupConfig, ("data", "studied", "studied_from", "model", "seed"), required=(("data", "."),)),
     "lifelong": Section(LifelongConfig, ()),
 }
 
 
+TRAINED_MODES = tuple(m for m in MODES if m != "memory")
+TRAIN_SOURCES = ("reference", "rollouts")
+
+
 @dataclass
 class RunConfig:
-    """Everything that decides the outcome of a study (not where it is written)."""
+    """Everything that decides the outcome of a study (not where it is written). Each field is also a flag of
+    `sebench run` that overrides the preset's value (`path`: resolved to an absolute path; `cli=False`: a
+    section, set with `--set`)."""
 
-    preset: str = "quick"
-    model: str = "smollm2-135m"  # the untrained model: a backend spec for rollouts, a load spec for training
-    train_model: str | None = None  # the weights training starts from when --model is served (openai:...)
-    seed: int = 0
-    regimes: list = field(default_factory=lambda: ["closed-sft"])
-    instance: str | None = None  # an existing instance directory to use instead of building one
+    preset: str = option("quick", "sizes and settings", cli=False)  # `sebench run --preset`, with its choices
+    model: str = option("smollm2-135m", "model spec: smollm2-135m, a local HF folder, hf:<path or id>, "
+                        "openai:<model>@<url> (evaluation only), fake:... (tests); the untrained model, and the "
+                        "weights training starts from")
+    train_model: str | None = option(None, "weights to train from when --model is a server (openai:...), e.g. "
+                                     "hf:Qwen/Qwen3-8B; default: --model")
+    seed: int = option(0, "seed of the instance, the task subset, sampling and training")
+    regimes: list = option(factory=lambda: ["closed-sft"], help="training regimes: " + " ".join(REGIMES) + " (none: "
+                           "evaluate the untrained model only)", nargs="*", metavar="REGIME")
+    instance: str | None = option(None, "use this built instance directory instead of building one", path=True,
+                                  metavar="DIR")
     # build: sizes of the instance's task splits (TaskSizes)
-    build_train: int = 720
-    build_single: int = 259
-    build_multiple: int = 300
+    build_train: int = option(720, "the built instance's training tasks", minimum=0)
+    build_single: int = option(259, "the built instance's one-function test tasks", minimum=0)
+    build_multiple: int = option(300, "the built instance's multi-function test tasks", minimum=0)
     # selection: a subset of functions and tasks (None = everything the instance has)
-    functions: int | None = None  # number of functions studied
-    max_train: int | None = None  # training tasks kept (of the studied functions)
-    max_single: int | None = None  # single-function test tasks kept
-    max_multiple: int | None = None  # multi-function test tasks kept
+    functions: int | None = option(None, "number of functions studied (0: all the instance has)", minimum=0)
+    max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
+    max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
+    max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
     # evaluation: which splits, and the modes of the untrained base and of each trained model
-    splits: list = field(default_factory=lambda: ["single_test", "multiple_test"])
-    untrained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    trained_modes: list = field(default_factory=lambda: ["closed", "open"])
-    # the evaluation protocol (sebench.protocols): "original" also means the original's prompts, read from
-    # original_repo, and its decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on) unless set here
-    protocol: str = "sebench"
-    original_repo: str | None = None
-    # SFT data: "reference" solutions, or the base's own judged open-book "rollouts" on the train split
-    # (source_samples of them per task at source_temperature; also the memory baseline's store)
-    train_source: str = "reference"
-    source_samples: int = 4
-    source_temperature: float = 0.7
+    splits: list = option(factory=lambda: ["single_test", "multiple_test"], help="the splits evaluated",
+                          choices=SPLITS)
+    untrained_modes: list = option(factory=lambda: ["closed", "open"], help="the untrained model's modes",
+                                   choices=MODES)
+    trained_modes: list = option(factory=lambda: ["closed", "open"], help="each trained model's modes",
+                                 choices=TRAINED_MODES)
+    protocol: str = option("sebench", "evaluation protocol; original: the original benchmark's prompts (read from "
+                           "--original-repo), decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), "
+                           "judge and training (its training prompts, reward rule, SFT filter over source_samples 5 at "
+                           "source_temperature 0.6, RL data) unless set here (docs/protocols.md)",
+                           choices=tuple(PROTOCOLS))
+    original_repo: str | None = option(None, "your copy of the original SE-Bench repository (--protocol original "
+                                       "reads its prompt templates there)", path=True, metavar="DIR")
+    train_source: str = option("reference", "SFT data: the tasks' reference solutions, or the base's own judged "
+                               "open-book rollouts on the train split (also the memory baseline's store)",
+                               choices=TRAIN_SOURCES)
+    source_samples: int = option(4, "--train-source rollouts: samples per training task", minimum=1)
+    source_temperature: float = option(0.7, "--train-source rollouts: their sampling temperature", minimum=0.0)
     # the stages' sections (see the module docstring): {field: value} of their config dataclasses
-    rollout: dict = field(default_factory=dict)  # RolloutConfig: decoding, batching
-    judge: dict = field(default_factory=dict)  # JudgeConfig: workers, limits
-    train: dict = field(default_factory=dict)  # TrainConfig: every regime's training settings
-    train_regimes: dict = field(default_factory=dict)  # {regime: {TrainConfig field: value}} for one regime
-    # named variants of a regime, listed in `regimes` like one: {"label": {"regime": name, field: value, ...}}
-    variants: dict = field(default_factory=dict)
-    # a doc-literate base first (WarmupConfig: docs, max_examples, epochs, lr, batch_size, ...): the untrained
-    # rows and every regime then start from it (None: from `model` itself)
-    warmup: dict | None = None
-    # libraries learned one after another (LifelongConfig: libraries, designs, replay, at_once; see
-    # experiment/lifelong.py): the study is then the lifelong schedule (None: the regimes above)
-    lifelong: dict | None = None
+    rollout: dict = option(factory=dict, help="RolloutConfig fields: decoding, batching", cli=False)
+    judge: dict = option(factory=dict, help="JudgeConfig fields: workers, limits", cli=False)
+    train: dict = option(factory=dict, help="TrainConfig fields of every regime", cli=False)
+    train_regimes: dict = option(factory=dict, help="{regime: {TrainConfig field: value}} for one regime", cli=False)
+    variants: dict = option(factory=dict, help="named variants of a regime, listed in `regimes` like one: "
+                            "{label: {\"regime\": name, field: value, ...}}", cli=False)
+    warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
+                                 "lr, batch_size, ...): the untrained rows and every regime then start from it "
+                                 "(None: from `model` itself)", cli=False)
+    lifelong: dict | None = option(None, "libraries learned one after another (LifelongConfig fields: libraries, "
+                                   "designs, replay, at_once; experiment/lifelong.py): the study is then the lifelong "
+                                   "schedule (None: the regimes above)", cli=False)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -143,22 +162,45 @@ class RunConfig:
         return {**self.train, **self.train_regimes.get(self.regime_of(label), {}), **variant}
 
 
-# The paper's GRPO settings, shared by the gpu preset's RL regimes.
-_GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.0, num_generations=8,
-             batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192, temperature=1.0,
-             epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="sampling")
+# The original's GRPO settings (its evolve_folder/training_commands/Qwen3-8B/provided-*-RL.sh and verl's
+# defaults: README "The original's training, item by item"), shared by the gpu preset's RL regimes. The loss
+# (old log-probabilities recomputed on the training prompt, dual clip 3, log-ratio clamp 20, per-sample
+# token mean) is TrainConfig's default; the optimizer is verl's actor default (AdamW, betas (0.9, 0.999),
+# weight decay 0.01, constant lr 1e-6, gradients clipped to 1).
+_GRPO = dict(lr=1e-6, lr_scheduler="constant", warmup_ratio=0.0, weight_decay=0.01, adam_beta1=0.9, adam_beta2=0.999,
+             num_generations=8, batch_size=2, grad_accum=128, generation_batch=32, max_completion_length=8192,
+             temperature=1.0, epsilon=0.2, epsilon_high=0.2, negative_advantages="keep", old_logps="recompute",
+             sample_until="eos", max_prompt_tokens=2000)
 
-# paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate
-_MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5}
+# paper-mini's GRPO: one prompt's 4 samples a step (a whole group), short answers, a gentle learning rate,
+# the original's optimizer otherwise (weight decay 0.01, betas (0.9, 0.999))
+_MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_completion_length": 128, "lr": 2e-5,
+            "weight_decay": 0.01}
+
+# the RL gap's switches beside closed-rl: the paper's negative-gradient suspect switched off, and the PPO
+# ratio taken against the open-prompt sampling policy instead of the original's on-policy rule
+_RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
+                "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
+
+# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round, a written task cut
+# at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
+_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
+
+# what cpu and paper-mini share: the embedded model, warmed up on compact docs first; its untrained
+# baselines closed-book, open-book and with memory; greedy short answers; SFT on its judged open-book answers
+_WARMUP = {"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4}
+_WARMED_CPU = dict(
+    model="smollm2-135m",
+    variants=_RL_VARIANTS,
+    untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
+    rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+    train_source="rollouts", source_samples=2, source_temperature=0.7,
+    train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+)
 
 PRESETS: dict[str, dict] = {
-    # the embedded model on a CPU, sized for ~12 min on 2 idle cores (bench/cpu_profile.py): an SFT step
-    # of the embedded model runs at ~150 tokens/s with 2 threads, a closed-book example is ~420 tokens,
-    # so 48 examples x 3 epochs (~60k tokens) take ~7 min; updates of 4 keep the 36 optimizer steps at
-    # lr 2e-4 that taught 12 functions before (3-5 epochs needed; 5e-5 too slow). Activations cost ~1.7 MB
-    # a token in fp32 over ~2.2 GB of weights, gradients and Adam state: one row a forward keeps the peak
-    # under 4 GB. Closed-book evaluation only: the untrained model's open-book answers (0% before) cost
-    # more than the whole training. Measured: 5 min 36 s, peak 3.85 GB, closed-book single 0% -> 64.7%.
+    # the embedded model on a CPU in minutes, closed-book only: Closed-SFT on 48 examples, 36 updates
+    # (sizes, memory and timings: docs/presets.md)
     "quick": dict(
         model="smollm2-135m",
         regimes=["closed-sft"],
@@ -167,68 +209,45 @@ PRESETS: dict[str, dict] = {
         untrained_modes=["closed"], trained_modes=["closed"],
         rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
         train_source="reference",
-        # updates of 4 examples computed one at a time: as fast as 2 at a time on 2 cores, and the peak
-        # resident memory of the run stays under 4 GB (3.7 GB measured; 2 at a time peaked at 4.4 GB)
+        # updates of 4 examples, one per forward: the run's peak memory stays under 4 GB (docs/presets.md)
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
     ),
     # the paper's headline comparison on a CPU at three times paper-mini's size, one seed: the warmed-up
     # base (as paper-mini) over 24 functions, its open-book and memory baselines, and Open-SFT, Closed-SFT,
-    # Closed-RL and Closed-SFT-then-RL, with twice paper-mini's RL steps. Self-play is left out: the warmed
-    # 135M model wrote no usable task in paper-mini (0 of 16 proposals). Measured on 2 idle cores (seed 0):
-    # 1 h 27 min, the warm-up's 3 min included; an SFT regime 6.5-8.9 min, an RL regime of 48 steps 13-20
-    # min, peak resident memory 7.2 GB (Closed-RL). README "The cpu preset" has the results.
+    # Closed-RL and Closed-SFT-then-RL, with Closed-RL's negative advantages dropped and its off-policy
+    # variant beside it. Self-play is left out (paper-mini measures it). Timings: README "The cpu preset".
     "cpu": dict(
-        model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
-        regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative"],
-        # the paper's negative-gradient suspect switched off (README "The cpu preset": Closed-RL's answers
-        # degrade over 48 steps, this variant's do not)
-        variants={"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"}},
+        _WARMED_CPU,
+        warmup=_WARMUP,
+        regimes=["open-sft", "closed-sft", "closed-rl", "closed-sft-rl", "closed-rl-no-negative",
+                 "closed-rl-off-policy"],
         functions=24, max_train=96, max_single=72, max_multiple=24,
-        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
-        train_source="rollouts", source_samples=2, source_temperature=0.7,
-        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
-        train_regimes={"closed-rl": dict(_MINI_RL, max_steps=48), "closed-sft-rl": dict(_MINI_RL, max_steps=48)},
+        train_regimes={"closed-rl": dict(_MINI_RL, max_steps=96, grad_split=True),
+                       "closed-sft-rl": dict(_MINI_RL, max_steps=96)},
     ),
     # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
-    # then every regime of the paper and the switches of the RL gap, closed-book. Measured on 2 idle cores
-    # (seed 0, every regime): 58 min, the warm-up's 3 min included; an SFT regime 1.6-2.3 min, an RL
-    # regime of 24 steps 6.4-8.2 min, the base's evaluations 4 min; peak resident memory 7.5 GB (Open-RL:
-    # 4 samples with open-book prompts in one forward). README "Reproducing the paper" has the results.
+    # then every regime of the paper and the RL gap's switches, closed-book. Timings: README.
     "paper-mini": dict(
-        model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
-        regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-wide-clip", "closed-rl-no-negative",
-                 "closed-sft-rl", "self-play-sft", "self-play-rl", "closed-rl-recompute"],
-        # the RL gap's two suspects switched off one at a time, and a third measured here: the PPO ratio
-        # against the sampling policy on the open prompt (recompute: against the policy on the closed one)
-        variants={"closed-rl-wide-clip": {"regime": "closed-rl", "epsilon_high": 0.5},
-                  "closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
-                  "closed-rl-recompute": {"regime": "closed-rl", "old_logps": "recompute"}},
+        _WARMED_CPU,
+        # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
+        warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},
+        regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
+                 "closed-sft-rl", "self-play-sft", "self-play-rl"],
         functions=8, max_train=32, max_single=24, max_multiple=8,
-        untrained_modes=["closed", "open", "memory"], trained_modes=["closed"],
-        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
-        train_source="rollouts", source_samples=2, source_temperature=0.7,
-        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         train_regimes={
-            "open-rl": dict(_MINI_RL, max_steps=24),
-            "closed-rl": dict(_MINI_RL, max_steps=24),
-            "closed-sft-rl": dict(_MINI_RL, max_steps=24),
-            "self-play-sft": {"rounds": 1, "selfplay_tasks": 16},
-            "self-play-rl": dict(_MINI_RL, max_steps=12, rounds=1, selfplay_tasks=16),
+            "open-rl": dict(_MINI_RL, max_steps=48),
+            "closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True),
+            "closed-sft-rl": dict(_MINI_RL, max_steps=48),
+            "self-play-sft": dict(_SELF_PLAY),
+            "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
     ),
     # lifelong internalization (README "Lifelong internalization", experiment/lifelong.py): three libraries
-    # learned one after another with Closed-SFT from the warmed-up base (as paper-mini's), in the same and the
-    # disjoint design, each stage evaluated closed-book on every library. Sized for ~30-45 min a seed on 2
-    # cores: 6 functions a library (12-13 single-function test tasks), 36 reference solutions x 3 epochs a
-    # stage (the quick preset's 6 examples a function and lr), five trainings (the designs share the first).
-    # Reference solutions rather than the base's own answers: every function gets its examples, no sampling
-    # stage per library, and replay and the at-once reference mix them across libraries.
+    # learned one after another with Closed-SFT from the warmed-up base (cpu's warm-up), in the same and the
+    # disjoint design, each stage evaluated closed-book on every library (sizes and timings: docs/presets.md)
     "lifelong": dict(
         model="smollm2-135m",
-        warmup={"docs": "compact", "max_examples": 48, "epochs": 1.0, "lr": 2e-4, "batch_size": 4},
+        warmup=_WARMUP,
         regimes=["closed-sft"],
         functions=6, max_train=36, max_single=24, max_multiple=8,
         splits=["single_test"], untrained_modes=["closed"], trained_modes=["closed"],
@@ -252,10 +271,11 @@ PRESETS: dict[str, dict] = {
                    gradient_checkpointing=True),
         # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
         train_regimes={
-            "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2),  # mini-batch 16 of 32 prompts
-            "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1),  # mini-batch 32 of 32
-            "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
-            "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1),
+            "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2, rl_order="shuffled"),  # mini-batch 16 of 32 prompts
+            "closed-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),  # mini-batch 32 of 32
+            "closed-sft-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),
+            "self-play-rl": dict(_GRPO, epochs=30.0, mini_batches=1, rl_order="in-order"),
+            "self-play-sft": {"max_completion_length": 8192},  # its tasks and answers as long as the others'
         },
     ),
 }
@@ -281,11 +301,10 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         raise SebenchError(f"train_regimes: expected {{regime: {{setting: value}}}}, got {cfg.train_regimes!r}")
     _check("train_regimes key", list(cfg.train_regimes), REGIMES + tuple(REGIME_ALIASES))
     cfg.train_regimes = {canonical_regime(k): v for k, v in cfg.train_regimes.items()}
-    _check("splits", cfg.splits, SPLITS)
-    _check("untrained_modes", cfg.untrained_modes, MODES)
-    _check("trained_modes", cfg.trained_modes, tuple(m for m in MODES if m != "memory"))
-    _check("train_source", [cfg.train_source], ("reference", "rollouts"))
-    _check("protocol", [cfg.protocol], tuple(PROTOCOLS))
+    for f in dataclasses.fields(RunConfig):  # the study's own settings with choices
+        if "choices" in f.metadata:
+            value = getattr(cfg, f.name)
+            _check(f.name, value if isinstance(value, list) else [value], f.metadata["choices"])
     protocol = PROTOCOLS[cfg.protocol]
     given = {key.partition(".")[2] for key in overrides if key.startswith("rollout.")}
     given |= set(overrides.get("rollout") or {})
@@ -295,6 +314,9 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             cfg.rollout[name] = value
     if cfg.rollout.get("thinking") is None and protocol.thinking is not None:
         cfg.rollout["thinking"] = "on" if protocol.thinking else "off"
+    for name, value in (("source_samples", protocol.samples), ("source_temperature", protocol.temperature)):
+        if value is not None and name not in overrides:  # the original's SFT data: 5 samples at T = 0.6
+            setattr(cfg, name, value)
     _check_sections(cfg)
     return cfg
 

@@ -6,8 +6,8 @@ package behaviour and differ only in names, and the tasks are imported into both
 release files (`sebench tasks import --official`), so a model that never saw the release should score
 the same on both. A model that memorised the public names scores higher on the original.
 
-Stages meet through their public entry points: `build.run.build_instance`,
-`tasks.official.import_official`, `rollout.run.run` and `judge.run.run_with_summary`. The files go
+Stages meet through their public entry points: `builder.run.build_instance`,
+`tasks.official.import_official`, `rollout.write_rollouts` and `judge.write_verdicts`. The files go
 under `--out` (original/, fresh-seed<N>/, their rollouts and verdicts, contamination.json), and a
 second call with the same `--out` reuses the instances and resumes the rollouts.
 
@@ -20,44 +20,43 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.models import EMBEDDED_DEFAULT
+from sebench.protocols import PROTOCOLS
 from sebench.records import SPLITS, Verdict, from_dict, iter_json_lines
 
 log = logging.getLogger(__name__)
 Z95 = 1.959964
 
 
-def _opt(default, help: str, **extra):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class ContaminationConfig:
     """The options of `sebench contamination`; each field is one flag (underscores become dashes)."""
 
-    model: str = _opt(EMBEDDED_DEFAULT, "the model: openai:<model>@<url> | hf:<path or hub id> | smollm2-135m | fake:...")
-    mapping_from: Path = _opt(None, "the release's api_doc.jsonl: the public names of the original instance",
+    model: str = option(EMBEDDED_DEFAULT, "the model: openai:<model>@<url> | hf:<path or hub id> | smollm2-135m | fake:...")
+    mapping_from: Path = option(None, "the release's api_doc.jsonl: the public names of the original instance",
                               required=True)
-    tasks: Path = _opt(None, "the release's folder (its --split file is used) or one task file, e.g. "
+    tasks: Path = option(None, "the release's folder (its --split file is used) or one task file, e.g. "
                              "datasets/test/single_test.jsonl", required=True)
-    out: Path = _opt(None, "folder for the two instances, their rollouts and verdicts, and the result",
+    out: Path = option(None, "folder for the two instances, their rollouts and verdicts, and the result",
                      required=True)
-    split: str = _opt("single_test", "which split of the tasks to ask", choices=SPLITS)
-    seed: int = _opt(1, "seed of the fresh instance's names")
-    n: int = _opt(1, "samples per task")
-    temperature: float = _opt(0.0, "sampling temperature (0 = greedy)")
-    max_tokens: int = _opt(1024, "the most tokens per answer")
-    limit: int | None = _opt(None, "only the first N tasks")
-    workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)")
-    protocol: str = _opt("sebench", "prompts and judge: sebench's, or the original benchmark's (with "
-                         "--original-repo; docs/protocols.md)", choices=("sebench", "original"))
-    original_repo: Path | None = _opt(None, "your copy of the original SE-Bench repository (--protocol original)")
-    audit: bool = _opt(True, "run the leak audit when building the instances", cli=False)
+    split: str = option("single_test", "which split of the tasks to ask", choices=SPLITS)
+    seed: int = option(1, "seed of the fresh instance's names")
+    n: int = option(1, "samples per task")
+    temperature: float = option(0.0, "sampling temperature (0 = greedy)")
+    max_tokens: int = option(1024, "the most tokens per answer")
+    limit: int | None = option(None, "only the first N tasks")
+    workers: int | None = option(None, "programs judged at once (default: the number of CPUs)")
+    protocol: str = option("sebench", "prompts and judge: sebench's, or the original benchmark's (with "
+                         "--original-repo; docs/protocols.md)", choices=tuple(PROTOCOLS))
+    original_repo: Path | None = option(None, "your copy of the original SE-Bench repository (--protocol original)")
+    audit: bool = option(True, "run the leak audit when building the instances", cli=False)
 
 
 @dataclass(frozen=True)
@@ -77,15 +76,10 @@ class ContaminationResult:
     fresh: str
 
 
-def config_fields():
-    return [f for f in fields(ContaminationConfig) if f.metadata.get("cli", True)]
-
 
 def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
     """Builds (or reuses) both instances, asks and judges the tasks on each, compares; writes the result."""
-    from sebench.rollout.backends import get_backend, resolve_spec
-    from sebench.rollout.run import RolloutConfig, backend_options
-    from sebench.rollout.run import run as rollout
+    from sebench.rollout import RolloutConfig, backend_options, get_backend, resolve_spec, write_rollouts
 
     out = Path(cfg.out)
     if backend is None:
@@ -100,7 +94,7 @@ def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
                     for inst in (original, fresh)]
     backend = backend or get_backend(cfg.model, **backend_options(rollout_cfgs[0]))
     try:
-        verdicts = [_judge(inst, rollout(rc, backend=backend), out, cfg.workers, cfg.protocol)
+        verdicts = [_judge(inst, write_rollouts(rc, backend=backend), out, cfg.workers, cfg.protocol)
                     for inst, rc in zip((original, fresh), rollout_cfgs)]
     finally:
         if own:
@@ -112,24 +106,24 @@ def run(cfg: ContaminationConfig, backend=None) -> ContaminationResult:
 
 def _instance(root: Path, cfg: ContaminationConfig, mapping_from: Path | None) -> Instance:
     """The instance at `root` with the tasks imported; built (closed-book needs no docs) when absent."""
-    from sebench.build.run import build_instance
-    from sebench.tasks.official import import_official
-    from sebench.tasks.release import SPLIT_FILE_NAMES, release_files
+    from sebench.builder import build_instance
+    from sebench.tasks import SPLIT_FILE_NAMES, import_official, release_files
 
-    if not (root / "manifest.json").is_file() or not Instance(root).split_path(cfg.split).is_file():
+    if not Instance(root).manifest_path.is_file() or not Instance(root).split_path(cfg.split).is_file():
         task_files, _ = release_files([Path(cfg.tasks)])  # a folder's api_doc.jsonl names only the original
         chosen = [p for p in task_files if SPLIT_FILE_NAMES.get(p.name, cfg.split) == cfg.split]
         if not chosen:
             raise SebenchError(f"{cfg.tasks}: no {cfg.split} tasks here")
-        build_instance(root, cfg.seed, mapping_from=mapping_from, docs=False, audit=cfg.audit)
+        # this command's own instance, left unfinished (no tasks imported) by an earlier run: built again
+        build_instance(root, cfg.seed, mapping_from=mapping_from, docs=False, audit=cfg.audit, overwrite=True)
         import_official(chosen, root, split=cfg.split, overwrite=True)
     return Instance.open(root)
 
 
 def _judge(inst: Instance, rollouts: Path, out: Path, workers: int | None, protocol: str) -> list[Verdict]:
-    from sebench.judge.run import JudgeConfig, run_with_summary
+    from sebench.judge import JudgeConfig, write_verdicts
 
-    path, _ = run_with_summary(JudgeConfig(data=inst.root, rollouts=rollouts, workers=workers, progress=False,
+    path, _ = write_verdicts(JudgeConfig(data=inst.root, rollouts=rollouts, workers=workers, progress=False,
                                            out=out / f"{inst.root.name}.verdicts.jsonl", protocol=protocol))
     return [from_dict(Verdict, obj, f"{path}:{n}") for n, obj in iter_json_lines(path)]
 
@@ -186,18 +180,16 @@ def format_result(result: ContaminationResult) -> str:
 
 
 def register(subparsers) -> None:
-    from sebench.cliflags import add_config_flags
+    from sebench.cliflags import config_command
 
-    parser = subparsers.add_parser(
-        "contamination", help="has the model seen the public instance? original vs fresh names, closed-book",
+    config_command(
+        subparsers, "contamination", ContaminationConfig, _main,
+        help="has the model seen the public instance? original vs fresh names, closed-book",
         description="Ask the same tasks closed-book on the original instance (the public names, from the "
                     "release's api_doc.jsonl) and on a fresh seeded instance; report the accuracy gap with "
                     "its 95% interval and a plain verdict.")
-    add_config_flags(parser, ContaminationConfig, config_fields())
-    parser.set_defaults(func=_main)
 
 
-def _main(args) -> int:
-    cfg = ContaminationConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
+def _main(cfg: ContaminationConfig, _args) -> int:
     print(format_result(run(cfg)))
     return 0

@@ -25,8 +25,9 @@ package is known to it. This module is pure (no training, no files); lifelong_st
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 
 DESIGNS = ("same", "disjoint")
@@ -38,15 +39,13 @@ LIBRARY_SEED_STEP = 1000  # library i of run seed s is the instance of seed 1000
 class LifelongConfig:
     """The lifelong section of `sebench run` (`--set lifelong.FIELD=VALUE`)."""
 
-    libraries: int = field(default=3, metadata={"help": "libraries learned one after another (L1..Lk)",
-                                                "minimum": 2, "maximum": LIBRARY_SEED_STEP - 1})
-    designs: list = field(default_factory=lambda: list(DESIGNS), metadata={
-        "help": "same (every library renames the same NumPy functions) and/or disjoint (each its own)"})
-    replay: list = field(default_factory=lambda: [0.0], metadata={
-        "help": "replay shares, one sequential schedule each: stage i also trains on this share of every earlier "
-                "library's training examples (0: no replay)"})
-    at_once: bool = field(default=False, metadata={
-        "help": "also learn every library at once from the base, the upper reference"})
+    libraries: int = option(3, "libraries learned one after another (L1..Lk)", minimum=2,
+                            maximum=LIBRARY_SEED_STEP - 1)
+    designs: list = option(factory=lambda: list(DESIGNS), help="same (every library renames the same NumPy "
+                           "functions) and/or disjoint (each its own)")
+    replay: list = option(factory=lambda: [0.0], help="replay shares, one sequential schedule each: stage i also "
+                          "trains on this share of every earlier library's training examples (0: no replay)")
+    at_once: bool = option(False, "also learn every library at once from the base, the upper reference")
 
     def __post_init__(self) -> None:
         if not isinstance(self.designs, list) or not self.designs or len(set(self.designs)) < len(self.designs) \

@@ -21,7 +21,7 @@ from pathlib import Path
 from sebench.experiment.lifelong import BASE, LIBRARY_SEED_STEP, LifelongConfig, Step, library_functions, schedule
 from sebench.experiment.run import Study, sizes_dict
 from sebench.experiment.state import file_hash, read_json, write_json
-from sebench.report.continual_report import SCHEDULE_FILE
+from sebench.report import SCHEDULE_FILE
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class LifelongStudy(Study):
 
     def build_library(self, position: int) -> Path:
         """Library `position`'s instance (0: the base's library, with training tasks for the warm-up)."""
-        from sebench.build.run import build_instance
+        from sebench.builder import build_instance
 
         cfg = self.cfg
         name = "base" if position == 0 else f"L{position}"
@@ -83,7 +83,7 @@ class LifelongStudy(Study):
     def _choose(self, instance: Path, exclude: frozenset[str]) -> list[str]:
         from sebench.experiment.select import choose_functions
         from sebench.instance import Instance
-        from sebench.tasks.families import all_templates
+        from sebench.tasks import all_templates
 
         names = Instance.open(instance).mapping()["functions"]
         return choose_functions(list(all_templates()), names, self.cfg.functions, self.cfg.seed, exclude)
@@ -132,7 +132,7 @@ class LifelongStudy(Study):
 
     def train_step(self, step: Step) -> None:
         """Closed-SFT on the step's library (and its share of the mixed ones) from its start."""
-        from sebench.train.config import TrainConfig
+        from sebench.train import TrainConfig
 
         cfg = self.cfg
         start = self.train_model if step.start is None else str(self.checkpoint_dir(step.start))
@@ -158,7 +158,7 @@ class LifelongStudy(Study):
     # ---- report ----------------------------------------------------------------------------------
 
     def report(self) -> Path:
-        from sebench.report.continual_report import build_continual_report
+        from sebench.report import build_continual_report
 
         out = self.root / "report"
         inputs = {p.relative_to(self.root).as_posix(): file_hash(p)

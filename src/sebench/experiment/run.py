@@ -2,7 +2,8 @@
 
 Run directory:
 
-    RUN_DIR/manifest.json                        seeds, versions, commands, data hashes, stage timings
+    RUN_DIR/manifest.json                        seeds, versions, commands, data hashes, stage timings and
+                                                 CPU threads
     RUN_DIR/stages/<stage>.json                  completion records (see state.py)
     RUN_DIR/instance/                            the built instance (unless --instance is given)
     RUN_DIR/data/                                the studied subset (presets with `functions` set)
@@ -16,6 +17,7 @@ build_report) with files in and files out; nothing here re-implements a stage.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import platform
 from importlib import metadata
@@ -30,11 +32,6 @@ log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
-# settings of the stages' configs that change how fast they run or where they write, not what they produce:
-# left out of the completion records, so that changing them does not redo a stage
-ROLLOUT_SPEED = ("concurrency", "batch_size", "device", "progress", "overwrite", "base_url", "api_key_env")
-JUDGE_SPEED = ("workers", "sandbox_url", "no_bwrap", "progress")
-TRAIN_SPEED = ("overwrite", "threads", "judge_workers")
 VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
@@ -116,7 +113,7 @@ class Study:
     def compact_data(self) -> Path:
         """A copy of the studied data whose docs are compact (the form the warm-up taught)."""
         from sebench.instance import Instance
-        from sebench.rollout.compact_docs import write_compact_instance
+        from sebench.rollout import write_compact_instance
 
         out = self.root / "data-compact"
         self.book.run("compact-docs", {"data": self._data_hash()}, [out],
@@ -165,13 +162,14 @@ class Study:
 
     @staticmethod
     def _sizes(train: int, single: int, multiple: int):
-        from sebench.tasks.generate import TaskSizes
+        from sebench.tasks import TaskSizes
 
         return TaskSizes(train=train, single=single, multiple=multiple)
 
     def _build(self, out: Path, sizes) -> None:
-        from sebench.build.run import build_instance
+        from sebench.builder import build_instance
 
+        # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
         build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
 
     def _select(self, instance: Path, data: Path, sizes) -> None:
@@ -203,8 +201,8 @@ class Study:
         """Rollouts then verdicts of `model` on `data`'s split, in evals/<label>/<mode>/<split>. `weights`:
         the hash of a trained checkpoint, whose record names the model by `label` and weights rather than
         by its path (the run may move); None for a model named by its spec."""
-        from sebench.judge.run import JudgeConfig
-        from sebench.rollout.run import RolloutConfig
+        from sebench.judge import JudgeConfig
+        from sebench.rollout import RolloutConfig
 
         cfg = self.cfg
         folder = self.eval_dir(label, mode, split)
@@ -218,14 +216,14 @@ class Study:
                                 protocol=cfg.protocol, original_repo=cfg.original_repo, memory=memory, **settings)
         data_hash = file_hash(data / "manifest.json")
         name = f"rollout:{label}:{mode}:{split}"
-        self.book.run(name, config_record(rollout, drop=ROLLOUT_SPEED + ("data", "out"), data=data_hash,
+        self.book.run(name, config_record(rollout, drop=("data", "out"), data=data_hash,
                                           model=model if weights is None else label, weights=weights,
                                           memory=file_hash(memory) if memory else None),
                       [rollouts], lambda: self._rollout(rollout), resumable=True)
         judge = JudgeConfig(data=data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
                             protocol=cfg.protocol, **cfg.judge)
         self.book.run(f"judge:{label}:{mode}:{split}",
-                      config_record(judge, drop=JUDGE_SPEED + ("data", "out", "summary"), data=data_hash,
+                      config_record(judge, drop=("data", "out", "summary"), data=data_hash,
                                     rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
                       [verdicts, folder / "summary.json"], lambda: self._judge(judge))
         return verdicts
@@ -237,14 +235,13 @@ class Study:
         return path.is_file() and path.stat().st_size > 0
 
     def _rollout(self, rollout) -> None:
-        from sebench.rollout.run import run
+        from sebench.rollout import write_rollouts
 
-        run(rollout, backend=self._backend(rollout))
+        write_rollouts(rollout, backend=self._backend(rollout))
 
     def _backend(self, rollout_cfg):
         """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU)."""
-        from sebench.rollout.backends import get_backend
-        from sebench.rollout.run import backend_options
+        from sebench.rollout import backend_options, get_backend
 
         if self._loaded and self._loaded[0] != rollout_cfg.model:
             self.close_backend()
@@ -262,9 +259,9 @@ class Study:
 
     @staticmethod
     def _judge(judge) -> None:
-        from sebench.judge.run import run
+        from sebench.judge import write_verdicts
 
-        run(judge)
+        write_verdicts(judge)
 
     # ---- training --------------------------------------------------------------------------------
 
@@ -319,27 +316,33 @@ class Study:
         The mix fields, set only by the lifelong schedule, are left out of the record when unused, so that
         records written before they existed still match."""
         unused = ("mix_data", "mix_share") if train.mix_data is None else ()
-        record = config_record(train, drop=TRAIN_SPEED + ("data", "out", "verdicts") + unused, **inputs)
-        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train))
+        record = config_record(train, drop=("data", "out", "verdicts", *unused), **inputs)
+        # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py)
+        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train), resumable=True)
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
         its regime's and the variant's settings (RunConfig.train_settings)."""
-        from sebench.train.config import TrainConfig
+        from sebench.instance import Instance
+        from sebench.train import REGIME_SPECS, TrainConfig
 
         cfg = self.cfg
         regime = self.cfg.regime_of(label)
+        settings = cfg.train_settings(label)
+        settings["sandbox_url"] = settings.get("sandbox_url") or cfg.judge["sandbox_url"]  # rewards judged as verdicts are
+        if REGIME_SPECS[regime].self_play and not settings.get("functions") and cfg.functions:
+            # the subset keeps every function's docs: self-play writes tasks for the studied ones only
+            settings["functions"] = Instance.open(self.data).manifest()["subset"]["functions"]
         return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,
                            seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
-                           train_source=cfg.train_source if regime in SFT_FROM_DATA else None,
-                           **cfg.train_settings(label))
+                           train_source=cfg.train_source if regime in SFT_FROM_DATA else None, **settings)
 
     @staticmethod
     def _train(train) -> None:
-        from sebench.memory import release_memory
-        from sebench.train.run import run
+        from sebench.process_memory import release_memory
+        from sebench.train import train_model
 
-        run(train)
+        train_model(train)
         release_memory()  # the trainer's model, gradients and optimizer state
 
     # ---- report ----------------------------------------------------------------------------------
@@ -388,7 +391,7 @@ class Study:
             "not_trained": self.not_trained,
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
-                                                          "peak_rss_mb", "outputs")} for r in records},
+                                                          "peak_rss_mb", "threads", "outputs")} for r in records},
         }
         write_json(self.root / "manifest.json", manifest)
 
@@ -404,10 +407,8 @@ def sizes_dict(sizes) -> dict | None:
 def _versions() -> dict:
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for name in VERSIONED:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     return out
 
 

@@ -19,16 +19,16 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.files import file_sha256, write_json
-from sebench.instance import Instance
+from sebench.instance import API_DOC_FILE, MAPPING_FILE, PACKAGE_DIR, Instance
 from sebench.records import write_records
 
 # Parts of an instance copied into the subset's directory (the task files are generated afresh).
-COPIED = ("package", "datasets/train/api_doc.jsonl", "private/mapping.json")
+COPIED = (PACKAGE_DIR, API_DOC_FILE, MAPPING_FILE)
 
 
 def eligible_functions(templates: list, names: dict) -> list[str]:
     """The mapping keys with templates enough for a train and a test task each, sorted."""
-    from sebench.tasks.spec import CONSTRUCTOR
+    from sebench.tasks import CONSTRUCTOR
 
     variants = Counter()
     for t in templates:
@@ -63,8 +63,7 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
                  functions: list[str] | None = None) -> dict:
     """Writes the subset instance at `out`; returns {"functions": [...], "counts": {split: n}}.
     `functions`: the mapping keys to study (default: k of them chosen by seed)."""
-    from sebench.tasks.families import all_templates
-    from sebench.tasks.generate import generate
+    from sebench.tasks import all_templates, generate_tasks
 
     mapping = instance.mapping()
     templates = list(all_templates())
@@ -84,7 +83,7 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copyfile(src, dst)
-    tasks = generate(out / "package", mapping, seed, sizes, workers=workers, templates=keep)
+    tasks = generate_tasks(Instance(out).package_dir, mapping, seed, sizes, workers=workers, templates=keep)
     view = Instance(out)
     for split, items in tasks.items():
         write_records(view.split_path(split), items)
@@ -97,6 +96,6 @@ def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, worker
         subset={"of": str(instance.root), "of_hash": file_sha256(instance.manifest_path), "seed": seed,
                 "functions": [mapping["functions"][f] for f in functions], "originals": functions},
     )
-    write_json(out / "manifest.json", manifest)
+    write_json(Instance(out).manifest_path, manifest)
     return {"functions": functions, "counts": counts}
 

@@ -2,7 +2,8 @@
 
 Every stage of `sebench run` is run through `StageBook.run`: before it starts, a record
 `RUN_DIR/stages/<name>.json` with status "running" and the stage's config is written; when it ends, the
-record becomes "done" with the hashes of its outputs and the seconds it took. On a re-run:
+record becomes "done" with the hashes of its outputs, the seconds it took, its peak memory and the seconds
+it ran at each torch CPU thread count (sebench.threads; none for stages without torch). On a re-run:
 
 - done with the same config and its outputs present: skipped;
 - "running" (the process died): resumed when the stage can resume (rollouts, sample by sample),
@@ -14,19 +15,20 @@ record becomes "done" with the hashes of its outputs and the seconds it took. On
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import shutil
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
+from sebench.cliflags import outcome_fields
 from sebench.errors import SebenchError
 from sebench.files import file_sha256 as file_hash  # noqa: F401 (re-exported; experiment/run.py imports it)
 from sebench.files import tree_sha256, write_json
-from sebench.memory import peak_rss_mb, reset_peak_rss
+from sebench.process_memory import peak_rss_mb, reset_peak_rss
+from sebench.threads import reset_thread_usage, thread_usage
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +58,11 @@ def _normal(config: dict) -> dict:
 
 
 def config_record(config: object, drop: tuple[str, ...] = (), **values: object) -> dict:
-    """A stage's own config (a dataclass) as its completion record holds it: every field, paths as text,
-    except those in `drop` (where the output goes, how fast it runs: nothing that changes the result), with
-    `values` in place of fields whose content matters rather than their path (a file's hash for its name)."""
-    record = {k: v for k, v in dataclasses.asdict(config).items() if k not in drop}
+    """A stage's own config (a dataclass) as its completion record holds it: every field that changes the
+    result (`cliflags.outcome_fields`: not those marked speed), paths as text, except those in `drop` (where
+    the output goes), with `values` in place of fields whose content matters rather than their path (a file's
+    hash for its name)."""
+    record = {k: v for k, v in outcome_fields(config).items() if k not in drop}
     record.update(values)
     return _normal(record)
 
@@ -73,6 +76,12 @@ def _changes(old: dict, new: dict) -> str:
 def _short(value: object) -> str:
     text = json.dumps(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fewer_threads(usage: dict | None) -> str:
+    """", N s of them on fewer threads than the C cores" when the stage had to, else ""."""
+    fewer = sum(s for n, s in (usage or {}).get("seconds", {}).items() if int(n) < usage["cores"])
+    return f", {fewer:.0f} s of them on fewer CPU threads than the {usage['cores']} cores" if fewer else ""
 
 
 class StageBook:
@@ -132,6 +141,7 @@ class StageBook:
         log.info("stage %s: running", name)
         t0 = time.monotonic()
         reset_peak_rss()
+        reset_thread_usage()
         fn()
         missing = [str(out) for out in outputs if not out.exists()]
         if missing:
@@ -141,10 +151,11 @@ class StageBook:
             finished=now(),
             seconds=round(time.monotonic() - t0, 2),  # of the attempt that finished
             peak_rss_mb=peak_rss_mb(),  # this process's peak resident memory during the stage (Linux)
+            threads=thread_usage(),  # {"cores", "policy", "seconds": {count: s}}; None: no torch threads set
             outputs={out.relative_to(self.root).as_posix(): tree_sha256(out) for out in outputs},
         )
         write_json(self.path(name), record)
-        log.info("stage %s: done in %.0f s", name, time.monotonic() - t0)
+        log.info("stage %s: done in %.0f s%s", name, time.monotonic() - t0, _fewer_threads(record["threads"]))
         if self.after:
             self.after()
         return record

@@ -10,6 +10,13 @@ Excluded from the warm-up: the studied functions and their relatives (a function
 See Also and Examples, names a studied one or is named by it, or that has the same summary line: the
 package keeps NumPy's aliases, such as abs and absolute, under unrelated names). A training task is kept only if all its functions remain.
 
+Skills (--skills): `docs` is the Open-SFT above; `tasks` adds task-writing examples, the format self-play
+asks for (sebench.train.modelgen): the proposal prompt with one warm-up function's docs, answered with a
+training task of that function written as a proposal (its query, signature, test inputs and reference
+solution). They are the instance's own tasks of warm-up functions only (whose solution calls no other
+package function), and an example whose text names an excluded function is dropped, so no studied
+function, its name or its docs reach the warm-up.
+
 Cache: `CACHE_DIR/<key>/checkpoint` (an HF checkpoint with train_config.json, train_data.jsonl,
 loss.csv), `CACHE_DIR/<key>/instance` (the compact-docs copy it trained on, with --docs compact) and
 `CACHE_DIR/<key>/warmup.json`, written last: an entry without it is unfinished and is trained again. The key is the sha256 of: the instance's manifest (which
@@ -29,50 +36,61 @@ import os
 import re
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.files import file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
 from sebench.records import ApiDoc
-from sebench.rollout.compact_docs import DOCS_FORMS
+from sebench.rollout import DOCS_FORMS
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sebench" / "warmup"
 KEY_VERSION = 1  # raise when the warm-up's data or training changes meaning, so old entries are not reused
+SKILLS = ("docs", "tasks")
 
-
-def _opt(default, help: str, **extra):
-    return field(default=default, metadata={"help": help, **extra})
 
 
 @dataclass
 class WarmupConfig:
     """The options of `sebench warmup`; each field is one flag (underscores become dashes)."""
 
-    data: Path = _opt(None, "the full instance directory (from `sebench build`); its train tasks are the warm-up's",
+    data: Path = option(None, "the full instance directory (from `sebench build`); its train tasks are the warm-up's",
                       required=True)
-    studied: str | None = _opt(None, "comma-separated public names of the studied functions (kept out of the warm-up)")
-    studied_from: Path | None = _opt(None, "a studied subset directory (`sebench run`'s RUN_DIR/data): its manifest "
+    studied: str | None = option(None, "comma-separated public names of the studied functions (kept out of the warm-up)")
+    studied_from: Path | None = option(None, "a studied subset directory (`sebench run`'s RUN_DIR/data): its manifest "
                                      "names the studied functions")
-    model: str = _opt("smollm2-135m", "model to warm up: smollm2-135m (embedded), a local HF folder, or hf:<path>")
-    docs: str = _opt("full", "docs in the warm-up prompts: full (the paper's) or compact (name, signature, summary, "
+    model: str = option("smollm2-135m", "model to warm up: smollm2-135m (embedded), a local HF folder, or hf:<path>")
+    docs: str = option("full", "docs in the warm-up prompts: full (the paper's) or compact (name, signature, summary, "
                      "one example: for small models)", choices=DOCS_FORMS)
-    max_examples: int | None = _opt(240, "warm-up training examples at most (a seeded choice)")
-    epochs: float = _opt(1.0, "passes over the warm-up examples")
-    lr: float = _opt(2e-4, "learning rate")
-    batch_size: int = _opt(8, "examples per optimizer step")
-    max_length: int = _opt(2048, "longest prompt+answer in tokens; longer examples are left out")
-    seed: int = _opt(0, "seed of the example choice and of training")
-    cache_dir: Path = _opt(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
+    max_examples: int | None = option(240, "warm-up training examples at most (a seeded choice)")
+    epochs: float = option(1.0, "passes over the warm-up examples")
+    lr: float = option(2e-4, "learning rate")
+    batch_size: int = option(8, "examples per optimizer step")
+    max_length: int = option(2048, "longest prompt+answer in tokens; longer examples are left out")
+    seed: int = option(0, "seed of the example choice and of training")
+    skills: list[str] = option(factory=lambda: ["docs"], help="what the warm-up teaches, comma-separated: docs (use "
+                               "the docs shown: Open-SFT) and tasks (write a task from a function's docs, the format "
+                               "self-play asks for)", choices=SKILLS)
+    task_examples: int = option(48, "task-writing examples at most (with --skills tasks; a seeded choice)", minimum=1)
+    cache_dir: Path = option(DEFAULT_CACHE_DIR, "where warm-up checkpoints are cached")
+    threads: int | None = option(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+                               "while other processes keep some busy)", minimum=1)
 
     def __post_init__(self) -> None:
         self.data = Path(self.data)
         self.cache_dir = Path(self.cache_dir)
         if self.studied_from is not None:
             self.studied_from = Path(self.studied_from)
+        if isinstance(self.skills, str):
+            self.skills = [s.strip() for s in self.skills.split(",") if s.strip()]
+        unknown = [s for s in self.skills if s not in SKILLS]
+        if unknown or not self.skills:
+            raise SebenchError(f"--skills: {', '.join(unknown) or 'none given'}; choose from {', '.join(SKILLS)}")
+        self.skills = [s for s in SKILLS if s in self.skills]
 
     def studied_functions(self) -> list[str]:
         """The studied functions' public names, from --studied or --studied-from."""
@@ -86,8 +104,11 @@ class WarmupConfig:
         raise SebenchError("name the studied functions: --studied a,b,c or --studied-from SUBSET_DIR")
 
     def key_settings(self) -> dict:
-        """The settings that decide the warm-up checkpoint (all but paths and the studied list)."""
-        skip = {"data", "studied", "studied_from", "cache_dir"}
+        """The settings that decide the warm-up checkpoint (all but paths, the studied list and the threads; a docs-only
+        warm-up leaves out the skills settings, so that it keeps the key it had before they existed)."""
+        skip = {"data", "studied", "studied_from", "cache_dir", "threads"}
+        if self.skills == ["docs"]:
+            skip |= {"skills", "task_examples"}
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in skip}
 
 
@@ -121,7 +142,7 @@ def excluded_functions(docs: list[ApiDoc], studied: list[str]) -> list[str]:
 
 
 def _summary(doc: ApiDoc) -> str:
-    from sebench.rollout.compact_docs import compact_doc
+    from sebench.rollout import compact_doc
 
     return compact_doc(doc).doc.split("\n", 1)[0].strip()
 
@@ -165,9 +186,8 @@ def warm_up(cfg: WarmupConfig) -> Path:
 
 
 def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
-    from sebench.rollout.compact_docs import write_compact_instance
-    from sebench.train.config import TrainConfig
-    from sebench.train.run import run
+    from sebench.rollout import write_compact_instance
+    from sebench.train import TrainConfig, train_model
 
     shutil.rmtree(p.entry, ignore_errors=True)  # an unfinished warm-up (no warmup.json) is redone
     data = cfg.data
@@ -176,15 +196,41 @@ def _train(cfg: WarmupConfig, p: WarmupPlan) -> None:
     log.info("warm-up %s: Open-SFT on %d functions (%d excluded), %s docs", p.key, len(p.functions),
              len(p.excluded), cfg.docs)
     started = time.time()
-    run(TrainConfig(
+    writing = []
+    if "tasks" in cfg.skills:
+        writing = task_writing_examples(Instance.open(data), p.functions, p.excluded, cfg.task_examples, cfg.seed)
+        log.info("warm-up %s: %d task-writing examples", p.key, len(writing))
+    train_model(TrainConfig(
         data=data, regime="open-sft", out=p.checkpoint, model=cfg.model, train_source="reference",
-        functions=p.functions, max_examples=cfg.max_examples, epochs=cfg.epochs, lr=cfg.lr,
-        batch_size=1, grad_accum=cfg.batch_size,  # one example per forward: prompts with docs are long, and
-        max_length=cfg.max_length, seed=cfg.seed,  # 8 of them at once peaked at 11.2 GB; the update is the same
-    ))
+        functions=p.functions, max_examples=cfg.max_examples if "docs" in cfg.skills else 0, epochs=cfg.epochs,
+        lr=cfg.lr, batch_size=1, grad_accum=cfg.batch_size,  # one example per forward (prompts with docs are
+        max_length=cfg.max_length, seed=cfg.seed,  # long: docs/presets.md); the update is the same
+        threads=cfg.threads,
+    ), extra_sft=writing)
     write_json(p.entry / "warmup.json", {  # written last: it marks the entry complete
         "key": p.key, "settings": cfg.key_settings(), "instance": str(cfg.data),
         "instance_manifest_sha256": file_sha256(Instance.open(cfg.data).manifest_path),
         "studied": cfg.studied_functions(), "excluded": p.excluded, "functions": p.functions,
         "seconds": round(time.time() - started, 1),
     })
+
+
+def task_writing_examples(instance: Instance, functions: list[str], excluded: list[str], count: int,
+                          seed: int) -> list[dict]:
+    """Up to `count` examples of writing a task (a seeded choice): modelgen's proposal prompt with one
+    warm-up function's docs, answered with a training task of that function (see the module docstring)."""
+    from sebench.train import MIN_CASES, proposal_answer, proposal_prompt, seeded_choice
+
+    allowed = set(functions)
+    called = re.compile(rf"(?<![\w.]){re.escape(instance.package_name)}(?:\.\w+)+")
+    named = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, excluded)) + r")(?![\w])") if excluded else None
+    tasks = [t for t in instance.tasks("train")
+             if t.is_valid and len(t.selected_functions) == 1 and t.selected_functions[0] in allowed
+             and len(t.test_cases) >= MIN_CASES and set(called.findall(t.reference_solution)) == set(t.selected_functions)]
+    examples = []
+    for task in tasks:
+        prompt, answer = proposal_prompt(instance, task.selected_functions), proposal_answer(task)
+        if named is None or not named.search(prompt + answer):
+            examples.append({"prompt": [{"role": "user", "content": prompt}],
+                             "completion": [{"role": "assistant", "content": answer}], "task_id": task.task_id})
+    return seeded_choice(examples, count, seed)

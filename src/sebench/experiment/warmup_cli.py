@@ -4,26 +4,27 @@ of an instance, to evaluate open-book with the docs that a compact warm-up train
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sebench.cliflags import add_config_flags
+from sebench.cliflags import config_command
+
+if TYPE_CHECKING:
+    from sebench.experiment.warmup import WarmupConfig
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from sebench.experiment.warmup import WarmupConfig
 
-    p = subparsers.add_parser(
-        "warmup",
+    p = config_command(
+        subparsers, "warmup", WarmupConfig, _warmup,
         help="a doc-literate base model: Open-SFT on functions disjoint from the studied ones (cached)",
         description="Trains Open-SFT on the training tasks of every function except the studied ones and their "
         "relatives, so that the model learns to use docs it is shown without ever seeing the studied functions. "
         "The checkpoint is cached under --cache-dir by instance, functions and settings; a second call reuses it. "
         "Prints the checkpoint's path (use it as the study's --model).",
     )
-    add_config_flags(p, WarmupConfig, dataclasses.fields(WarmupConfig))
     p.add_argument("--plan", action="store_true", help="print the cache key and the warm-up functions; train nothing")
-    p.set_defaults(func=_warmup)
 
     c = subparsers.add_parser(
         "compact-docs",
@@ -36,11 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.set_defaults(func=_compact)
 
 
-def _warmup(args: argparse.Namespace) -> int:
-    from sebench.experiment.warmup import WarmupConfig, plan, warm_up
+def _warmup(cfg: WarmupConfig, args: argparse.Namespace) -> int:
+    from sebench.experiment.warmup import plan, warm_up
 
-    names = {f.name for f in dataclasses.fields(WarmupConfig)}
-    cfg = WarmupConfig(**{k: v for k, v in vars(args).items() if k in names})
     if args.plan:
         p = plan(cfg)
         print(f"key {p.key}\ncheckpoint {p.checkpoint}\nexcluded {' '.join(p.excluded)}\n"
@@ -52,7 +51,7 @@ def _warmup(args: argparse.Namespace) -> int:
 
 def _compact(args: argparse.Namespace) -> int:
     from sebench.instance import Instance
-    from sebench.rollout.compact_docs import write_compact_instance
+    from sebench.rollout import write_compact_instance
 
     print(write_compact_instance(Instance.open(args.data), args.out))
     return 0

@@ -1,22 +1,17 @@
-"""The judge: extraction, static rules, isolated execution, comparison, verdicts and summaries.
+"""The judge: static rules, isolated execution, comparison (sebench.values), verdicts and summaries;
+`sebench judge` (run.py) and `sebench sandbox serve` (sandbox_server.py).
 
-`Judge` and `Sandbox` are imported lazily so that `import sebench.judge` stays light.
+Every name is imported on first use, so that `import sebench.judge` stays light.
 """
 
-from __future__ import annotations
+from sebench.exports import front_door
 
-from typing import Any
-
-__all__ = ["Judge", "Sandbox", "RunResult", "CaseResult"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "Judge":
-        from sebench.judge.core import Judge
-
-        return Judge
-    if name in ("Sandbox", "RunResult", "CaseResult"):
-        from sebench.judge import sandbox
-
-        return getattr(sandbox, name)
-    raise AttributeError(f"module 'sebench.judge' has no attribute '{name}'")
+__all__ = ["CaseResult", "Judge", "JudgeConfig", "OriginalJudge", "RunResult", "Sandbox", "judge_records",
+           "program_outputs", "read_rollouts", "reward_answer", "write_verdicts"]
+__getattr__ = front_door(__name__, __all__, {
+    "core": ("Judge",),
+    "original": ("OriginalJudge", "reward_answer"),
+    "program_values": ("program_outputs",),
+    "run": ("JudgeConfig", "judge_records", "read_rollouts", "write_verdicts"),
+    "sandbox": ("CaseResult", "RunResult", "Sandbox"),
+})

@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sebench.cliflags import add_config_flags, port_number
+from sebench.cliflags import config_command, port_number
+from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
+from sebench.protocols import PROTOCOLS
+
+if TYPE_CHECKING:
+    from sebench.judge.run import JudgeConfig
 
 
 def register(subparsers) -> None:
@@ -15,25 +21,22 @@ def register(subparsers) -> None:
 
 
 def _register_judge(subparsers) -> None:
-    from sebench.judge.run import JudgeConfig, config_fields
+    from sebench.judge.run import JudgeConfig
 
-    parser = subparsers.add_parser(
-        "judge",
+    config_command(
+        subparsers, "judge", JudgeConfig, _judge,
         help="judge rollouts in the sandbox: verdicts, accuracy, pass@k",
         description="Judge a rollouts file (ours, or the original's query/response/test_cases format) against "
         "an instance: extract the code, apply the static rules, run the tests in the sandbox, compare; writes "
         "one verdict per rollout and prints a summary table.",
     )
-    add_config_flags(parser, JudgeConfig, config_fields())
-    parser.set_defaults(func=_judge)
 
 
-def _judge(args: argparse.Namespace) -> int:
-    from sebench.judge.run import JudgeConfig, config_fields, run_with_summary
+def _judge(cfg: JudgeConfig, _args: argparse.Namespace) -> int:
+    from sebench.judge.run import write_verdicts
     from sebench.judge.summary import format_table
 
-    cfg = JudgeConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
-    out, summary = run_with_summary(cfg)
+    out, summary = write_verdicts(cfg)
     print(format_table(summary))
     print(f"verdicts: {out}" + (f"; summary: {cfg.summary}" if cfg.summary else ""))
     unjudged = summary["overall"]["counts"].get("judge_error", 0)
@@ -64,7 +67,7 @@ def _register_sandbox(subparsers) -> None:
     serve.add_argument("--read-timeout", type=float, default=30.0,
                        help="seconds a client has to send a whole request (default: 30.0)")
     serve.add_argument("--no-bwrap", action="store_true", help="do not use bubblewrap (fallback layers only)")
-    serve.add_argument("--protocol", choices=("sebench", "original"), default="sebench",
+    serve.add_argument("--protocol", choices=tuple(PROTOCOLS), default=DEFAULT_PROTOCOL,
                        help="original: programs see the package as the original benchmark's did (its printing, "
                             "its 3 s limit and timeout answer) and /judge uses its rules (default: sebench)")
     serve.set_defaults(func=_serve)
@@ -72,7 +75,7 @@ def _register_sandbox(subparsers) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from sebench.judge.server import serve
+    from sebench.judge.sandbox_server import serve
 
     serve(args.data, args.host, args.port, args.workers, args.timeout, False if args.no_bwrap else None,
           max_timeout_s=args.max_timeout, read_timeout_s=args.read_timeout, protocol=args.protocol)

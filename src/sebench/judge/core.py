@@ -1,8 +1,8 @@
 """The Judge: one response to one task -> one Verdict. The same object serves evaluation and RL rewards.
 
-Pipeline per item: extract the code (extract.py) -> static rules (static.py) -> run the test inputs in
+Pipeline per item: extract the code (sebench.answers) -> static rules (static.py) -> run the test inputs in
 the sandbox (sandbox.py), locally or on `sebench sandbox serve` servers -> compare with Task.expected
-outside the sandbox (compare.py). Every item gets a verdict: an unexpected failure is `judge_error`,
+outside the sandbox (sebench.values). Every item gets a verdict: an unexpected failure is `judge_error`,
 counted, never dropped.
 """
 
@@ -10,22 +10,18 @@ from __future__ import annotations
 
 import logging
 import os
-import reprlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
+from sebench.answers import extract_code
 from sebench.instance import Instance
-from sebench.judge.compare import PRINTED_KEY, is_printed, matches
-from sebench.judge.extract import extract_code
 from sebench.judge.static import Rules, check_code
+from sebench.judge.verdict import expected_for, make_verdict, verdict_from_run
 from sebench.records import Task, Verdict
+from sebench.values import is_printed
 
 log = logging.getLogger(__name__)
-
-MAX_GOT_CHARS = 300
-
 
 class Judge:
     """Judges responses to tasks of one instance.
@@ -52,7 +48,7 @@ class Judge:
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------------------------- lifecycle
-    def __enter__(self) -> "Judge":
+    def __enter__(self) -> Judge:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -120,75 +116,20 @@ class Judge:
         """One verdict in this process's sandbox; `timeout_s` overrides the judge's, `cancel` stops the run."""
         try:
             return self._judge(task, response, sample_idx, timeout_s or self.timeout_s, cancel)
-        except Exception as exc:  # noqa: BLE001 - counted as judge_error, never dropped
+        except Exception as exc:  # counted as judge_error, never dropped
             log.exception("judge error on %s/%s", task.task_id, sample_idx)
-            return _verdict(task, sample_idx, "judge_error", 0, message=f"{type(exc).__name__}: {exc}")
+            return make_verdict(task, sample_idx, "judge_error", 0, message=f"{type(exc).__name__}: {exc}")
 
     def _judge(self, task: Task, response: str, sample_idx: int, timeout_s: float,
                cancel: threading.Event | None) -> Verdict:
         code = extract_code(response)
         if code is None:
-            return _verdict(task, sample_idx, "no_code", 0, message="no fenced python code block")
+            return make_verdict(task, sample_idx, "no_code", 0, message="no fenced python code block")
         static = check_code(code, task.entry_point, self.rules, tuple(task.selected_functions or ()))
         if static.verdict:
             where = f" (line {static.line})" if static.line else ""
-            return _verdict(task, sample_idx, static.verdict, 0, message=static.message + where)
+            return make_verdict(task, sample_idx, static.verdict, 0, message=static.message + where)
         inputs = [str(tc.get("input", "")) if isinstance(tc, dict) else str(tc) for tc in task.test_cases]
         printed = any(is_printed(expected_for(task, i)) for i in range(len(inputs)))
         run = self.sandbox.run(code, task.entry_point, inputs, timeout_s, printed=printed, cancel=cancel)
         return verdict_from_run(task, sample_idx, run)
-
-
-def expected_for(task: Task, i: int) -> Any:
-    """Task.expected[i], or the printed output of the test case for tasks without structured outputs."""
-    if i < len(task.expected):
-        return task.expected[i]
-    case = task.test_cases[i] if i < len(task.test_cases) else {}
-    return {PRINTED_KEY: str(case.get("output", "")) if isinstance(case, dict) else ""}
-
-
-def verdict_from_run(task: Task, sample_idx: int, run) -> Verdict:
-    """Compares a RunResult with the task's expected outputs."""
-    if run.status == "sandbox_error":
-        return _verdict(task, sample_idx, "judge_error", 0, message=run.error or "sandbox error",
-                        layers=run.layers)
-    tests, passed, errored = [], 0, False
-    for i, case in enumerate(run.cases):
-        ok = case.ok and matches(case.value, expected_for(task, i), case.printed)
-        passed += ok
-        errored = errored or not case.ok
-        entry = {"passed": ok}
-        if case.ok:
-            entry["got"] = (case.printed if case.printed is not None else _short_repr(case.value))
-        else:
-            entry["error"] = (case.error or "")[:MAX_GOT_CHARS]
-        tests.append(entry)
-    if run.status in ("timeout", "memory_limit", "runtime_error"):
-        verdict = run.status
-    elif errored:
-        verdict = "runtime_error"
-    elif passed == len(run.cases):
-        verdict = "correct"
-    else:
-        verdict = "wrong_answer"
-    message = run.error or next((t["error"] for t in tests if "error" in t), "")
-    return _verdict(task, sample_idx, verdict, passed, message=message, tests=tests, layers=run.layers,
-                    seconds=round(run.seconds, 4))
-
-
-def _short_repr(value: Any) -> str:
-    text = reprlib.Repr()
-    text.maxlist = text.maxtuple = text.maxdict = 12
-    text.maxlevel = 4
-    text.maxstring = text.maxother = MAX_GOT_CHARS
-    return text.repr(value)[:MAX_GOT_CHARS]
-
-
-def _verdict(task: Task, sample_idx: int, verdict: str, passed: int, **detail: Any) -> Verdict:
-    info = {}
-    for key, value in detail.items():
-        if key == "layers":
-            value = ",".join(value)
-        info[key] = value
-    return Verdict(task.task_id, int(sample_idx), verdict, int(passed), len(task.test_cases), info,
-                   split=task.split, kind=task.kind)

@@ -15,6 +15,12 @@ What the original does with one answer, in order, and its five outcomes:
      equal to its element, True equal to 1, tuples equal to lists, ...)  -> "right", else "result_error"
      (and "exe_error" when the comparison itself fails, e.g. fewer printed results than expected).
 
+The original's GRPO reward (`reward_answer`, its verl_evolve/verl/utils/reward_score/self_question.py) differs
+from its judge: the code is the FIRST ```python block anywhere in the response (the thinking included);
+the test inputs are pasted as the RL data stores them (`np.array` not rewritten) and the program has no
+`test_cases` line; any output on stderr (a warning included; a timeout writes "TLE" there) gives 0; and
+the printed results are compared with a tolerance of 1e-10, with no shortcut for equal text.
+
 Unlike the original, printed values are never given to eval(): they are read by `read_printed`, which
 accepts the same literal forms (and the `np.float64(...)`-style scalars NumPy prints) and nothing else.
 The program runs in sebench's sandbox, never in the judge's process.
@@ -27,10 +33,11 @@ import math
 import os
 import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sebench.instance import Instance
 from sebench.judge.sandbox import Sandbox
@@ -39,6 +46,7 @@ from sebench.records import Task, Verdict
 OUTCOMES = ("result_error", "right", "numpy", "exe_error", "without_zwc")  # the original's codes 0-4
 SEPARATOR = "=" * 20
 TOLERANCE = 1e-2
+REWARD_TOLERANCE = 1e-10  # the reward calls the comparison with its default tolerance
 MAX_STDOUT = 8 * 1024 * 1024  # the original kept all the output; its printed results can be long
 _BLOCK = re.compile(r"```python\n([\s\S]*?)```")
 _FIRST_DEF = re.compile(r"def\s+([a-zA-Z_]\w*)\s*\(")
@@ -65,6 +73,12 @@ def last_python_block(response: str) -> str:
     return blocks[-1] if blocks else ""
 
 
+def first_python_block(response: str) -> str:
+    """The code of the first ```python block (the reward's choice), or ""."""
+    match = _BLOCK.search(response or "")
+    return match.group(1) if match else ""
+
+
 def first_function(code: str) -> str:
     """The name after the first `def name(` in the text (the original's choice of the function to call)."""
     match = _FIRST_DEF.search(code)
@@ -75,10 +89,21 @@ def test_program(code: str, test_cases: list[dict], package: str, constructor: s
     """The program the original runs: `code`, the package import, and the calls on every test input."""
     cases = [{**case, "input": re.sub(r"\bnp\.array\b", f"{package}.{constructor}", str(case.get("input", "")))}
              for case in test_cases]
+    return _calling_program(code, package, [case["input"] for case in cases], [f"test_cases = {cases}"])
+
+
+def reward_program(code: str, test_cases: list[dict], package: str) -> str:
+    """The program the original's reward runs: `code`, the package import, and the calls on every test
+    input exactly as stored (no `test_cases` line, `np.array` as it is)."""
+    return _calling_program(code, package, [str(case.get("input", "")) for case in test_cases], [])
+
+
+def _calling_program(code: str, package: str, inputs: list[str], prelude: list[str]) -> str:
+    """`code`, the package import, and a main block: `prelude`, then the first function called on each input,
+    each result printed followed by a line "#", after a separator line."""
     program = code + f"import {package}\n" + 'if __name__== "__main__":\n'
     name = first_function(program)
-    lines = [f"test_cases = {cases}", "result_list = []"]
-    lines += [f"result_list.append({name}({case['input']}))" for case in cases]
+    lines = prelude + ["result_list = []"] + [f"result_list.append({name}({text}))" for text in inputs]
     lines += [f'print("{SEPARATOR}")', "for i in range(len(result_list)):", "    print(result_list[i])",
               '    print("#")']
     return program + "".join(f"    {line}\n" for line in lines).rstrip("\n")
@@ -336,9 +361,8 @@ def _value(node: ast.AST) -> Any:
 
 
 def _require_number(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
-        if not isinstance(value, bool):
-            raise ValueError("arithmetic on something that is not a number")
+    if not isinstance(value, (int, float, complex)):  # bools pass: they are ints
+        raise ValueError("arithmetic on something that is not a number")
 
 
 def _numpy_scalar(kind: str, arg: Any) -> Any:
@@ -365,14 +389,9 @@ def judge_answer(response: str, test_cases: list[dict], right_exe_result: str, p
                  run: Runner) -> Outcome:
     """The original judge's outcome for one answer; `run` executes the program (in sebench's sandbox)."""
     program = test_program(last_python_block(response), test_cases, package, constructor)
-    ok, why = uses_package(program, first_function(program), package, constructor)
-    if not ok:
-        return Outcome("without_zwc", why)
-    try:
-        if imports_numpy(program):
-            return Outcome("numpy", "imports numpy")
-    except (SyntaxError, ValueError, RecursionError) as exc:
-        return Outcome("exe_error", f"cannot be analysed: {type(exc).__name__}")
+    refused = _static_outcome(program, package, constructor)
+    if refused:
+        return refused
     stdout, stderr, timed_out = run(program)
     if stdout == "":
         return Outcome("exe_error", "timed out" if timed_out else "printed nothing", stdout, stderr, timed_out)
@@ -383,6 +402,38 @@ def judge_answer(response: str, test_cases: list[dict], right_exe_result: str, p
     if right:
         return Outcome("right", "", stdout, stderr)
     return Outcome("result_error", "a printed result differs from the expected one", stdout, stderr)
+
+
+def reward_answer(response: str, test_cases: list[dict], right_exe_result: str, package: str, constructor: str,
+                  run: Runner) -> Outcome:
+    """The original's GRPO reward for one answer as an outcome ("right" is reward 1, anything else 0)."""
+    program = reward_program(first_python_block(response), test_cases, package)
+    refused = _static_outcome(program, package, constructor)
+    if refused:
+        return refused
+    stdout, stderr, timed_out = run(program)
+    if stderr or timed_out:
+        return Outcome("exe_error", "timed out" if timed_out else "wrote to stderr", stdout, stderr, timed_out)
+    printed = printed_results(stdout)
+    try:
+        right = all(same_printed(expected, printed[i], REWARD_TOLERANCE)
+                    for i, expected in enumerate(right_exe_result.split("#")))
+    except (IndexError, RecursionError, MemoryError) as exc:
+        return Outcome("exe_error", f"results cannot be compared: {type(exc).__name__}", stdout, stderr)
+    return Outcome("right" if right else "result_error", "", stdout, stderr)
+
+
+def _static_outcome(program: str, package: str, constructor: str) -> Outcome | None:
+    """The outcome decided before running (steps 3 and 4: the package-use check, then NumPy), or None."""
+    ok, why = uses_package(program, first_function(program), package, constructor)
+    if not ok:
+        return Outcome("without_zwc", why)
+    try:
+        if imports_numpy(program):
+            return Outcome("numpy", "imports numpy")
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        return Outcome("exe_error", f"cannot be analysed: {type(exc).__name__}")
+    return None
 
 
 # ------------------------------------------------------------------ the judge object (protocol "original")
@@ -407,8 +458,10 @@ class OriginalJudge:
         self.timeout_s = timeout_s
         self.sandbox = Sandbox(instance.package_dir, self.package, workers=self.workers, bwrap=bwrap,
                                memory_mb=memory_mb, semantics="original", max_stdout=MAX_STDOUT)
+        self._released: dict | None = None  # the released rows of an imported instance, read on first reward
+        self._printed: dict[str, str] = {}  # task_id -> its reference's printed results (built tasks)
 
-    def __enter__(self) -> "OriginalJudge":
+    def __enter__(self) -> OriginalJudge:
         self.sandbox.__enter__()
         return self
 
@@ -451,3 +504,42 @@ class OriginalJudge:
     def judge_many(self, items: list[tuple[Task, str, int]]) -> list[Verdict]:
         with ThreadPoolExecutor(self.workers) as pool:
             return list(pool.map(lambda item: self.judge(*item), items))
+
+    def reward(self, task: Task, response: str) -> float:
+        """The original's GRPO reward of one answer: 1.0 or 0.0 (`reward_answer`) on the task's test cases
+        and printed results as the original's RL data holds them (`reward_data`)."""
+        cases, expected = self.reward_data(task)
+        found = reward_answer(response, cases, expected, self.package, self.constructor, self.run)
+        return 1.0 if found.right else 0.0
+
+    def reward_data(self, task: Task) -> tuple[list[dict], str]:
+        """(test cases, right_exe_result) for the reward: an imported task's released row as it is (inputs
+        with `np.array` included); a task sebench built: what the original's package prints for its
+        reference solution, as the original made right_exe_result (the task's own printed outputs have
+        full precision where that package printed 8 digits, which the reward's 1e-10 would fail)."""
+        if self._released is None:
+            from sebench.tasks import released_rows
+
+            self._released = released_rows(self.instance.root)
+        row = self._released.get(task.task_id)
+        if row and isinstance(row.get("test_cases"), list) and isinstance(row.get("right_exe_result"), str):
+            return [{**c, "input": str(c.get("input", ""))} for c in row["test_cases"] if isinstance(c, dict)], \
+                row["right_exe_result"]
+        if task.task_id not in self._printed:
+            self._printed[task.task_id] = self._reference_printed(task)
+        return task.test_cases, self._printed[task.task_id]
+
+    def _reference_printed(self, task: Task) -> str:
+        """The reference solution's printed results under the original's semantics (else the task's own)."""
+        if not task.reference_solution.strip():
+            return task.right_exe_result or ""
+        stdout, stderr, timed_out = self.run(reward_program(task.reference_solution + "\n", task.test_cases,
+                                                            self.package))
+        printed = printed_results(stdout)
+        if stderr or timed_out or len(printed) != len(task.test_cases):
+            return task.right_exe_result or ""
+        return "#".join(printed)
+
+    def rewards(self, answers: list[tuple[Task, str]]) -> list[float]:
+        with ThreadPoolExecutor(self.workers) as pool:
+            return list(pool.map(lambda item: self.reward(*item), answers))

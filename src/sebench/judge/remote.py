@@ -1,6 +1,6 @@
 """The client of `sebench sandbox serve`: `Judge(..., sandbox_urls=[...])` judges on these servers.
 
-Records travel in the tagged encoding of sebench.codec, so tasks whose expected outputs hold NaN,
+Records travel in the tagged encoding of sebench.values, so tasks whose expected outputs hold NaN,
 infinities or complex numbers are judged exactly as locally. Before the first batch every server's
 /health is read: a malformed URL, a server of another instance, or no server answering at all is a
 SebenchError (one line), never a run of `judge_error` verdicts. Work goes out in chunks spread over the
@@ -16,8 +16,9 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from sebench import codec
+from sebench import values
 from sebench.errors import SebenchError
+from sebench.judge.verdict import make_verdict
 from sebench.records import Task, Verdict, from_dict
 
 log = logging.getLogger(__name__)
@@ -81,8 +82,8 @@ class RemotePool:
 
         try:
             resp = self.client.get(f"{url}/health", timeout=HEALTH_TIMEOUT_S)
-            health = codec.loads(resp.content) if resp.status_code == 200 else None
-        except (httpx.HTTPError, codec.CodecError) as exc:
+            health = values.loads(resp.content) if resp.status_code == 200 else None
+        except (httpx.HTTPError, values.CodecError) as exc:
             raise _Refused(f"{type(exc).__name__}: {exc}") from None
         if not (isinstance(health, dict) and health.get("ok")):
             raise _Refused(f"not a sandbox server (GET /health: HTTP {resp.status_code})")
@@ -109,20 +110,18 @@ class RemotePool:
             log.warning("a chunk of %d items failed on every server (%s); retrying item by item", len(chunk),
                         "; ".join(errors)[:300])
             return [v for item in chunk for v in self._judge_chunk([item], servers)]
-        from sebench.judge.core import _verdict
-
         task, _response, sample_idx = chunk[0]
         message = "no sandbox server could judge it: " + "; ".join(errors)
         log.warning("%s/%s: %s", task.task_id, sample_idx, message[:300])
-        return [_verdict(task, sample_idx, "judge_error", 0, message=message[:500])]
+        return [make_verdict(task, sample_idx, "judge_error", 0, message=message[:500])]
 
     def _post(self, url: str, chunk: list[tuple[Task, str, int]]) -> list[Verdict]:
         import httpx
 
         records = [{"task": dataclasses.asdict(t), "response": r, "sample_idx": s} for t, r, s in chunk]
         try:
-            body = codec.dumps({"package": self.identity, "timeout": self.timeout_s, "records": records})
-        except codec.CodecError as exc:
+            body = values.dumps({"package": self.identity, "timeout": self.timeout_s, "records": records})
+        except values.CodecError as exc:
             raise _Refused(f"cannot send the task: {exc}") from None
         try:
             resp = self.client.post(f"{url}/judge", content=body.encode(),
@@ -134,7 +133,7 @@ class RemotePool:
         if resp.status_code != 200:
             raise _Refused(f"HTTP {resp.status_code}: {resp.text[:200]}")
         try:
-            verdicts = codec.loads(resp.content)["verdicts"]
+            verdicts = values.loads(resp.content)["verdicts"]
             if not isinstance(verdicts, list) or len(verdicts) != len(chunk):
                 raise ValueError(f"{len(chunk)} verdicts expected")
             return [from_dict(Verdict, v, f"{url}/judge") for v in verdicts]

@@ -2,7 +2,7 @@
 
 Rollouts are our Rollout records (task_id, sample_idx, mode, model, response, ...) or the original
 benchmark's format (query, response, test_cases, right_exe_result), which the tasks stage makes into a
-rollout and its task before judging (`sebench.tasks.original_answers`). Every rollout gets exactly one
+rollout and its task before judging (`sebench.tasks.original_format`). Every rollout gets exactly one
 verdict, in input order.
 """
 
@@ -11,99 +11,101 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from sebench.cliflags import check_ranges
+from sebench.cliflags import check_ranges, option
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.summary import summarize
-from sebench.outputs import OutputLock, check_file_target, check_own_output, refuse_same_file, write_text_atomic
+from sebench.judge.verdict import make_verdict
+from sebench.output_files import OutputLock, check_file_target, check_own_output, refuse_same_file, write_text_atomic
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol
 from sebench.records import Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
-from sebench.tasks.original_answers import OriginalAnswer, is_original_record, original_answers
+from sebench.tasks import is_original_record, original_answers
 
 log = logging.getLogger(__name__)
 
 CHUNK = 256
-
-__all__ = ["JudgeConfig", "judge_records", "summarize", "run", "read_rollouts"]
-
-
-def _opt(default: Any, help: str, **extra: Any):
-    return field(default=default, metadata={"help": help, **extra})
 
 
 @dataclass
 class JudgeConfig:
     """The options of `sebench judge`; each field is one flag (underscores become dashes)."""
 
-    data: Path = _opt(None, "the instance directory (written by `sebench build`)", required=True)
-    rollouts: Path = _opt(None, "rollouts (JSONL): ours, or the original's query/response/test_cases format",
+    data: Path = option(None, "the instance directory (written by `sebench build`)", required=True)
+    rollouts: Path = option(None, "rollouts (JSONL): ours, or the original's query/response/test_cases format",
                           required=True)
-    out: Path = _opt(None, "the verdicts file to write (JSONL)", required=True)
-    summary: Path | None = _opt(None, "also write the summary as JSON here")
-    workers: int | None = _opt(None, "programs judged at once (default: the number of CPUs)", minimum=1)
-    timeout: float = _opt(3.0, "wall-clock seconds per program (all its test cases)", above=0.0)
-    sandbox_url: list | None = _opt(None, "judge on this `sebench sandbox serve` server (repeat for several)",
-                                    multiple=True, metavar="URL")
-    no_bwrap: bool = _opt(False, "do not use bubblewrap even if installed (fallback layers only)")
-    memory_mb: int = _opt(1024, "address-space limit per program, in MiB", minimum=16)
-    protocol: str = _opt(DEFAULT_PROTOCOL, "sebench: sebench's rules (test cases run one by one, strict package "
+    out: Path = option(None, "the verdicts file to write (JSONL)", required=True)
+    summary: Path | None = option(None, "also write the summary as JSON here")
+    workers: int | None = option(None, "programs judged at once (default: the number of CPUs)", minimum=1, speed=True)
+    timeout: float = option(3.0, "wall-clock seconds per program (all its test cases)", above=0.0)
+    sandbox_url: list | None = option(None, "judge on this `sebench sandbox serve` server (repeat for several)",
+                                    multiple=True, metavar="URL", speed=True)
+    no_bwrap: bool = option(False, "do not use bubblewrap even if installed (fallback layers only)", speed=True)
+    memory_mb: int = option(1024, "address-space limit per program, in MiB", minimum=16)
+    protocol: str = option(DEFAULT_PROTOCOL, "sebench: sebench's rules (test cases run one by one, strict package "
                          "checks); original: the original benchmark's judge, exactly (docs/protocols.md)",
                          choices=tuple(PROTOCOLS))
-    progress: bool = _opt(True, "show a progress bar", cli=False)
+    progress: bool = option(True, "show a progress bar", cli=False, speed=True)
 
 
-def config_fields():
-    return [f for f in fields(JudgeConfig) if f.metadata.get("cli", True)]
 
-
-def read_rollouts(path: Path, instance: Instance, protocol: str = DEFAULT_PROTOCOL) -> list[Rollout | OriginalAnswer]:
-    """Our Rollout records, and the original's records made judgeable by the tasks stage
-    (`sebench.tasks.original_answers`: each with its task, under `protocol`'s rule for own test cases)."""
-    rows: list = []
-    original: list[tuple[int, dict]] = []
+def read_rollouts(path: Path, instance: Instance, protocol: str = DEFAULT_PROTOCOL) -> tuple[list[Rollout], list[Task | str]]:
+    """The file's rollouts and the task each is judged against, or why it has none: our Rollout records against
+    the instance's task of their task_id, the original's records against the task the tasks stage gives them
+    (`sebench.tasks.original_answers`, under `protocol`'s rule for own test cases)."""
+    rows: list[Rollout | dict] = []
     for lineno, obj in iter_json_lines(path):
         where = f"{path}:{lineno}"
         if isinstance(obj, dict) and "task_id" in obj:
             rows.append(from_dict(Rollout, obj, where))
         elif is_original_record(obj):
-            original.append((len(rows), obj))
-            rows.append(None)
+            rows.append(obj)
         else:
             raise SebenchError(f"{where}: neither a rollout record (task_id, sample_idx, response, ...) nor the "
                                "original format (query, response, test_cases, right_exe_result)")
     own_tests = get_protocol(protocol).judge == "original"
-    answers = original_answers([obj for _, obj in original], instance, own_tests=own_tests)
-    for (i, _), answer in zip(original, answers):
-        rows[i] = answer
-    return rows
+    answers = iter(original_answers([r for r in rows if isinstance(r, dict)], instance, own_tests=own_tests))
+    rollouts: list[Rollout] = []
+    own: list[Task | str | None] = []  # an original-format record's own task, or why it has none
+    for row in rows:
+        if isinstance(row, Rollout):
+            rollouts.append(row)
+            own.append(None)
+        else:
+            answer = next(answers)
+            rollouts.append(answer.rollout)
+            own.append(answer.task or answer.problem)
+    return rollouts, [mine or task for mine, task in zip(own, instance_tasks(instance, rollouts))]
 
 
-def judge_records(instance: Instance | Path, rollouts: list[Rollout | OriginalAnswer], workers: int | None = None, *,
-                  sandbox_urls: list[str] | None = None, timeout_s: float = 3.0, bwrap: bool | None = None,
-                  memory_mb: int = 1024, progress: bool = False, protocol: str = DEFAULT_PROTOCOL) -> list[Verdict]:
-    """One verdict per rollout, in input order, judged under `protocol`'s rules (sebench.protocols): a Rollout
-    against the instance's task of its task_id, an OriginalAnswer against its own task."""
-    from sebench.judge.core import Judge, _verdict
+def instance_tasks(instance: Instance, rollouts: list[Rollout]) -> list[Task | str]:
+    """The instance's task of each rollout's task_id, or why there is none."""
+    by_id = {t.task_id: t for t in instance.all_tasks()}
+    return [by_id.get(r.task_id) or f"no task '{r.task_id}' in {instance.root}" for r in rollouts]
+
+
+def judge_records(instance: Instance | Path, rollouts: list[Rollout], workers: int | None = None, *,
+                  tasks: list[Task | str] | None = None, sandbox_urls: list[str] | None = None, timeout_s: float = 3.0,
+                  bwrap: bool | None = None, memory_mb: int = 1024, progress: bool = False,
+                  protocol: str = DEFAULT_PROTOCOL) -> list[Verdict]:
+    """One verdict per rollout, in input order, judged under `protocol`'s rules (sebench.protocols) against
+    tasks[i], its task (default: the instance's task of its task_id); where tasks[i] is a text (why the
+    rollout has no task), the verdict is judge_error with that message."""
+    from sebench.judge.core import Judge
     from sebench.judge.original import OriginalJudge
 
     instance = instance if isinstance(instance, Instance) else Instance.open(instance)
-    by_id = {t.task_id: t for t in instance.all_tasks()}
+    tasks = instance_tasks(instance, rollouts) if tasks is None else tasks
     items, slots, verdicts = [], [], [None] * len(rollouts)
-    for i, r in enumerate(rollouts):
-        if isinstance(r, OriginalAnswer):
-            rollout, task, missing = r.rollout, r.task, r.problem
-        else:
-            rollout, task, missing = r, by_id.get(r.task_id), f"no task '{r.task_id}' in {instance.root}"
+    for i, (rollout, task) in enumerate(zip(rollouts, tasks)):
         extra = {"mode": rollout.mode, "model": rollout.model, "protocol": protocol}
-        if task is None:
+        if isinstance(task, str):
             stub = Task(rollout.task_id, "unknown", "unknown", "", "", "", "", [], "", [])
-            verdicts[i] = _with(_verdict(stub, rollout.sample_idx, "judge_error", 0, message=missing), extra)
+            verdicts[i] = _with(make_verdict(stub, rollout.sample_idx, "judge_error", 0, message=task), extra)
             continue
         response = rollout.response if rollout.response else (f"```python\n{rollout.code}\n```" if rollout.code else "")
         items.append((task, response, rollout.sample_idx))
@@ -149,12 +151,8 @@ def _bar(enabled: bool, total: int):
     return tqdm(total=total, desc="judge", unit="sample")
 
 
-def run(cfg: JudgeConfig) -> Path:
-    """Judges cfg.rollouts, writes cfg.out (and cfg.summary); returns cfg.out."""
-    return run_with_summary(cfg)[0]
-
-
-def run_with_summary(cfg: JudgeConfig) -> tuple[Path, dict]:
+def write_verdicts(cfg: JudgeConfig) -> tuple[Path, dict]:
+    """Judges cfg.rollouts, writes cfg.out (and cfg.summary); returns cfg.out and the summary."""
     check_ranges(cfg)
     instance = Instance.open(cfg.data)
     out, rollouts_path = Path(cfg.out), Path(cfg.rollouts)
@@ -165,14 +163,14 @@ def run_with_summary(cfg: JudgeConfig) -> tuple[Path, dict]:
     check_own_output(out, _is_verdict, "verdicts")
     if summary_path:
         check_file_target(summary_path, "--summary")
-        refuse_same_file(summary_path, inputs + [("--out", out)], "--summary")
+        refuse_same_file(summary_path, [*inputs, ("--out", out)], "--summary")
     if not cfg.sandbox_url:
         instance.require_package()
     with OutputLock(out):
-        rollouts = read_rollouts(rollouts_path, instance, cfg.protocol)
+        rollouts, tasks = read_rollouts(rollouts_path, instance, cfg.protocol)
         if not rollouts:
             raise SebenchError(f"{cfg.rollouts}: no rollouts to judge")
-        verdicts = judge_records(instance, rollouts, cfg.workers, sandbox_urls=cfg.sandbox_url or None,
+        verdicts = judge_records(instance, rollouts, cfg.workers, tasks=tasks, sandbox_urls=cfg.sandbox_url or None,
                                  timeout_s=cfg.timeout, bwrap=False if cfg.no_bwrap else None,
                                  memory_mb=cfg.memory_mb, progress=cfg.progress, protocol=cfg.protocol)
         write_records(out, verdicts)

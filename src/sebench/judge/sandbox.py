@@ -3,8 +3,11 @@
 Design (issue: "Judge generated code safely and fast"):
 - A warm *zygote* process (zygote.py, started fresh with `python -I -S`, never a fork of the judge) imports
   the generated package and then forks one child per program. The zygote never receives task data, code,
-  inputs or results: the judge passes it a job id, limits and three pipe fds over a SOCK_SEQPACKET socket,
-  and writes the job into the child's own pipe.
+  inputs or results: the judge passes it a job id, limits and three pipe fds over a SOCK_SEQPACKET socket
+  (binary messages, WIRE), and writes the job into the child's own pipe. What is the same for every
+  program is done once, in the zygote, and inherited: its seccomp filter, the child's prepared builtins,
+  streams and input namespace; test inputs are compiled once in the judge (they repeat across samples)
+  and sent as marshal data, each evaluated by the child in a fresh copy of that namespace.
 - Layers, strongest first, chosen automatically (`Sandbox.layers` and one log line say which are active):
   * bubblewrap: new mount namespace with only /usr, the Python installation, the site-packages folders
     and the package folder mounted read-only (no /proc, no home, no instance data, an empty /tmp), new
@@ -13,10 +16,14 @@ Design (issue: "Judge generated code safely and fast"):
   * an unprivileged user: as root, the zygote drops to uid/gid 65534 after importing the package;
   * landlock (when bubblewrap is not used and the kernel has it): reading limited to the Python
     installation, site-packages, the package and /usr; no writes anywhere;
+  * seccomp (x86_64), in two stacked filters: the zygote's own, installed on itself once after warm-up
+    and inherited by every child, denies fork/exec, sockets, ptrace, write-opens and filesystem changes,
+    namespaces, mounts, io_uring, bpf and the rest of zygote.DENY_X86_64; each child adds its own, with
+    its pid, denying what the zygote itself needs: process-creating clone, signals to other processes,
+    setsid, prctl, pidfd_open and raising limits. Together: the policy one filter per child used to give;
   * in each child: a new session, parent-death signal, fds 0-3 only, rlimits (address space, CPU time,
-    file size 0, 32 fds, no core), a seccomp filter (x86_64) denying fork/exec, process-creating clone,
-    sockets, ptrace, signals to other processes, write-opens and filesystem changes, namespaces, mounts,
-    io_uring, bpf, prctl and raising limits, and a Python audit hook refusing the same at Python level;
+    file size 0, 32 fds, no core), its seccomp filter, and a Python audit hook refusing the same at
+    Python level;
   * the zygote kills the child's process group at the wall-clock limit; the judge caps output and
     result sizes and reads results only from the child's result pipe.
 - Results are encoded by a trusted harness in the child with exact types only and decoded here as JSON
@@ -25,8 +32,9 @@ Design (issue: "Judge generated code safely and fast"):
   outputs never enter the sandbox: comparison happens in the judge.
 
 Covered: fork/exec bombs, memory bombs, infinite loops and sleeps, os._exit, killing the judge or the
-zygote, writing files, network, ctypes and raw syscalls listed above, signals, forged output, reading
-task files (bubblewrap or landlock), monkeypatching builtins (the harness captured what it needs first).
+zygote, writing files, network, ctypes and raw syscalls listed above (the zygote cannot make most of them
+either), signals, forged output, reading task files (bubblewrap or landlock), monkeypatching builtins (the
+harness captured what it needs first; each program has its own copy, fresh from the zygote).
 Not covered: side channels and CPU/memory contention between concurrent children; reading world-readable
 files when neither bubblewrap nor landlock is available; seccomp on architectures other than x86_64
 (rlimits and the other layers still apply); code that introspects the harness inside its own process
@@ -36,10 +44,13 @@ attributes, getattr & co) before anything runs.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import functools
 import itertools
 import json
 import logging
+import marshal
 import math
 import os
 import secrets
@@ -47,6 +58,7 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -57,7 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sebench import codec
+from sebench import values
 from sebench.errors import SebenchError
 
 log = logging.getLogger(__name__)
@@ -84,7 +96,8 @@ class RunResult:
     cases: list[CaseResult]
     stdout: str
     layers: tuple[str, ...]
-    stderr: str = ""  # the traceback of a program that failed outside the test calls
+    stderr: str = ""  # the traceback of a program that failed outside the test calls (the original's
+    # semantics: first what it wrote to stderr, which is kept apart from stdout there)
     error: str | None = None  # why status is not "ok", in one line
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -94,13 +107,67 @@ class _ZygoteLost(Exception):
     pass
 
 
+# The binary messages of the sandbox (struct formats; the zygote gets them in its configuration):
+# - judge -> zygote: "j" + job (id, wall-clock seconds, CPU seconds, address-space bytes) with the job's
+#   three fds, or "c" + cancel (id);
+# - zygote -> judge: its layers as JSON once, then "r" + report (id, how it ended: exit, signal or no
+#   job; exit code, signal or number of fds received; timed out; max RSS KiB; CPU seconds);
+# - judge -> child, on its job pipe: the job head (nonce, printed, lengths of the entry point and the code,
+#   number of inputs), entry point, code, then per input its head (lengths of the compiled call and of
+#   the text) and both.
+WIRE = {"job": "<QdQQ", "cancel": "<Q", "report": "<QBi?Qd", "job_head": "<32s?III", "input_head": "<II"}
+_JOB, _CANCEL, _REPORT = struct.Struct(WIRE["job"]), struct.Struct(WIRE["cancel"]), struct.Struct(WIRE["report"])
+_JOB_HEAD, _INPUT_HEAD = struct.Struct(WIRE["job_head"]), struct.Struct(WIRE["input_head"])
+_REPORT_EXIT, _REPORT_SIGNAL = 0, 1  # any other "how": the zygote could not start the job
+
+
+MAX_COMPILED_INPUT = 64 * 1024  # longer test inputs are compiled by the child, each time
+
+
+def _compiled_input(text: str) -> bytes:
+    """The child's compile() of one test input, done once here (tasks repeat across samples), as marshal
+    data; b"" when it does not compile (the child then compiles it itself, for the error) or is long."""
+    return _compile_input(text) if len(text) <= MAX_COMPILED_INPUT else b""
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_input(text: str) -> bytes:
+    try:
+        return marshal.dumps(compile(f"__args__({text})", "<input>", "eval", dont_inherit=True, optimize=0))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return b""
+
+
+def _job_bytes(nonce: bytes, printed: bool, entry: str, code: str, inputs: list[str]) -> bytes:
+    entry_b, code_b = entry.encode("utf-8", "surrogatepass"), code.encode("utf-8", "surrogatepass")
+    parts = [_JOB_HEAD.pack(nonce, printed, len(entry_b), len(code_b), len(inputs)), entry_b, code_b]
+    for text in inputs:
+        compiled, text_b = _compiled_input(text), text.encode("utf-8", "surrogatepass")
+        parts += [_INPUT_HEAD.pack(len(compiled), len(text_b)), compiled, text_b]
+    return b"".join(parts)
+
+
+def _report_dict(msg: bytes) -> dict:
+    job_id, how, code, timed_out, maxrss_kb, cpu_s = _REPORT.unpack(msg)
+    if how == _REPORT_EXIT:
+        return {"id": job_id, "timed_out": timed_out, "maxrss_kb": maxrss_kb, "cpu_s": cpu_s, "exit": code}
+    if how == _REPORT_SIGNAL:
+        return {"id": job_id, "timed_out": timed_out, "maxrss_kb": maxrss_kb, "cpu_s": cpu_s, "signal": code}
+    return {"id": job_id, "error": f"zygote received {code} fds"}
+
+
 def bwrap_path() -> str | None:
-    if os.environ.get("SEBENCH_SANDBOX_BWRAP", "1").lower() in ("0", "no", "false", "off"):
-        return None
+    """Bubblewrap's executable, where it is installed (the judge's `no_bwrap` setting decides whether to use it)."""
     return shutil.which("bwrap")
 
 
-def _site_dirs() -> list[str]:
+# The zygote's whole environment (and the flags it runs under: python -I -S -B).
+ZYGOTE_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
+def site_dirs() -> list[str]:
+    """The site-packages folders of this interpreter (what the zygote may import from besides the package)."""
     dirs = []
     for p in sys.path:
         if p and ("site-packages" in p or "dist-packages" in p) and os.path.isdir(p):
@@ -119,7 +186,7 @@ class _Zygote:
 
     def __init__(self, argv: list[str], ctl: socket.socket, child_end: socket.socket, cwd: str, env: dict):
         self.ctl = ctl
-        self.errfile = tempfile.TemporaryFile()
+        self.errfile = tempfile.TemporaryFile()  # noqa: SIM115 - the zygote's stderr while it lives; close() closes it
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=self.errfile, stderr=self.errfile, cwd=cwd, env=env,
             pass_fds=(child_end.fileno(),), start_new_session=True,
@@ -142,22 +209,25 @@ class _Zygote:
                 msg = b""
             if not msg:
                 break
-            report = json.loads(msg)
-            if report.get("ready"):
-                self.ready = report
-                self.ready_event.set()
-                continue
+            try:
+                if msg[:1] != b"r":  # the first message: the zygote is ready, and with which layers
+                    self.ready = json.loads(msg)
+                    self.ready_event.set()
+                    continue
+                report = _report_dict(msg[1:])
+            except (ValueError, struct.error):
+                break  # not the zygote speaking: treat it as lost
             with self.lock:
                 waiter = self.waiters.pop(report.get("id"), None)
             if waiter:
                 waiter[1] = report
-                waiter[0].set()
+                waiter[0].release()
         with self.lock:
             self.alive = False
             waiters, self.waiters = list(self.waiters.values()), {}
         self.ready_event.set()
         for waiter in waiters:
-            waiter[0].set()
+            waiter[0].release()
 
     def stderr_tail(self) -> str:
         try:
@@ -166,15 +236,18 @@ class _Zygote:
         except (OSError, ValueError):
             return ""
 
-    def submit(self, job_id: int, meta: dict, fds: list[int]) -> list:
-        waiter = [threading.Event(), None]
+    def submit(self, job_id: int, meta: tuple, fds: list[int]) -> list:
+        """Sends a job; returns its waiter [lock, report]: the lock is released once the report is in
+        (the report stays None if the zygote ended first)."""
+        waiter = [threading.Lock(), None]
+        waiter[0].acquire()
         with self.lock:
             if not self.alive:
                 raise _ZygoteLost("the zygote is not running")
             self.waiters[job_id] = waiter
         try:
             with self.send_lock:
-                socket.send_fds(self.ctl, [json.dumps(meta).encode()], fds)
+                socket.send_fds(self.ctl, [b"j" + _JOB.pack(*meta)], fds)
         except OSError as exc:
             with self.lock:
                 self.waiters.pop(job_id, None)
@@ -183,25 +256,18 @@ class _Zygote:
 
     def cancel(self, job_id: int) -> None:
         """Asks the zygote to kill job `job_id` now (it then reports it as timed out)."""
-        try:
-            with self.send_lock:
-                self.ctl.send(json.dumps({"cancel": job_id}).encode())
-        except OSError:
-            pass  # the zygote is gone: so is the job
+        with contextlib.suppress(OSError), self.send_lock:  # OSError: the zygote is gone, so is the job
+            self.ctl.send(b"c" + _CANCEL.pack(job_id))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.ctl.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.ctl.close()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
             self.proc.wait()
         self.errfile.close()
 
@@ -209,8 +275,7 @@ class _Zygote:
 class Sandbox:
     """Runs untrusted programs that use the generated package; thread-safe, `workers` at a time.
 
-    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works
-    (the environment variable SEBENCH_SANDBOX_BWRAP=0 turns it off).
+    bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works.
     """
 
     def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,
@@ -242,7 +307,7 @@ class Sandbox:
         self.restarts = 0
 
     # ----------------------------------------------------------------------------------- lifecycle
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         self.start()
         return self
 
@@ -297,16 +362,14 @@ class Sandbox:
     def _launch(self, use_bwrap: bool) -> _Zygote:
         parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         python = os.path.realpath(sys.executable)
-        sites = _site_dirs()
+        sites = site_dirs()
         seccomp = os.uname().machine == "x86_64"
         cfg = {
             "ctl_fd": child_end.fileno(), "package": self.package_name,
-            "paths": [str(self.package_dir)] + sites, "drop_uid": os.getuid() == 0, "seccomp": seccomp,
-            "semantics": self.semantics,
+            "paths": [str(self.package_dir), *sites], "drop_uid": os.getuid() == 0, "seccomp": seccomp,
+            "semantics": self.semantics, "wire": WIRE,
         }
-        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONHASHSEED": "0"}
+        env = dict(ZYGOTE_ENV)
         if use_bwrap:
             cfg["layers_outside"] = ["bwrap", "mountns", "pidns", "netns", "ipcns"]
             prefix = self._bwrap_argv(python, sites, env)
@@ -315,7 +378,7 @@ class Sandbox:
             cfg["landlock"] = self._read_paths(python, sites)
             prefix = []
             cwd = self._workdir
-        argv = prefix + [python, "-I", "-S", "-B", str(ZYGOTE), json.dumps(cfg)]
+        argv = [*prefix, python, "-I", "-S", "-B", str(ZYGOTE), json.dumps(cfg)]
         z = _Zygote(argv, parent_end, child_end, cwd, env)
         if not z.ready_event.wait(self.start_timeout_s) or z.ready is None:
             tail = z.stderr_tail().strip()
@@ -362,7 +425,7 @@ class Sandbox:
         argv += ["--chdir", "/tmp", "--clearenv"]
         for key, value in env.items():
             argv += ["--setenv", key, value]
-        return argv + ["--"]
+        return [*argv, "--"]
 
     # ----------------------------------------------------------------------------------------- runs
     def run(self, code: str, entry_point: str, inputs: list[str], timeout_s: float = 3.0, *,
@@ -377,7 +440,7 @@ class Sandbox:
         with self._slots:
             if cancel is not None and cancel.is_set():
                 return self._error("cancelled before it ran", start)
-            for attempt in range(2):
+            for _attempt in range(2):
                 with self._lock:
                     try:
                         z = self._ensure_started()
@@ -402,46 +465,52 @@ class Sandbox:
     def _run_once(self, z: _Zygote, code: str, entry: str, inputs: list[str], timeout_s: float,
                   printed: bool, cancel: threading.Event | None = None) -> RunResult:
         nonce = secrets.token_hex(16)
-        job = json.dumps({"nonce": nonce, "code": code, "entry": entry, "inputs": inputs,
-                          "printed": printed}).encode()
+        job = memoryview(_job_bytes(nonce.encode(), printed, entry, code, inputs))
         job_id = next(self._ids)
         job_r, job_w = os.pipe2(os.O_CLOEXEC)
+        os.set_blocking(job_w, False)  # the writing end only: the child reads its job blocking
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
-        meta = {"id": job_id, "timeout": timeout_s, "cpu": max(1, math.ceil(timeout_s)) + 1,
-                "mem": self.memory_bytes}
+        owned = {job_w, out_r, res_r}  # closed exactly once: a second close could hit another run's fd
+        with contextlib.suppress(BlockingIOError):
+            job = job[os.write(job_w, job[:1 << 16]):]  # most jobs fit the pipe: the child finds them waiting
+        if not job:
+            owned.discard(job_w)
+            os.close(job_w)
+            job_w = None
+        meta = (job_id, timeout_s, max(1, math.ceil(timeout_s)) + 1, self.memory_bytes)
         try:
             waiter = z.submit(job_id, meta, [job_r, out_w, res_w])
         except _ZygoteLost:
-            for fd in (job_r, job_w, out_r, out_w, res_r, res_w):
+            for fd in (job_r, out_w, res_w, *owned):
                 os.close(fd)
             raise
         for fd in (job_r, out_w, res_w):
             os.close(fd)
         deadline = time.monotonic() + timeout_s + 10.0
-        owned = {job_w, out_r, res_r}  # closed exactly once: a second close could hit another run's fd
         try:
             stdout, results, overflow = self._pump(job_w, job, out_r, res_r, deadline, owned, cancel,
                                                    lambda: z.cancel(job_id))
         finally:
             for fd in owned:
                 os.close(fd)
-        if not waiter[0].wait(max(0.1, deadline - time.monotonic())) or waiter[1] is None:
+        if not waiter[0].acquire(timeout=max(0.1, deadline - time.monotonic())) or waiter[1] is None:
             raise _ZygoteLost("no exit report from the zygote")
         return _interpret(waiter[1], stdout, results, overflow, nonce, len(inputs), self.layers,
                           self.max_stdout)
 
-    def _pump(self, job_w: int, job: bytes, out_r: int, res_r: int, deadline: float, owned: set,
+    def _pump(self, job_w: int | None, view: memoryview, out_r: int, res_r: int, deadline: float, owned: set,
               cancel: threading.Event | None = None, kill=None):
-        os.set_blocking(job_w, False)
+        """Writes the rest of the job (`view`) to `job_w` (None: all written) and reads the output and
+        result pipes to their ends, within the deadline."""
         poller = select.poll()
-        poller.register(job_w, select.POLLOUT)
+        writing = job_w is not None
+        if writing:
+            poller.register(job_w, select.POLLOUT)
         poller.register(out_r, select.POLLIN)
         poller.register(res_r, select.POLLIN)
-        view = memoryview(job)
         out, res = bytearray(), bytearray()
         open_fds = {out_r, res_r}
-        writing = True
         overflow = {"stdout": 0, "result": 0}
         while open_fds or writing:
             left = deadline - time.monotonic()
@@ -452,7 +521,7 @@ class Sandbox:
                     kill()
                     kill = None
                 left = min(left, 0.1)  # look at `cancel` again soon
-            for fd, ev in poller.poll(left * 1000):
+            for fd, _ev in poller.poll(left * 1000):
                 if fd == job_w:
                     try:
                         n = os.write(job_w, view[:1 << 16]) if view else 0
@@ -504,11 +573,13 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
         if frame.get("done"):
             done = True
         elif "module_error" in frame:
-            module_error, stderr = frame["module_error"], frame.get("traceback", "")
+            module_error, stderr = frame["module_error"], stderr + frame.get("traceback", "")
             memory = memory or bool(frame.get("memory"))
+        elif "stderr" in frame:  # the original's semantics: what the program wrote to stderr
+            stderr = str(frame["stderr"]) + stderr
         elif isinstance(frame.get("i"), int) and 0 <= frame["i"] < n_cases:
             memory = memory or bool(frame.get("memory"))
-            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), codec.decode(frame.get("value")), frame.get("error"),
+            cases[frame["i"]] = CaseResult(bool(frame.get("ok")), values.decode(frame.get("value")), frame.get("error"),
                                            frame.get("printed"), bool(frame.get("memory")))
     exit_code, sig = report.get("exit"), report.get("signal")
     ended = f"exit code {exit_code}" if sig is None else f"signal {_signame(sig)}"
@@ -542,4 +613,4 @@ def _signame(sig: int) -> str:
         return str(sig)
 
 
-__all__ = ["Sandbox", "RunResult", "CaseResult", "STATUSES", "bwrap_path", "errno"]
+__all__ = ["STATUSES", "ZYGOTE_ENV", "CaseResult", "RunResult", "Sandbox", "bwrap_path", "errno", "site_dirs"]

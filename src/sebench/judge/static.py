@@ -26,6 +26,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from sebench.code_names import bound_names
+
 ALLOWED_MODULES = frozenset({
     "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
     "heapq", "bisect", "string", "re", "copy", "dataclasses", "enum", "numbers", "random", "time",
@@ -60,7 +62,7 @@ class Rules:
     identity_like: frozenset = frozenset()  # IDENTITY_LIKE's functions (the constructor and array type too)
 
     @classmethod
-    def from_mapping(cls, mapping: dict) -> "Rules":
+    def from_mapping(cls, mapping: dict) -> Rules:
         pkg = mapping["package"]
         public = set(mapping.get("functions", {}).values())
         modules = {pkg}
@@ -94,6 +96,30 @@ class _Scope:
     functions: dict = field(default_factory=dict)  # local name -> dotted public name
 
 
+class _Subtrees:
+    """The nodes below each node of one parsed program, in ast.walk's order, each subtree walked once
+    (the rules ask about the same subtrees many times: every statement, every loop of the data flow)."""
+
+    def __init__(self, tree: ast.AST):
+        self._walked: dict = {}
+        self._kinds: dict = {}
+        self.nodes = self.walk(tree)
+
+    def walk(self, node: ast.AST) -> list:
+        got = self._walked.get(id(node))
+        if got is None or got[0] is not node:
+            got = self._walked[id(node)] = (node, list(ast.walk(node)))
+        return got[1]
+
+    def of_kind(self, node: ast.AST, kind: type | tuple) -> list:
+        """The nodes of `node`'s subtree that are instances of `kind`, in walk order."""
+        key = (id(node), kind)
+        got = self._kinds.get(key)
+        if got is None or got[0] is not node:
+            got = self._kinds[key] = (node, [n for n in self.walk(node) if isinstance(n, kind)])
+        return got[1]
+
+
 class _Violation(Exception):
     def __init__(self, verdict: str, message: str, node: ast.AST | None = None):
         super().__init__(message)
@@ -106,10 +132,11 @@ def check_code(code: str, entry_point: str, rules: Rules, selected: list | tuple
         tree = ast.parse(code)
     except (SyntaxError, ValueError) as exc:
         return StaticResult("syntax_error", f"{type(exc).__name__}: {exc}", getattr(exc, "lineno", None))
+    subtrees = _Subtrees(tree)
     try:
-        scope = _check_imports(tree, rules)
-        _check_access(tree, rules, scope)
-        _check_data_flow(tree, entry_point, rules, scope, selected)
+        scope = _check_imports(subtrees.nodes, rules)
+        _check_access(subtrees.nodes, rules, scope)
+        _check_data_flow(tree, subtrees, entry_point, rules, scope, selected)
     except _Violation as v:
         return v.result
     return StaticResult(None)
@@ -121,10 +148,10 @@ def _module_allowed(name: str) -> bool:
     return name in ALLOWED_MODULES
 
 
-def _check_imports(tree: ast.AST, rules: Rules) -> _Scope:
+def _check_imports(nodes: list, rules: Rules) -> _Scope:
     scope = _Scope()
     pkg = rules.package
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 root = alias.name.split(".")[0]
@@ -172,30 +199,16 @@ def _bind_from_package(scope: _Scope, module: str, alias: ast.alias, rules: Rule
 
 # -------------------------------------------------------------------------------------------- access
 
-def _bound_names(tree: ast.AST) -> set:
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias) and node.name != "*":
-            names.add((node.asname or node.name).split(".")[0])
-    return names
-
-
-def _check_access(tree: ast.AST, rules: Rules, scope: _Scope) -> None:
-    bound = _bound_names(tree)
+def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
+    bound = bound_names(nodes)
     bases = set()  # ids of Name nodes used as the base of an attribute
     inert = set()  # ids of strings that are whole statements (docstrings): never passed to anything
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             bases.add(id(node.value))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             inert.add(id(node.value))
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             if node.attr.startswith("_"):
                 raise _Violation("forbidden_access", f"attribute '{node.attr}' (names starting with '_' are "
@@ -267,12 +280,14 @@ def _check_package_attribute(node: ast.Attribute, rules: Rules, scope: _Scope) -
 # ----------------------------------------------------------------------------------------- data flow
 
 class _Flow:
-    def __init__(self, tree: ast.AST, rules: Rules, scope: _Scope, selected: list | tuple):
+    def __init__(self, subtrees: _Subtrees, rules: Rules, scope: _Scope, selected: list | tuple):
         self.rules = rules
         self.scope = scope
+        self.subtrees = subtrees
         identity = set(rules.identity_like) | {rules.constructor, rules.array_type} - {None}
         self.no_count = set() if identity & set(selected) else identity
-        self.functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        self.functions = [n for n in subtrees.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        self.has_walrus = any(isinstance(n, ast.NamedExpr) for n in subtrees.nodes)
         self.derived: set = set()  # helper names whose return value depends on the package
         self.saw_identity = False
 
@@ -298,10 +313,11 @@ class _Flow:
     def tainted(self, expr: ast.AST | None, names: set) -> bool:
         if expr is None:
             return False
-        for node in ast.walk(expr):
-            if isinstance(node, ast.Call) and self.package_call(node):
-                return True
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+        for node in self.subtrees.of_kind(expr, (ast.Call, ast.Name)):
+            if isinstance(node, ast.Call):
+                if self.package_call(node):
+                    return True
+            elif isinstance(node.ctx, ast.Load) and node.id in names:
                 return True
         return False
 
@@ -360,9 +376,9 @@ class _Flow:
         elif isinstance(stmt, ast.Expr):
             self.mutation(stmt.value, names, ctx)
         compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
-        if not isinstance(stmt, compound):
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.NamedExpr) and (ctx or t(node.value, names)):
+        if self.has_walrus and not isinstance(stmt, compound):
+            for node in self.subtrees.of_kind(stmt, ast.NamedExpr):
+                if ctx or t(node.value, names):
                     names.add(node.target.id)
 
     def mutation(self, expr: ast.AST, names: set, ctx: bool) -> None:
@@ -418,12 +434,13 @@ def _entry_function(tree: ast.Module, entry_point: str) -> ast.AST | None:
     return found
 
 
-def _check_data_flow(tree: ast.Module, entry_point: str, rules: Rules, scope: _Scope, selected) -> None:
+def _check_data_flow(tree: ast.Module, subtrees: _Subtrees, entry_point: str, rules: Rules, scope: _Scope,
+                     selected) -> None:
     fn = _entry_function(tree, entry_point)
     if fn is None:
         raise _Violation("not_using_package", f"no function '{entry_point}' is defined at the top level")
-    flow = _Flow(tree, rules, scope, selected)
-    lambdas = {n.targets[0].id: n.value for n in ast.walk(tree)
+    flow = _Flow(subtrees, rules, scope, selected)
+    lambdas = {n.targets[0].id: n.value for n in subtrees.nodes
                if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
                and isinstance(n.value, ast.Lambda)}
     for _ in range(len(flow.functions) + len(lambdas) + 1):

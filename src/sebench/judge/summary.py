@@ -46,9 +46,9 @@ def format_table(summary: dict) -> str:
         cells += [f"{100 * s[f'pass@{k}']:.1f}" if f"pass@{k}" in s else "-" for k in ks]
         cells += [f"{100 * s['verdicts'].get(n, 0.0):.1f}" for n in names]
         body.append(cells)
-    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-             for r in [head] + body]
+             for r in [head, *body]]
     lines.insert(1, "  ".join("-" * w for w in widths))
     outcomes = summary["overall"].get("original_outcomes")
     if outcomes:

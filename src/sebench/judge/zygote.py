@@ -2,11 +2,15 @@
 program. Runs as a standalone script (`python -I -S zygote.py CONFIG`), never imported by the judge.
 
 The zygote never sees task data, code, inputs or results: the judge sends it, over a SOCK_SEQPACKET
-control socket, only a job id, limits and three file descriptors (job pipe, output pipe, result pipe).
-It forks a child that owns those pipes, kills the child's process group at the wall-clock limit and
-reports how the child ended. The child locks itself down (new session, parent-death signal, fds 0-3
-only, rlimits, seccomp, an audit hook), then reads its job from fd 0, runs it, writes the program's
-output to fd 1/2 and one result frame per test case to fd 3, and leaves with os._exit.
+control socket, only a job id, limits and three file descriptors (job pipe, output pipe, result pipe),
+as binary messages whose struct formats come with the configuration (sandbox.WIRE). After warm-up it
+installs its own seccomp filter and then only forks: a child owns the three pipes; the zygote kills the
+child's process group at the wall-clock limit and reports how the child ended. The child locks itself
+down (new session, parent-death signal, fds 0-3 only, rlimits, its own seccomp filter, an audit hook),
+then reads its job from fd 0 (nonce, entry point, code, and each test input with its compiled form from
+the judge), runs it, writes the program's output to fd 1/2 and one result frame per test case to fd 3,
+and leaves with os._exit. Between two forks the zygote does as little as it can: every page it writes
+while a child shares it is copied.
 
 Result frames are lines "NONCE JSON". Values are encoded with exact types only (type(v) is int, float,
 complex, bool, str, NoneType, list, tuple, dict; package objects through the package's own `_plain`),
@@ -24,9 +28,10 @@ import gc
 import io
 import json
 import linecache
+import marshal
 import os
 import resource
-import selectors
+import select
 import signal
 import socket
 import struct
@@ -50,6 +55,7 @@ _fmt_exc_only = traceback.format_exception_only
 _eval = eval
 _exec = exec
 _compile = compile
+_marshal_loads = marshal.loads
 
 # Preloaded so that children never need to read the standard library (the allowlist of static.py).
 PRELOAD = (
@@ -139,13 +145,37 @@ def _arg_lo(i):
     return 16 + 8 * i  # seccomp_data.args[i], low 32 bits (little-endian)
 
 
-def seccomp_program(own_pid):
-    """The BPF program (list of (code, jt, jf, k)) for a child whose pid is `own_pid`."""
-    prog = [_ld(4), _jeq(AUDIT_ARCH_X86_64, 1, 0), _ret(RET_KILL), _ld(0)]
-    prog += [(0x35, 0, 1, 0x40000000), _ret(RET_EPERM)]  # x32 ABI: jge 0x40000000
-    for nr in sorted(DENY_X86_64.values()):
+# What only the zygote (and a child before it locks itself down) may do: the zygote's filter lets these
+# through, each child's own filter denies them (with clone of processes, signals to others and new limits).
+ZYGOTE_ONLY = ("setsid", "prctl", "setrlimit", "pidfd_open")
+
+
+def _head():
+    return [_ld(4), _jeq(AUDIT_ARCH_X86_64, 1, 0), _ret(RET_KILL), _ld(0),
+            (0x35, 0, 1, 0x40000000), _ret(RET_EPERM)]  # x32 ABI: jge 0x40000000
+
+
+def zygote_seccomp_program():
+    """The BPF program (list of (code, jt, jf, k)) that the zygote installs on itself once, inherited by
+    every child: DENY_X86_64 but ZYGOTE_ONLY, clone3 (ENOSYS), and opening files for writing."""
+    prog = _head()
+    for nr in sorted(nr for name, nr in DENY_X86_64.items() if name not in ZYGOTE_ONLY):
         prog += [_jeq(nr, 0, 1), _ret(RET_EPERM)]
     prog += [_jeq(NR_CLONE3, 0, 1), _ret(RET_ENOSYS)]  # glibc then falls back to clone
+    # open/openat: read-only.
+    for nr, arg in ((NR_OPEN, 1), (NR_OPENAT, 2)):
+        prog += [_jeq(nr, 0, 4), _ld(_arg_lo(arg)), _jset(OPEN_WRITE_FLAGS, 0, 1), _ret(RET_EACCES),
+                 _ret(RET_ALLOW)]
+    prog.append(_ret(RET_ALLOW))
+    return prog
+
+
+def child_seccomp_program(own_pid):
+    """The BPF program that a child whose pid is `own_pid` stacks on the zygote's: ZYGOTE_ONLY, clone of
+    anything but threads, signals to other processes, setting limits. Both together: the child's policy."""
+    prog = _head()
+    for name in ZYGOTE_ONLY:
+        prog += [_jeq(DENY_X86_64[name], 0, 1), _ret(RET_EPERM)]
     # clone: threads only.
     prog += [_jeq(NR_CLONE, 0, 4), _ld(_arg_lo(0)), _jset(CLONE_THREAD, 0, 1), _ret(RET_ALLOW), _ret(RET_EPERM)]
     # kill: own pid, own group (0 or -pid) only.
@@ -153,10 +183,6 @@ def seccomp_program(own_pid):
     prog += [_jeq(NR_KILL, 0, 6), _ld(_arg_lo(0)), _jeq(own_pid, 2, 0), _jeq(0, 1, 0), _jeq(neg, 0, 1),
              _ret(RET_ALLOW), _ret(RET_EPERM)]
     prog += [_jeq(NR_TGKILL, 0, 4), _ld(_arg_lo(0)), _jeq(own_pid, 0, 1), _ret(RET_ALLOW), _ret(RET_EPERM)]
-    # open/openat: read-only.
-    for nr, arg in ((NR_OPEN, 1), (NR_OPENAT, 2)):
-        prog += [_jeq(nr, 0, 4), _ld(_arg_lo(arg)), _jset(OPEN_WRITE_FLAGS, 0, 1), _ret(RET_EACCES),
-                 _ret(RET_ALLOW)]
     # prlimit64: reading limits (new_limit == NULL) only.
     prog += [_jeq(NR_PRLIMIT64, 0, 6), _ld(_arg_lo(2)), _jeq(0, 0, 3), _ld(_arg_lo(2) + 4), _jeq(0, 0, 1),
              _ret(RET_ALLOW), _ret(RET_EPERM)]
@@ -164,37 +190,55 @@ def seccomp_program(own_pid):
     return prog
 
 
-class PreparedSeccomp:
-    """The filter assembled once in the zygote; a child only patches in its pid and installs it."""
+class _Filter:
+    """A BPF program in memory, ready for prctl(PR_SET_SECCOMP)."""
 
-    SENTINEL = 0x7FFFFF01
-
-    def __init__(self):
-        prog = seccomp_program(self.SENTINEL)
+    def __init__(self, prog):
         raw = b"".join(struct.pack("<HBBI", *ins) for ins in prog)
         self.buf = ctypes.create_string_buffer(raw, len(raw))
-        neg = (-self.SENTINEL) & 0xFFFFFFFF
-        self.own = [i for i, ins in enumerate(prog) if ins[3] == self.SENTINEL]
-        self.negs = [i for i, ins in enumerate(prog) if ins[3] == neg]
 
         class SockFprog(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
         self.fprog = SockFprog(len(prog), ctypes.addressof(self.buf))
+        self.address = ctypes.addressof(self.fprog)
 
-    def install(self, own_pid):
-        for i in self.own:
-            struct.pack_into("<I", self.buf, 8 * i + 4, own_pid)
-        for i in self.negs:
-            struct.pack_into("<I", self.buf, 8 * i + 4, (-own_pid) & 0xFFFFFFFF)
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+    def install(self, no_new_privs=True):
+        if no_new_privs and libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
-        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(self.fprog), 0, 0) != 0:
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, self.address, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
 
 
+class PreparedSeccomp(_Filter):
+    """The child's filter assembled once in the zygote; a child only patches in its pid and installs it
+    (no_new_privs is already set: the zygote set it to install its own filter)."""
+
+    SENTINEL = 0x7FFFFF01
+
+    def __init__(self):
+        prog = child_seccomp_program(self.SENTINEL)
+        super().__init__(prog)
+        neg = (-self.SENTINEL) & 0xFFFFFFFF
+        self.own = [8 * i + 4 for i, ins in enumerate(prog) if ins[3] == self.SENTINEL]
+        self.negs = [8 * i + 4 for i, ins in enumerate(prog) if ins[3] == neg]
+
+    def install_for(self, own_pid):
+        for offset in self.own:
+            struct.pack_into("<I", self.buf, offset, own_pid)
+        for offset in self.negs:
+            struct.pack_into("<I", self.buf, offset, (-own_pid) & 0xFFFFFFFF)
+        self.install(no_new_privs=False)
+
+
+def install_zygote_seccomp():
+    _Filter(zygote_seccomp_program()).install()
+
+
 def install_seccomp(own_pid):
-    PreparedSeccomp().install(own_pid)
+    """Both filters, as a child has them: the policy of a child whose pid is `own_pid`."""
+    install_zygote_seccomp()
+    PreparedSeccomp().install_for(own_pid)
 
 
 # -------------------------------------------------------------------------------------------- landlock
@@ -287,7 +331,7 @@ def make_encoder(pkg_name, plain):
         if t is float:
             return enc_float(v)
         if t is complex:
-            return '{"__complex__":[%s,%s]}' % (enc_float(v.real), enc_float(v.imag))
+            return '{"__complex__":[' + enc_float(v.real) + "," + enc_float(v.imag) + "]}"
         if t is str:
             return _enc_str(v)
         if t is list:
@@ -313,88 +357,105 @@ def make_encoder(pkg_name, plain):
 # ------------------------------------------------------------------------------------------ the child
 
 class Child:
-    """Runs one job inside a freshly forked child; never returns."""
+    """Runs one job inside a freshly forked child; never returns.
+
+    What is the same for every job is made once in the zygote and inherited: the child's seccomp filter
+    (its pid patched in), the program's own builtins module and __main__, the output stream, the
+    namespace that test inputs are evaluated in. Children only use them; the zygote never does.
+    """
 
     def __init__(self, cfg, pkg, encoder):
         self.cfg = cfg
         self.pkg = pkg
         self.encoder = encoder
+        self.wire = _Wire(cfg["wire"])
         self.seccomp = PreparedSeccomp() if cfg.get("seccomp") else None
+        # The program gets its own __main__ and its own copy of the builtins module: patching them changes
+        # nothing for the harness, the package or the standard library, which keep the real ones.
+        self.own_builtins = types.ModuleType("builtins")
+        self.own_builtins.__dict__.update(builtins.__dict__)
+        self.main = types.ModuleType("__main__")
+        self.main.__dict__["__builtins__"] = self.own_builtins
+        self.input_env = {"__builtins__": builtins, cfg["package"]: pkg, "nan": float("nan"), "inf": float("inf"),
+                          "__args__": lambda *a, **k: (a, k)}
+        # The program's streams. The output stream is made on fd 1 while fd 1 is a pipe, as the child's
+        # will be (a stream remembers what its file was: seekable or not, its block size).
+        read_end, write_end = os.pipe()
+        saved = os.dup(1)
+        os.dup2(write_end, 1)
+        try:
+            self.out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace")
+        finally:
+            os.dup2(saved, 1)
+            for fd in (saved, read_end, write_end):
+                os.close(fd)
+        # the original's sandbox captured stderr apart from stdout (its reward fails any output there)
+        self.err = _ErrSink() if cfg.get("semantics") == "original" else None
+        self.stdin = io.StringIO("")
 
-    def lock_down(self, fds, limits):
+    def lock_down(self, fds, cpu, mem):
         os.setsid()
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         job_r, out_w, res_w = fds
         for target, fd in ((0, job_r), (1, out_w), (2, out_w), (3, res_w)):
             os.dup2(fd, target, inheritable=False)
         os.closerange(4, 1 << 16)
-        mem = int(limits["mem"])
-        cpu = int(limits["cpu"])
         for res, value in ((resource.RLIMIT_AS, (mem, mem)), (resource.RLIMIT_CPU, (cpu, cpu + 1)),
                            (resource.RLIMIT_FSIZE, (0, 0)), (resource.RLIMIT_NOFILE, (32, 32)),
                            (resource.RLIMIT_CORE, (0, 0))):
             resource.setrlimit(res, value)
         if self.seccomp is not None:
-            self.seccomp.install(os.getpid())
+            self.seccomp.install_for(os.getpid())
         elif os.getuid() != 0:
             resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
         sys.addaudithook(_audit_hook)
 
-    def run(self, fds, limits):
+    def run(self, fds, cpu, mem):
         try:
-            self.lock_down(fds, limits)
+            self.lock_down(fds, cpu, mem)
         except BaseException:
             _os_exit(70)
         try:
             self.serve()
-        except BaseException as exc:  # noqa: BLE001 - a harness failure: say why on the output pipe
+        except BaseException as exc:  # a harness failure: say why on the output pipe
             try:
                 _os_write(1, ("sandbox harness error: " + _tb(exc)).encode("utf-8", "replace"))
-            except BaseException:  # noqa: BLE001
+            except BaseException:
                 pass
             _os_exit(71)
         _os_exit(0)
 
     def serve(self):
-        raw = _read_all(0)
-        job = json.loads(raw.decode("utf-8"))
-        nonce = job["nonce"].encode()
+        nonce, printed, entry, code, inputs = self.wire.read_job(_read_all(0))
         write = _frame_writer(nonce)
-        out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace")
-        _KEEP.append(out)
-        sys.stdout = sys.stderr = out
-        sys.stdin = io.StringIO("")
-        calls = [self.parse_input(s) for s in job["inputs"]]
+        out, err = self.out, self.err
+        sys.stdout, sys.stderr = out, err or out
+        sys.stdin = self.stdin
+        calls = [self.parse_input(compiled, text) for compiled, text in inputs]
         try:
-            self.execute(job, calls, write)
+            self.execute(code, entry, printed, calls, write)
         finally:
             try:
                 out.flush()
-            except BaseException:  # noqa: BLE001 - the program may have closed its output
+            except BaseException:  # the program may have closed its output
                 pass
+            if err is not None:
+                write({"stderr": err.text()})
 
-    def execute(self, job, calls, write):
-        # The program gets its own __main__ and its own copy of the builtins module: patching them changes
-        # nothing for the harness, the package or the standard library, which keep the real ones.
-        own_builtins = types.ModuleType("builtins")
-        own_builtins.__dict__.update(builtins.__dict__)
-        sys.modules["builtins"] = own_builtins
-        main = types.ModuleType("__main__")
-        ns = main.__dict__
-        ns["__builtins__"] = own_builtins
-        sys.modules["__main__"] = main
-        code = job["code"]
+    def execute(self, code, entry, printed, calls, write):
+        sys.modules["builtins"] = self.own_builtins
+        sys.modules["__main__"] = self.main
+        ns = self.main.__dict__
         linecache.cache["<solution>"] = (len(code), None, code.splitlines(True), "<solution>")  # tracebacks
         try:
             _exec(_compile(code, "<solution>", "exec"), ns)
-        except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported
-            if not job.get("entry") and _isinstance(exc, SystemExit) and exc.code in (None, 0):
+        except BaseException as exc:  # the program's own failure, reported
+            if not entry and _isinstance(exc, SystemExit) and exc.code in (None, 0):
                 write({"done": True})  # a script that ends with sys.exit(0) ended normally
                 return
             write({"module_error": _describe(exc), "traceback": _tb(exc, skip=1), "memory": _is_memory(exc)})
             return
-        entry = job.get("entry") or ""
-        self.want_printed = bool(job.get("printed", True))
+        self.want_printed = printed
         if entry:
             fn = ns.get(entry)
             if not callable(fn):
@@ -405,12 +466,16 @@ class Child:
                 write(self.run_case(i, fn, call))
         write({"done": True})
 
-    def parse_input(self, text):
-        env = {"__builtins__": builtins, self.cfg["package"]: self.pkg, "nan": float("nan"),
-               "inf": float("inf"), "__args__": lambda *a, **k: (a, k)}
+    def parse_input(self, compiled, text):
+        """The (args, kwargs) of one test input: `compiled` is the judge's compile() of the same call, as
+        marshal data (None: the judge could not compile it, and compiling it here gives the error)."""
         try:
-            return _eval(_compile(f"__args__({text})", "<input>", "eval"), env)
-        except BaseException as exc:  # noqa: BLE001
+            if compiled is None:
+                compiled = _compile(f"__args__({text})", "<input>", "eval")
+            else:
+                compiled = _marshal_loads(compiled)
+            return _eval(compiled, self.input_env.copy())
+        except BaseException as exc:
             return exc
 
     def run_case(self, i, fn, call):
@@ -421,9 +486,40 @@ class Child:
             value = fn(*args, **kwargs)
             text = self.encoder(value, 0)
             printed = _str(value)[:MAX_PRINTED] if self.want_printed else None
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             return {"i": i, "ok": False, "error": _describe(exc), "memory": _is_memory(exc)}
         return {"i": i, "ok": True, "value": text, "printed": printed}
+
+
+class _Wire:
+    """The binary messages between the judge and the zygote, and the job a child reads from its pipe;
+    their struct formats come from the judge (sandbox.py, WIRE), in the zygote's configuration."""
+
+    def __init__(self, formats):
+        self.job = struct.Struct(formats["job"])
+        self.cancel = struct.Struct(formats["cancel"])
+        self.report = struct.Struct(formats["report"])
+        self.job_head = struct.Struct(formats["job_head"])
+        self.input_head = struct.Struct(formats["input_head"])
+
+    def read_job(self, raw):
+        """nonce, printed, entry, code, [(compiled or None, text)] from the bytes of a job."""
+        view = memoryview(raw)
+        nonce, printed, n_entry, n_code, n_inputs = self.job_head.unpack_from(view)
+        at = self.job_head.size
+        entry = _str(view[at:at + n_entry], "utf-8", "surrogatepass")
+        at += n_entry
+        code = _str(view[at:at + n_code], "utf-8", "surrogatepass")
+        at += n_code
+        inputs = []
+        for _ in range(n_inputs):
+            n_compiled, n_text = self.input_head.unpack_from(view, at)
+            at += self.input_head.size
+            compiled = view[at:at + n_compiled].tobytes() if n_compiled else None
+            at += n_compiled
+            inputs.append((compiled, _str(view[at:at + n_text], "utf-8", "surrogatepass")))
+            at += n_text
+        return nonce, bool(printed), entry, code, inputs
 
 
 def _describe(exc):
@@ -440,6 +536,31 @@ def _tb(exc, skip=0):
 
 def _is_memory(exc):
     return _isinstance(exc, MemoryError)
+
+
+class _ErrSink(io.TextIOBase):
+    """The program's stderr when it is kept apart from stdout: its first ERR_KEEP characters, then a count."""
+
+    ERR_KEEP = 65536
+
+    def __init__(self):
+        self.parts, self.kept, self.dropped = [], 0, 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = _str(text)
+        room = self.ERR_KEEP - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def text(self):
+        more = f"\n[... {self.dropped} more characters]" if self.dropped else ""
+        return "".join(self.parts) + more
 
 
 def _frame_writer(nonce):
@@ -513,11 +634,15 @@ def _audit_hook(event, args):
 # ------------------------------------------------------------------------------------------ the zygote
 
 class Zygote:
+    """Imports the package, locks itself down, then forks a child per job (struct messages, a bare poll
+    loop and few objects: each page it writes while a child shares it costs a copy)."""
+
     def __init__(self, cfg):
         self.cfg = cfg
         self.ctl = socket.socket(fileno=cfg["ctl_fd"])
+        self.ctl_fd = self.ctl.fileno()
         self.children = {}  # pidfd -> [pid, job_id, deadline, timed_out]
-        self.sel = selectors.DefaultSelector()
+        self.poller = select.poll()
 
     def warm_up(self):
         sys.path[:0] = self.cfg["paths"]
@@ -528,7 +653,7 @@ class Zygote:
         for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
             try:
                 __import__(info.name)
-            except Exception:  # noqa: BLE001 - an optional submodule; the package decides
+            except Exception:  # an optional submodule; the package decides
                 pass
         for name in PRELOAD:
             try:
@@ -536,6 +661,7 @@ class Zygote:
             except ImportError:
                 pass
         self.child = Child(self.cfg, pkg, make_encoder(self.cfg["package"], plain))
+        self.wire = self.child.wire
         layers = list(self.cfg.get("layers_outside", []))
         if os.getuid() == 0 and self.cfg.get("drop_uid"):
             os.setgroups([])
@@ -545,6 +671,7 @@ class Zygote:
         if self.cfg.get("landlock") and install_landlock(self.cfg["landlock"]):
             layers.append("landlock")
         if self.cfg.get("seccomp"):
+            install_zygote_seccomp()
             layers.append("seccomp")
         layers += ["rlimits", "audit-hook"]
         # Objects alive now are never collected: the children's garbage collector then leaves them alone
@@ -556,71 +683,71 @@ class Zygote:
     def serve(self):
         layers = self.warm_up()
         self.ctl.send(json.dumps({"ready": True, "layers": layers, "pid": os.getpid()}).encode())
-        self.sel.register(self.ctl, selectors.EVENT_READ, None)
+        poll = self.poller.poll
+        self.poller.register(self.ctl_fd, select.POLLIN)
         while True:
-            timeout = None
-            if self.children:
-                timeout = max(0.0, min(c[2] for c in self.children.values()) - _now())
-            for key, _ in self.sel.select(timeout):
-                if key.data is None:
+            deadlines = [c[2] for c in self.children.values() if not c[3]]  # of children not killed yet
+            timeout = max(0.0, min(deadlines) - _now()) * 1000 + 1 if deadlines else None  # ms
+            for fd, _event in poll(timeout):
+                if fd == self.ctl_fd:
                     if not self.receive():
                         return self.shutdown()
                 else:
-                    self.reap(key.data)
-            self.enforce_deadlines()
+                    self.reap(fd)
+            if self.children:
+                self.enforce_deadlines()
 
     def receive(self):
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(self.ctl, 4096, 3)
+            msg, fds, _flags, _addr = _recv_fds(self.ctl, 64, 3)
         except OSError:
             return False
         if not msg:
             return False
-        job = json.loads(msg)
-        if "cancel" in job:  # the judge no longer wants this job: it dies at the next deadline check
+        if msg[:1] == b"c":  # the judge no longer wants this job: it dies at the next deadline check
             for fd in fds:
                 os.close(fd)
+            (job_id,) = self.wire.cancel.unpack(msg[1:])
             for entry in self.children.values():
-                if entry[1] == job["cancel"]:
+                if entry[1] == job_id:
                     entry[2] = _now()
             return True
+        job_id, timeout, cpu, mem = self.wire.job.unpack(msg[1:])
         if len(fds) != 3:
             for fd in fds:
                 os.close(fd)
-            self.report({"id": job["id"], "error": "zygote received %d fds" % len(fds)})
+            self.report(job_id, REPORT_ERROR, len(fds))
             return True
         pid = os.fork()
         if pid == 0:
-            self.in_child(fds, job)
+            self.in_child(fds, cpu, mem)
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
-        self.children[pidfd] = [pid, job["id"], _now() + float(job["timeout"]), False]
-        self.sel.register(pidfd, selectors.EVENT_READ, pidfd)
+        self.children[pidfd] = [pid, job_id, _now() + timeout, False]
+        self.poller.register(pidfd, select.POLLIN)
         return True
 
-    def in_child(self, fds, job):
+    def in_child(self, fds, cpu, mem):
         # Objects owning zygote fds must never be finalized in the child: a garbage-collected socket or
-        # selector would close an fd number that now belongs to the child's own pipes.
-        _KEEP.extend([self.ctl, self.sel])
+        # poll object would close an fd number that now belongs to the child's own pipes.
+        _KEEP.extend([self.ctl, self.poller])
         try:
             self.ctl.detach()
         except OSError:
             pass
-        self.child.run(fds, job)
+        self.child.run(fds, cpu, mem)
 
     def reap(self, pidfd):
         pid, job_id, _deadline, timed_out = self.children.pop(pidfd)
-        self.sel.unregister(pidfd)
+        self.poller.unregister(pidfd)
         os.close(pidfd)
         _, status, usage = os.wait4(pid, 0)
-        report = {"id": job_id, "timed_out": timed_out, "maxrss_kb": usage.ru_maxrss,
-                  "cpu_s": usage.ru_utime + usage.ru_stime}
         if os.WIFSIGNALED(status):
-            report["signal"] = os.WTERMSIG(status)
+            how, code = REPORT_SIGNAL, os.WTERMSIG(status)
         else:
-            report["exit"] = os.WEXITSTATUS(status)
-        self.report(report)
+            how, code = REPORT_EXIT, os.WEXITSTATUS(status)
+        self.report(job_id, how, code, timed_out, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 
     def enforce_deadlines(self):
         now = _now()
@@ -633,9 +760,9 @@ class Zygote:
                     except OSError:
                         pass
 
-    def report(self, obj):
+    def report(self, job_id, how, code, timed_out=False, maxrss_kb=0, cpu_s=0.0):
         try:
-            self.ctl.send(json.dumps(obj).encode())
+            self.ctl.send(b"r" + self.wire.report.pack(job_id, how, code, timed_out, maxrss_kb, cpu_s))
         except OSError:
             self.shutdown()
 
@@ -648,10 +775,11 @@ class Zygote:
         _os_exit(0)
 
 
+# How a job ended, in a report: its exit code, the signal that killed it, or no job (code: fds received).
+REPORT_EXIT, REPORT_SIGNAL, REPORT_ERROR = 0, 1, 2
 _KEEP = []
-
-
 _now = time.monotonic
+_recv_fds = socket.recv_fds
 
 
 def main():

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sebench import harness
+from sebench.code_names import bound_names
+from sebench.instance import DATASETS_DIR, Instance
 from sebench.obfuscate.surface import NUMPY_RENAMED
 
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
@@ -116,11 +118,11 @@ class Surface:
     array_attrs: frozenset = frozenset()  # public attributes of the package's array type
 
     @classmethod
-    def from_mapping(cls, mapping: dict, array_attrs=()) -> "Surface":
+    def from_mapping(cls, mapping: dict, array_attrs=()) -> Surface:
         """A surface inferred from mapping.json alone (no import of the package)."""
         pkg, lin = mapping["package"], mapping.get("linalg", "")
         top, sub = set(), set()
-        for public in list(mapping.get("functions", {}).values()) + [mapping.get("constructor", "")]:
+        for public in [*list(mapping.get("functions", {}).values()), mapping.get("constructor", "")]:
             parts = public.split(".")
             if len(parts) == 2 and parts[0] == pkg:
                 top.add(parts[1])
@@ -228,27 +230,19 @@ class LeakChecker:
         return out + self._code_tree(tree, params)
 
     def _code_tree(self, tree: ast.AST, params: frozenset) -> list[tuple[int, str, str]]:
-        bound, modules = set(params), set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound.add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bound.add(node.name)
-            elif isinstance(node, ast.arg):
-                bound.add(node.arg)
-            elif isinstance(node, ast.Import):
+        nodes = list(ast.walk(tree))
+        bound, modules = set(params) | bound_names(nodes), set()  # modules: imported ones not the package
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                modules |= {alias.asname or alias.name.split(".")[0] for alias in node.names
+                            if alias.name.split(".")[0] != self.s.package}
+            elif isinstance(node, ast.ImportFrom) and node.module == self.s.package:
                 for alias in node.names:
-                    local = alias.asname or alias.name.split(".")[0]
-                    bound.add(local)
-                    if alias.name.split(".")[0] != self.s.package:
-                        modules.add(local)
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    bound.add(alias.asname or alias.name)
-                    if node.module == self.s.package and self._missing([alias.name]):
-                        return [(node.lineno, self._missing([alias.name]), f"from {node.module} import {alias.name}")]
+                    missing = self._missing([alias.name])
+                    if missing:
+                        return [(node.lineno, missing, f"from {node.module} import {alias.name}")]
         out = []
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 name = node.id
                 if name in self.fnames and name not in bound and not hasattr(builtins, name):
@@ -314,8 +308,8 @@ def doc_params(text: str) -> frozenset:
 def audit_instance(root: Path) -> list[Finding]:
     """All findings for an instance directory, sorted by path and line."""
     root = Path(root).resolve()  # the probe subprocess runs elsewhere
-    mapping = json.loads((root / "private" / "mapping.json").read_text(encoding="utf-8"))
-    probe, findings = _probe(root / "package", mapping)
+    mapping = json.loads(Instance(root).mapping_path.read_text(encoding="utf-8"))
+    probe, findings = _probe(Instance(root).package_dir, mapping)
     surface = Surface(
         package=mapping["package"],
         linalg=mapping.get("linalg", ""),
@@ -333,7 +327,7 @@ def audit_instance(root: Path) -> list[Finding]:
 
 def _scan_datasets(root: Path, checker: LeakChecker) -> list[Finding]:
     out = []
-    base = root / "datasets"
+    base = root / DATASETS_DIR
     for path in sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -408,7 +402,7 @@ def _scan_package_files(root: Path, mapping: dict) -> list[Finding]:
     for key, public in mapping.get("functions", {}).items():
         pairs.setdefault(public.rsplit(".", 1)[1], set()).add(key.rsplit(".", 1)[1])
     out = []
-    base = root / "package"
+    base = Instance(root).package_dir
     for path in sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []:
         rel = path.relative_to(root).as_posix()
         text = path.read_bytes().decode("latin-1")

@@ -35,7 +35,7 @@ from sebench.obfuscate.docs_text import (
     rewrite_span,
     split_sections,
 )
-from sebench.obfuscate.surface import NUMPY_RENAMED
+from sebench.obfuscate.surface import numpy_object
 from sebench.records import ApiDoc
 
 log = logging.getLogger(__name__)
@@ -51,16 +51,6 @@ class FunctionDoc:
     parts: list = field(default_factory=list)  # rendered sections before Notes
     sections: dict = field(default_factory=dict)  # "Notes"/"Examples" -> chunks (text and statements)
     synthesized: list = field(default_factory=list)  # list[Stmt] when the example was synthesised
-
-
-def numpy_object(key: str):
-    import numpy
-
-    parts = key.split(".")[1:]
-    obj = numpy
-    for i, part in enumerate(parts):
-        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, NUMPY_RENAMED.get(part, ""), None)
-    return obj
 
 
 def probe_surface(package_dir: Path, mapping: dict) -> tuple[Surface, dict]:
@@ -185,7 +175,7 @@ def _trim(lines: list[str]) -> list[str]:
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
-    return [title, "-" * len(title)] + lines if lines else []
+    return [title, "-" * len(title), *lines] if lines else []
 
 
 def _canonical(obj, raw: str) -> str:
@@ -206,8 +196,8 @@ def prepare_function(key: str, public: str, mapping: dict, checker: LeakChecker,
     named = [h.partition(":")[0].strip() for h, _ in returns if h]
     rename = {n for n in named if len(named) == 1 and (n in numpy_function_names() or any(
         is_code_word(part) for part in n.split("_")))}
-    params = doc_params(signature) | doc_params("\n".join(["x()", "Parameters", "----------"]
-                                                         + sections.get("Parameters", [])))
+    parameters = ["x()", "Parameters", "----------", *sections.get("Parameters", [])]
+    params = doc_params(signature) | doc_params("\n".join(parameters))
     params |= set(named) - rename
     in_linalg = key.startswith("numpy.linalg.")
     namer = Namer(mapping, in_linalg=in_linalg, params=frozenset(params), own=public, errors=errors or {})
@@ -283,7 +273,7 @@ def _pure_binding(source: str) -> bool:
         return False
     return len(body) == 1 and (
         isinstance(body[0], (ast.FunctionDef, ast.Import, ast.ImportFrom))
-        or isinstance(body[0], ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple)) for t in body[0].targets)
+        or (isinstance(body[0], ast.Assign) and all(isinstance(t, (ast.Name, ast.Tuple)) for t in body[0].targets))
     )
 
 
@@ -343,7 +333,7 @@ def render_chunks(chunks: list[Chunk], header: list[str]) -> list[str]:
             if nxt is None or all(s.drop for s in nxt.stmts):
                 continue  # it introduces code that was dropped (or a plot directive), or nothing
             if chunk.lines:
-                out += [""] + chunk.lines + [""]
+                out += ["", *chunk.lines, ""]
             continue
         for st in chunk.stmts:
             if st.drop:

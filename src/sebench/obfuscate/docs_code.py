@@ -70,7 +70,7 @@ def _data(public: dict, kind: str, size, low=None, high=None) -> str:
 
 def replace_random(source: str, rngs: set[str], public: dict) -> str:
     """Random calls replaced by deterministic data; CodeFixError for those we do not model."""
-    roots = sorted(rngs) + ["np.random", "numpy.random"]
+    roots = [*sorted(rngs), "np.random", "numpy.random"]
     pattern = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, roots))})\.([A-Za-z_]\w*)\(")
     while True:
         m = pattern.search(source)
@@ -143,7 +143,7 @@ class _Methods(ast.NodeTransformer):
                 if func.attr in _STAR_SHAPE and len(args) > 1:
                     args = [ast.Tuple(args, ast.Load())]
                 self.changed = True
-                return ast.Call(target, [func.value] + args, node.keywords)
+                return ast.Call(target, [func.value, *args], node.keywords)
         return node
 
     def visit_Attribute(self, node: ast.Attribute):
@@ -191,7 +191,7 @@ def replace_scalar_calls(source: str, aliases: set[str], constructor: str) -> st
             pos = m.end()
             continue
         inner = source[m.end() : end].strip()
-        if not inner or "," in inner and not inner.startswith(("[", "(")):
+        if not inner or ("," in inner and not inner.startswith(("[", "("))):
             pos = m.end()
             continue
         dtype = repr(numpy.dtype(obj).name)

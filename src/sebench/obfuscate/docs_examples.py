@@ -247,9 +247,7 @@ def prepare(chunks: list[Chunk], rewriter: CodeRewriter) -> None:
             if not st.drop:
                 if not src.strip():
                     st.drop = "comment"
-                elif _BANNED_CODE.search(src):
-                    st.drop = "outside the package"
-                elif rewriter.checker.code(src, frozenset(bound)):
+                elif _BANNED_CODE.search(src) or rewriter.checker.code(src, frozenset(bound)):
                     st.drop = "outside the package"
                 elif st.loads & tainted:
                     st.drop = "depends on a dropped statement"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 
 from sebench.obfuscate.docs_examples import Stmt, names_of
+from sebench.obfuscate.surface import numpy_object
 
 _VECTORS = ("[0.5, 1.25, 2.0]", "[1.0, 2.0, 3.0]", "[[1.0, 2.0], [3.0, 4.0]]", "[3, 1, 2]", "[True, False, True]")
 _SECOND = {"[0.5, 1.25, 2.0]": "[4.0, 5.0, 6.0]", "[1.0, 2.0, 3.0]": "[4.0, 5.0, 6.0]", "[[1.0, 2.0], [3.0, 4.0]]": "[[2.0, 0.0], [1.0, 3.0]]",
@@ -33,8 +34,6 @@ def _required(obj) -> list[str]:
 
 
 def candidates(fd, mapping: dict, checker) -> list[Stmt]:
-    from sebench.obfuscate.docs import numpy_object
-
     public, cons = fd.public, mapping.get("constructor", "")
     short = fd.key.rsplit(".", 1)[1]
     shape_fn = mapping["functions"].get("numpy.shape")

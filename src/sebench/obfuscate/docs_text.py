@@ -8,6 +8,7 @@ NumPy versions. Whatever is left is checked with the audit's own rules, so the a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import textwrap
@@ -124,7 +125,7 @@ def _same_in_both(name: str) -> bool:
 _SAME_MEANING = {"matrix_transpose", "matmul", "vecdot", "tensordot"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scalar_type(name: str) -> bool:
     """numpy.float64, numpy.int8, ...: in prose these become the plain dtype names."""
     import numpy
@@ -277,7 +278,7 @@ def _is_structured(lines: list[str]) -> bool:
         re.match(r"\s*([-*+]\s|\d+\.\s|\||\+[-=]+\+|\.\. )", ln) or re.fullmatch(r"\s*=+(\s+=+)*\s*", ln)
         or ln.rstrip().endswith("::")
         for ln in lines
-    ) or len(lines) > 1 and all(len(ln.strip()) < 30 for ln in lines)
+    ) or (len(lines) > 1 and all(len(ln.strip()) < 30 for ln in lines))
 
 
 def rewrite_paragraph(namer: Namer, lines: list[str], checker: LeakChecker) -> list[str]:
@@ -286,10 +287,8 @@ def rewrite_paragraph(namer: Namer, lines: list[str], checker: LeakChecker) -> l
     if _is_structured(lines):
         out = []
         for ln in lines:
-            try:
+            with contextlib.suppress(Dropped):
                 out.append(rewrite_sentence(namer, ln, checker))
-            except Dropped:
-                pass
         return out
     joined = " ".join(ln.strip() for ln in lines)
     kept, dropped = [], False

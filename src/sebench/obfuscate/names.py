@@ -21,7 +21,7 @@ from pathlib import Path
 from sebench.errors import SebenchError
 from sebench.obfuscate.surface import Function, data_text, load_surface
 
-ONSETS = tuple("bcdfghjklmnprstvwxyz") + ("qu",)
+ONSETS = (*tuple("bcdfghjklmnprstvwxyz"), "qu")
 VOWELS = tuple("aeiou")
 CODAS = tuple("bdfgklmnprstvxz")
 NUMPY_SUBMODULES = ("linalg", "fft", "random", "ma", "polynomial", "lib", "exceptions", "dtypes", "strings",
@@ -71,7 +71,7 @@ def banned_words() -> frozenset[str]:
     for sub in NUMPY_SUBMODULES:
         try:
             module = __import__(f"numpy.{sub}", fromlist=["_"])
-        except Exception:  # a submodule some NumPy build lacks
+        except Exception:  # noqa: BLE001 - a submodule some NumPy build lacks, or fails to import
             continue
         words |= set(dir(module)) | {sub}
     words |= {f.name for f in load_surface()}
@@ -219,4 +219,4 @@ def names_from_official(path: Path, seed: int = 0, package_name: str | None = No
     return Names(package, linalg, array_type, slot, axis_error, linalg_error, key, functions)
 
 
-__all__ = ["Names", "NameGenerator", "generate_names", "names_from_official", "banned_words", "Function"]
+__all__ = ["Function", "NameGenerator", "Names", "banned_words", "generate_names", "names_from_official"]

@@ -13,8 +13,8 @@ package's own (or builtin) classes with cleaned messages.
 With SEBENCH_PACKAGE_SEMANTICS=original in the environment when the package is imported (the sandbox
 sets it for the original benchmark's protocol), the package behaves as the original benchmark's package
 did: arrays print their repr as `TypeName([...])`, functions return the library's scalars as they are,
-the linear-algebra submodule returns the library's own results unconverted, and arrays also offer `.T`
-and their real dtype.
+the linear-algebra submodule returns the library's own results unconverted, arrays also offer `.T`
+and their real dtype, and the library's warnings (divide by zero, ...) reach stderr as they did there.
 """
 
 import binascii as _binascii
@@ -105,7 +105,9 @@ def _setup_root(modname, cfg):
     }
     _S["cls"] = _make_type(modname, cfg)
     _build_cleaner(cfg)
-    _warnings.filterwarnings("ignore", module="^(" + _re.escape(cfg["M"]["lb"]) + "|" + _re.escape(modname) + r")(\.|$)")
+    if not _S["original"]:  # the original package let the library's warnings through, to stderr
+        _warnings.filterwarnings("ignore", module="^(" + _re.escape(cfg["M"]["lb"]) + "|" + _re.escape(modname)
+                                 + r")(\.|$)")
 
 
 # ---------------------------------------------------------------- conversion across the surface

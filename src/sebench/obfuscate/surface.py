@@ -58,3 +58,15 @@ def load_surface() -> tuple[Function, ...]:
     if len(set(keys)) != len(keys):
         raise SebenchError(f"{SURFACE_FILE}: duplicate rows")
     return tuple(out)
+
+
+def numpy_object(key: str):
+    """The NumPy object of a mapping key ("numpy.mean", "numpy.linalg.inv"), under NumPy 2's name where
+    NumPy renamed it (NUMPY_RENAMED); None when NumPy has no such object."""
+    import numpy
+
+    parts = key.split(".")[1:]
+    obj = numpy
+    for i, part in enumerate(parts):
+        obj = getattr(obj, part, None) if i < len(parts) - 1 else getattr(obj, part, None) or getattr(obj, NUMPY_RENAMED.get(part, ""), None)
+    return obj

@@ -1,6 +1,6 @@
 """The obfuscated part of an instance: names, package, docs, api_doc.jsonl, mapping.json; and its leak audit.
 
-`sebench build` (sebench/build/run.py) calls these in order, then adds the tasks and the manifest.
+`sebench build` (sebench/builder/run.py) calls these in order, then adds the tasks and the manifest.
 The docs are sebench's own (docs.build_docs: rewritten, leak-audited) or, with the release's
 api_doc.jsonl, its `rewritten_doc` texts as they are.
 """

@@ -9,8 +9,9 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.metrics import pass_ks
-from sebench.outputs import write_text_atomic
+from sebench.output_files import write_text_atomic
 from sebench.report import plots
+from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.tables import function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,10 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "loss_curves": {k: [list(p) for p in v] for k, v in curves.items()},
         "not_trained": {f"{run.root.name}: {label}" if len(runs) > 1 else label: why
                         for run in runs for label, why in run.not_trained.items()},
+        "grpo": grpo_rows([run.root for run in runs]),
+        "self_play": {label: [{"run": run.root.name, "seed": run.seed, **r} for run in runs
+                              for r in run.self_play.get(label, [])]
+                      for label in sorted({label for run in runs for label in run.self_play})},
     }
     figures = _plots(rows, functions, curves, out) if plots_enabled else {}
     data["figures"] = figures
@@ -122,6 +127,47 @@ def functions_markdown(functions: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+SELF_PLAY_COLUMNS = (  # (summary key, column title) of a self-play round (train.selfplay)
+    ("asked", "asked"), ("parsed", "parsed"), ("no_leak", "no leak"), ("kept", "kept"),
+    ("agree_with_library", "agree with NumPy"), ("solved", "solved"), ("correct", "correct answers"),
+    ("examples", "training examples"),
+)
+
+
+REJECTED_SHORT = {"static": "static rules", "few_inputs": "too few inputs run", "no_agreement": "no agreement",
+                  "one_output": "one output"}  # sebench.train.modelgen.REJECTIONS
+
+
+def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
+    """One table per self-play regime: each round's counts (per run when there are several), their total,
+    why the clean tasks that were not kept were not, and the noise: the share of kept tasks whose expected
+    outputs disagree with NumPy's."""
+    parts = []
+    for label, rounds in self_play.items():
+        several = len({r["run"] for r in rounds}) > 1
+        head = (["run"] if several else []) + ["round"] + [title for _, title in SELF_PLAY_COLUMNS]
+        head += ["noise %", "minutes", "not kept, why"]
+        lines = [f"**{label}**\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
+            noise = "" if not r.get("kept") else _pct(1 - r.get("agree_with_library", 0) / r["kept"])
+            minutes = "" if r.get("seconds") is None else f"{r['seconds'] / 60:.1f}"
+            why = ", ".join(f"{REJECTED_SHORT.get(k, k)} {n}" for k, n in (r.get("rejected") or {}).items())
+            cells = ([r.get("run", "")] if several else []) + [str(r["round"])]
+            cells += [str(r.get(key, "")) for key, _ in SELF_PLAY_COLUMNS] + [noise, minutes, why]
+            lines.append("| " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
+
+
+def _total(rounds: list[dict]) -> dict:
+    keys = [key for key, _ in SELF_PLAY_COLUMNS] + ["seconds"]
+    rejected: dict[str, int] = {}
+    for r in rounds:
+        for why, n in (r.get("rejected") or {}).items():
+            rejected[why] = rejected.get(why, 0) + n
+    return {"run": "all", "round": "all", "rejected": rejected, **{k: sum(r.get(k) or 0 for r in rounds) for k in keys}}
+
+
 def render_markdown(data: dict) -> str:
     runs = data["runs"]
     parts = [
@@ -137,6 +183,17 @@ def render_markdown(data: dict) -> str:
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")
+    if data.get("self_play"):
+        parts += [
+            "## Self-play rounds\n",
+            "Per round: the tasks the model was asked to write, those that parsed, had no leak, and were kept "
+            "(the solution uses the package and runs on enough of the task's inputs, --selfplay-min-cases, with "
+            "two different outputs at least); the kept tasks whose expected "
+            "outputs all agree with NumPy's original function called on the same inputs (noise: the share that "
+            "do not); the kept tasks the model solved open-book at least once, its correct answers, and the "
+            "training examples made from them.\n",
+            self_play_markdown(data["self_play"]),
+        ]
     figures = data.get("figures", {})
     for name, title in (("accuracy", "Accuracy by regime"), ("verdicts", "Verdict breakdown")):
         if name in figures:
@@ -153,4 +210,11 @@ def render_markdown(data: dict) -> str:
             parts.append(f"![Accuracy by function]({figures['functions']})\n")
     if "loss" in figures:
         parts += ["## Training loss\n", f"![Training loss]({figures['loss']})\n"]
+    if data.get("grpo"):
+        parts += ["## GRPO\n",
+                  "Per trained label: samples drawn and rewarded, advantages' signs, the median log-ratio of the "
+                  "rewarded samples between the training prompt (at their update) and the prompt they were sampled "
+                  "from (summed over tokens, and per token), the PPO ratio's median distance from 1 in log space, "
+                  "and the mean gradient norms of the positive- and negative-advantage samples with their cosine "
+                  "(where recorded).\n", grpo_markdown(data["grpo"])]
     return "\n".join(parts)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sebench.protocols import PROTOCOLS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -20,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--data", type=Path, metavar="DIR", help="the instance evaluated, for runs made by hand "
                    "(sebench run records it in RUN_DIR/manifest.json)")
     p.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
-    p.add_argument("--protocol", choices=("sebench", "original"), help="only the evaluations judged under this "
+    p.add_argument("--protocol", choices=tuple(PROTOCOLS), help="only the evaluations judged under this "
                    "protocol (default: all, each row naming its protocol)")
     p.set_defaults(func=_main)
 
@@ -28,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _main(args: argparse.Namespace) -> int:
     import json
 
-    from sebench.outputs import OutputLock, check_dir_target, refuse_same_file
+    from sebench.output_files import OutputLock, check_dir_target, refuse_same_file
     from sebench.report.build import build_report, main_table_markdown
     from sebench.report.continual_report import build_continual_report, is_lifelong_run, summary_markdown
 

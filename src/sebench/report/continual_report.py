@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.outputs import write_text_atomic
+from sebench.output_files import write_text_atomic
 from sebench.records import Rollout, Verdict, read_records
 from sebench.report import continual
 

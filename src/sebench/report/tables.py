@@ -5,6 +5,7 @@ A run directory (written by `sebench run`, or by hand with the stage commands) h
     RUN_DIR/manifest.json                              optional: {"model": SPEC, "seed": N, "data": "data", ...}
     RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl   the judge's verdicts of one evaluation
     RUN_DIR/train/<regime>/**/loss.csv                 training loss curves (columns step and loss)
+    RUN_DIR/train/<regime>/**/rounds/round-K/summary.json  self-play: one round's counts (train.selfplay)
     RUN_DIR/<data>/...                                 the instance whose tasks were evaluated (default
                                                        "data", then "instance"): for the functions of each task
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.instance import SPLIT_FILES
+from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_records
 
@@ -58,6 +59,7 @@ class RunData:
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
     settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
     not_trained: dict[str, str] = field(default_factory=dict)  # regime -> why the study could not train it
+    self_play: dict[str, list[dict]] = field(default_factory=dict)  # regime -> its rounds' summaries, in order
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -85,6 +87,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         losses=_losses(root),
         settings=_train_settings(root),
         not_trained=dict(manifest.get("not_trained") or {}),
+        self_play=self_play_rounds(root),
     )
 
 
@@ -106,7 +109,7 @@ def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> di
     data = next((d for d in (named, given, root / "data", root / "instance") if d and d.is_dir()), None)
     if data is None:
         return {}
-    mapping = _read_json(data / "private/mapping.json").get("functions", {})
+    mapping = _read_json(Instance(data).mapping_path).get("functions", {})
     original = {public: name for name, public in mapping.items()}
     out = {}
     for rel in SPLIT_FILES.values():
@@ -141,6 +144,17 @@ def _train_settings(root: Path) -> dict[str, str]:
                       f"old logps {c.get('old_logps')}"]
         out.setdefault(regime, ", ".join(parts))
     return out
+
+
+def self_play_rounds(root: Path) -> dict[str, list[dict]]:
+    """regime -> the summaries of its self-play rounds (also of a regime that kept nothing to train on),
+    without the per-task agreement map."""
+    out: dict[str, list[dict]] = {}
+    for path in root.glob("train/*/**/rounds/round-*/summary.json"):
+        regime = path.relative_to(root / "train").parts[0]
+        summary = {k: v for k, v in _read_json(path).items() if k != "agreement"}
+        out.setdefault(regime, []).append(summary)
+    return {regime: sorted(rounds, key=lambda r: r.get("round", 0)) for regime, rounds in sorted(out.items())}
 
 
 def read_loss_csv(path: Path) -> list[tuple[float, float]]:

@@ -1,1 +1,18 @@
-"""Asking models for solutions: prompts per mode, backends chosen by spec, and the resumable run."""
+"""Asking models for solutions: prompts per mode, backends chosen by spec, and the resumable run
+(`sebench rollout`: run.py). The hf backend's token-level pieces (`generate_tokens`, `chat_prompt_ids`)
+serve GRPO's sampling too."""
+
+from sebench.exports import front_door
+
+__all__ = ["DOCS_FORMS", "GenerationRequest", "OriginalTrainingPrompts", "PromptBuilder", "RolloutConfig", "RowStop",
+           "answer_tasks", "backend_options", "chat_prompt_ids", "check_model_spec", "compact_doc", "eos_ids",
+           "format_answer", "generate_tokens", "get_backend", "resolve_spec", "write_compact_instance",
+           "write_rollouts"]
+__getattr__ = front_door(__name__, __all__, {
+    "backends": ("GenerationRequest", "get_backend", "resolve_spec"),
+    "backends.hf": ("RowStop", "chat_prompt_ids", "eos_ids", "generate_tokens"),
+    "compact_docs": ("DOCS_FORMS", "compact_doc", "write_compact_instance"),
+    "original_prompts": ("OriginalTrainingPrompts",),
+    "prompts": ("PromptBuilder", "format_answer"),
+    "run": ("RolloutConfig", "answer_tasks", "backend_options", "check_model_spec", "write_rollouts"),
+})

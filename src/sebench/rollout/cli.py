@@ -3,26 +3,27 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from sebench.cliflags import add_config_flags
+from sebench.cliflags import config_command
+
+if TYPE_CHECKING:
+    from sebench.rollout.run import RolloutConfig
 
 
 def register(subparsers) -> None:
-    from sebench.rollout.run import RolloutConfig, config_fields
+    from sebench.rollout.run import RolloutConfig
 
-    parser = subparsers.add_parser(
-        "rollout",
+    config_command(
+        subparsers, "rollout", RolloutConfig, _run,
         help="ask a model for solutions (closed/open/full-doc/retrieval), resumable",
         description="Ask a model for solutions to a split's tasks; writes one rollout record per (task, "
         "sample) and resumes an interrupted run when given the same --out.",
     )
-    add_config_flags(parser, RolloutConfig, config_fields())
-    parser.set_defaults(func=_run)
 
 
-def _run(args: argparse.Namespace) -> int:
-    from sebench.rollout.run import RolloutConfig, config_fields, run
+def _run(cfg: RolloutConfig, _args: argparse.Namespace) -> int:
+    from sebench.rollout.run import write_rollouts
 
-    cfg = RolloutConfig(**{f.name: getattr(args, f.name) for f in config_fields()})
-    run(cfg)
+    write_rollouts(cfg)
     return 0

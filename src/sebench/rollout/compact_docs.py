@@ -15,11 +15,10 @@ import shutil
 from pathlib import Path
 
 from sebench.files import file_sha256, write_json
-from sebench.instance import Instance
+from sebench.instance import API_DOC_FILE, Instance
 from sebench.records import ApiDoc, dumps_line, write_records
 
 DOCS_FORMS = ("full", "compact")
-DOCS_FILE = "datasets/train/api_doc.jsonl"
 COMPACT_EXAMPLE_LINES = 4  # doctest lines kept: the first call of the function and what it shows
 
 
@@ -65,9 +64,9 @@ def write_compact_instance(instance: Instance, out: Path) -> Path:
     docs = [compact_doc(d) for d in instance.api_docs()]
     docs_hash = hashlib.sha256("".join(dumps_line(d) for d in docs).encode("utf-8")).hexdigest()
     source = file_sha256(instance.manifest_path)
-    if (out / "manifest.json").is_file():
+    if Instance(out).manifest_path.is_file():
         made = Instance(out).manifest()
-        if made.get("compact_of") == source and made.get("hashes", {}).get(DOCS_FILE) == docs_hash:
+        if made.get("compact_of") == source and made.get("hashes", {}).get(API_DOC_FILE) == docs_hash:
             return out
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -75,8 +74,8 @@ def write_compact_instance(instance: Instance, out: Path) -> Path:
     write_records(Instance(partial).api_doc_path, docs)
     manifest = instance.manifest()
     manifest.update(docs_form="compact", compact_of=source)
-    manifest.setdefault("hashes", {})[DOCS_FILE] = file_sha256(Instance(partial).api_doc_path)
-    write_json(partial / "manifest.json", manifest)
+    manifest.setdefault("hashes", {})[API_DOC_FILE] = file_sha256(Instance(partial).api_doc_path)
+    write_json(Instance(partial).manifest_path, manifest)
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)
     return out

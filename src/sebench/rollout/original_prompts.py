@@ -9,6 +9,17 @@ one-entry dict, its `np.array` written as the package's constructor), the functi
 docs, the list of {name: rewritten doc} of the release's api_doc.jsonl (the original repository's
 datasets/train/api_doc.jsonl, in its order; for an instance with other names than the release's, its own
 docs). The prompt is one user message, with no system message.
+
+Training under `--protocol original` uses the templates of the original's training scripts
+(verl_evolve/evolve_folder/scripts/, read the same way), filled as those scripts fill them
+(`OriginalTrainingPrompts`):
+  - GRPO (rl_train.py: the open-book rows, rl_real_train.py: the closed-book rows, same order): the
+    question, the task's example as the release stores it (input and output, `np.array` left as it is),
+    the signature, and for the open rows the docs of the selected functions;
+  - Closed-SFT (convert_jsonl_to_parquet.py with SFTprompt_template.py): the query-only template filled
+    with the question and with the example and signature cut out of the open-book prompt that produced
+    the answer (the text after "### Test Cases" and after "### Function to Complete", up to the next
+    "###", stripped); Open-SFT trains on the open-book prompt that produced the answer itself.
 """
 
 from __future__ import annotations
@@ -23,12 +34,18 @@ from string import Template
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task
+from sebench.tasks import released_rows
 
 TEMPLATE_FILE = "src/utils/prompt_template.py"
 API_DOC_FILE = "datasets/train/api_doc.jsonl"
 CLOSED_TEMPLATE = "query_only_prompt"
 DOCS_TEMPLATE = "doc_query_cot_prompt"
 MODES = ("closed", "open", "full-doc")
+# the original's training scripts and the template each defines (README "The original's training, item by item")
+TRAINING_SCRIPTS = "verl_evolve/evolve_folder/scripts"
+SFT_CLOSED = ("SFTprompt_template.py", "query_only_prompt")
+RL_OPEN = ("rl_train.py", "doc_query_cot_prompt")
+RL_CLOSED = ("rl_real_train.py", "query_only_cot_prompt")
 
 
 @dataclass(frozen=True)
@@ -40,7 +57,7 @@ class OriginalTemplates:
     api_doc: list[dict]
 
     @classmethod
-    def read(cls, repo: Path | str | None) -> "OriginalTemplates":
+    def read(cls, repo: Path | str | None) -> OriginalTemplates:
         if repo is None:
             raise SebenchError("--protocol original reads the original's prompts from its repository: give the "
                                "path of your copy of github.com/thunlp/SE-Bench with --original-repo")
@@ -51,6 +68,26 @@ class OriginalTemplates:
             raise SebenchError(f"{repo / TEMPLATE_FILE}: no string constant {', '.join(missing)} (is this the "
                                "original SE-Bench repository?)")
         return cls(constants[CLOSED_TEMPLATE], constants[DOCS_TEMPLATE], _api_doc_rows(repo / API_DOC_FILE))
+
+
+@dataclass(frozen=True)
+class OriginalTrainingTemplates:
+    """The templates of the original's training scripts, as read from its copy."""
+
+    sft_closed: str
+    rl_open: str
+    rl_closed: str
+
+    @classmethod
+    def read(cls, repo: Path | str) -> OriginalTrainingTemplates:
+        found = []
+        for file, name in (SFT_CLOSED, RL_OPEN, RL_CLOSED):
+            path = Path(repo) / TRAINING_SCRIPTS / file
+            constants = _string_constants(path)
+            if name not in constants:
+                raise SebenchError(f"{path}: no string constant {name} (is this the original SE-Bench repository?)")
+            found.append(constants[name])
+        return cls(*found)
 
 
 def _string_constants(path: Path) -> dict[str, str]:
@@ -102,7 +139,7 @@ class OriginalPromptBuilder:
         self.docs: list = []
         self.constructor = str(instance.manifest().get("constructor", "")) or "array"
         self.to_numpy = {public: name.split(".", 1)[1] for name, public in instance.mapping()["functions"].items()}
-        self.rows = _release_rows(instance)
+        self.rows = released_rows(instance.root)  # task_id -> the released row it was imported from
         self.api_doc = templates.api_doc if instance.manifest().get("docs") == "original" else [
             {"original_name": self.to_numpy.get(d.name, d.name), "curr_name": d.name.rsplit(".", 1)[-1],
              "rewritten_doc": d.doc} for d in instance.api_docs()]  # an instance of other names: its own docs
@@ -114,7 +151,7 @@ class OriginalPromptBuilder:
         template = self.templates.closed
         if self.mode != "closed":
             template = self.templates.docs
-            values["ref_code"] = self._docs(row, task)
+            values["ref_code"] = self.selected_docs(row, task)
         return [{"role": "user", "content": Template(template).safe_substitute(values)}]
 
     def _example(self, row: dict, task: Task) -> dict:
@@ -128,7 +165,8 @@ class OriginalPromptBuilder:
     def _constructor(self, text: str) -> str:
         return re.sub(r"\bnp\.array\b", self.constructor, text)
 
-    def _docs(self, row: dict, task: Task) -> list[dict]:
+    def selected_docs(self, row: dict, task: Task) -> list[dict]:
+        """{name: doc} of the task's functions (full-doc: of every function), in the docs' order."""
         if self.mode == "full-doc":
             return [{d["curr_name"]: d["rewritten_doc"]} for d in self.api_doc]
         selected = _literal(row.get("selected_functions"))
@@ -147,14 +185,51 @@ def _literal(value):
     return value
 
 
-def _release_rows(instance: Instance) -> dict[str, dict]:
-    """task_id -> the released row it was imported from (kept by `sebench tasks import`), for every split."""
-    rows = {}
-    folder = instance.root / "private" / "release"
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                kept = json.loads(line)
-                if isinstance(kept, dict) and isinstance(kept.get("row"), dict):
-                    rows[kept.get("task_id")] = kept["row"]
-    return rows
+# The sections of an open-book prompt that the original's SFT conversion cuts out: from the heading to the
+# next "###" (its heading pattern: "###", blanks ending in a space, then "Test Cases"; any case).
+_EXAMPLE_SECTION = re.compile(r"###(?:\s*) Test Cases(.*?)###", re.S | re.I)
+_SIGNATURE_SECTION = re.compile(r"###\s*Function\s*to\s*Complete(.*?)###", re.S | re.I)
+
+
+class OriginalTrainingPrompts:
+    """The prompts the original trains on, for the tasks of an instance (see the module docstring)."""
+
+    def __init__(self, instance: Instance, repo: Path | str):
+        self.templates = OriginalTrainingTemplates.read(repo)
+        self.evaluation = OriginalTemplates.read(repo)
+        self.open_builder = OriginalPromptBuilder(instance, "open", self.evaluation)
+
+    def rl_messages(self, task: Task, mode: str) -> list[dict]:
+        """The GRPO prompt of `task`: mode "open" (rl_train.py's rows) or "closed" (rl_real_train.py's)."""
+        row = self.open_builder.rows.get(task.task_id) or {}
+        values = {"question": row.get("query", task.query), "function": row.get("function_name", task.function_name),
+                  "example_test_cases": self._stored_example(row, task)}
+        template = self.templates.rl_closed
+        if mode == "open":
+            template = self.templates.rl_open
+            values["ref_code"] = self.open_builder.selected_docs(row, task)
+        return [{"role": "user", "content": Template(template).safe_substitute(values)}]
+
+    @staticmethod
+    def _stored_example(row: dict, task: Task):
+        """The example as the release stores it (a built task: its first test case, in the release's form)."""
+        if "example" in row:
+            return row["example"]
+        case = task.test_cases[0] if task.test_cases else {"input": "", "output": ""}
+        return {"input": case.get("input", ""), "output": case.get("output", "")}
+
+    def open_sft_messages(self, task: Task, answered: list[dict] | None) -> list[dict]:
+        """Open-SFT's prompt: the one that produced the answer (a reference solution: the evaluation's)."""
+        return answered if answered else self.open_builder.messages(task)
+
+    def closed_sft_messages(self, task: Task, answered: list[dict] | None) -> list[dict]:
+        """Closed-SFT's prompt, cut out of the open-book prompt that produced the answer."""
+        open_text = self.open_sft_messages(task, answered)[-1]["content"]
+        example, signature = _EXAMPLE_SECTION.search(open_text), _SIGNATURE_SECTION.search(open_text)
+        if not (example and signature):
+            raise SebenchError(f"task {task.task_id}: its open-book prompt has no '### Test Cases' or '### Function to "
+                               "Complete' section to cut out (was it asked with --protocol original?)")
+        row = self.open_builder.rows.get(task.task_id) or {}
+        values = {"question": row.get("query", task.query), "example_test_cases": example.group(1).strip(),
+                  "function": signature.group(1).strip()}
+        return [{"role": "user", "content": Template(self.templates.sft_closed).safe_substitute(values)}]

@@ -14,7 +14,7 @@ one final ```python block, which is what the judge extracts.
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance

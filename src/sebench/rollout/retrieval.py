@@ -25,8 +25,9 @@ SEARCH_BLOCK = re.compile(r"```search[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
 PYTHON_BLOCK = re.compile(r"```(?:python|py)\b", re.IGNORECASE)
 WORD = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
-    "a an and are as at be by for from has in is it its of on or that the this to was were will with "
-    "which what how do does i me my you your can".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "in", "is", "it", "its", "of", "on",
+     "or", "that", "the", "this", "to", "was", "were", "will", "with", "which", "what", "how", "do", "does", "i",
+     "me", "my", "you", "your", "can"]
 )
 
 
@@ -129,7 +130,8 @@ def converse(
                 continue
             conversation.searches.append(query)
             left = max_searches - len(conversation.searches)
-            conversation.messages = conversation.messages + [
+            conversation.messages = [
+                *conversation.messages,
                 {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": results_message(index, query, k, left)},
             ]

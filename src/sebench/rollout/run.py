@@ -4,7 +4,7 @@ Resumable and safe: each record is appended as a whole line, flushed and fsynced
 half-written last line is dropped, (task_id, sample_idx) pairs already present are skipped, and the rest
 are asked. `--overwrite` starts afresh instead; a file that is not rollouts, or holds another model's,
 mode's or settings' rollouts, is refused rather than mixed or "repaired", and one run at a time writes
-a file (see sebench.outputs). Truncated, empty, thinking and failed answers are all recorded, with their
+a file (see sebench.output_files). Truncated, empty, thinking and failed answers are all recorded, with their
 finish reason.
 """
 
@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
 
-from sebench.cliflags import check_ranges
+from sebench.answers import extract_code  # the judge's too, so that records and verdicts agree
+from sebench.cliflags import check_ranges, option
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.judge.extract import extract_code  # the judge's own, so that records and verdicts agree
 from sebench.models import EMBEDDED_DEFAULT
-from sebench.outputs import (
+from sebench.output_files import (
     OutputLock,
     check_file_target,
     check_own_output,
@@ -40,50 +40,49 @@ from sebench.rollout.prompts import PromptBuilder
 log = logging.getLogger(__name__)
 
 
-def _opt(default, help: str, **extra):
-    return field(default=default, metadata={"help": help, **extra})
-
 
 @dataclass
 class RolloutConfig:
     """The options of `sebench rollout`; each field is one flag (underscores become dashes)."""
 
-    data: Path = _opt(None, "the instance directory (written by `sebench build`)", required=True)
-    out: Path = _opt(None, "the rollouts file to write (JSONL); an existing one is resumed", required=True)
-    split: str = _opt("single_test", "which tasks", choices=SPLITS)
-    mode: str = _opt("closed", "what help the prompt gives", choices=MODES)
-    model: str = _opt(EMBEDDED_DEFAULT, "openai:<model>@<url>[,<url>...] | hf:<path or hub id> | smollm2-135m | fake:...")
-    protocol: str = _opt(DEFAULT_PROTOCOL, "sebench: sebench's prompts; original: the original benchmark's prompts "
+    data: Path = option(None, "the instance directory (written by `sebench build`)", required=True)
+    out: Path = option(None, "the rollouts file to write (JSONL); an existing one is resumed", required=True)
+    split: str = option("single_test", "which tasks", choices=SPLITS)
+    mode: str = option("closed", "what help the prompt gives", choices=MODES)
+    model: str = option(EMBEDDED_DEFAULT, "openai:<model>@<url>[,<url>...] | hf:<path or hub id> | smollm2-135m | fake:...")
+    protocol: str = option(DEFAULT_PROTOCOL, "sebench: sebench's prompts; original: the original benchmark's prompts "
                          "(read from --original-repo) and its decoding defaults (docs/protocols.md)",
                          choices=tuple(PROTOCOLS))
-    original_repo: Path | None = _opt(None, "your copy of the original SE-Bench repository (--protocol original "
+    original_repo: Path | None = option(None, "your copy of the original SE-Bench repository (--protocol original "
                                       "reads its prompt templates and api_doc.jsonl there)")
-    n: int | None = _opt(None, "samples per task (default: 1; --protocol original: 5)", minimum=1)
-    temperature: float | None = _opt(None, "sampling temperature, 0 = greedy (default: 0; --protocol original: "
+    n: int | None = option(None, "samples per task (default: 1; --protocol original: 5)", minimum=1)
+    temperature: float | None = option(None, "sampling temperature, 0 = greedy (default: 0; --protocol original: "
                                      "0.6)", minimum=0.0)
-    top_p: float = _opt(1.0, "nucleus sampling threshold", above=0.0, maximum=1.0)
-    max_tokens: int | None = _opt(None, "the most tokens per answer, per turn in retrieval mode (default: 512; "
+    top_p: float = option(1.0, "nucleus sampling threshold", above=0.0, maximum=1.0)
+    max_tokens: int | None = option(None, "the most tokens per answer, per turn in retrieval mode (default: 512; "
                                   "--protocol original: 8192)", minimum=1)
-    thinking: str | None = _opt(None, "on | off: the chat template's enable_thinking, where it has one (default: "
+    thinking: str | None = option(None, "on | off: the chat template's enable_thinking, where it has one (default: "
                                 "the template's own; --protocol original: on)", choices=("on", "off"))
-    concurrency: int = _opt(16, "requests in flight at once (openai backend)", minimum=1)
-    limit: int | None = _opt(None, "only the first N tasks, for a quick look", minimum=1)
-    seed: int | None = _opt(0, "sampling seed (per task: seed + task index)")
-    overwrite: bool = _opt(False, "start the file afresh instead of resuming it")
-    base_url: str | None = _opt(None, "server URL(s), comma-separated, for an openai:<model> spec given without "
-                                "@URL (default: $OPENAI_BASE_URL)")
-    api_key_env: str | None = _opt(None, "environment variable holding the API key (default OPENAI_API_KEY)")
-    device: str | None = _opt(None, "cpu | cuda | cuda:1 ... for hf models (default: cuda if available)")
-    batch_size: int | None = _opt(None, "rows per generate call for hf models (default 16 on CPU, 64 on GPU)",
-                                  minimum=1)
-    context_tokens: int | None = _opt(None, "the model's context length, when the backend cannot tell (full-doc)",
+    concurrency: int = option(16, "requests in flight at once (openai backend)", minimum=1, speed=True)
+    limit: int | None = option(None, "only the first N tasks, for a quick look", minimum=1)
+    seed: int | None = option(0, "sampling seed (per task: seed + task index)")
+    overwrite: bool = option(False, "start the file afresh instead of resuming it", speed=True)
+    base_url: str | None = option(None, "server URL(s), comma-separated, for an openai:<model> spec given without "
+                                "@URL (default: $OPENAI_BASE_URL)", speed=True)
+    api_key_env: str | None = option(None, "environment variable holding the API key (default OPENAI_API_KEY)", speed=True)
+    device: str | None = option(None, "cpu | cuda | cuda:1 ... for hf models (default: cuda if available)", speed=True)
+    batch_size: int | None = option(None, "rows per generate call for hf models (default 16 on CPU, 64 on GPU)",
+                                  minimum=1, speed=True)
+    threads: int | None = option(None, "CPU threads for hf models (default: $SEBENCH_THREADS, else every core, fewer "
+                               "while other processes keep some busy: re-decided every few seconds)", minimum=1, speed=True)
+    context_tokens: int | None = option(None, "the model's context length, when the backend cannot tell (full-doc)",
                                       minimum=1)
-    max_searches: int = _opt(3, "retrieval mode: searches allowed before the answer", minimum=0)
-    search_k: int = _opt(3, "retrieval mode: doc entries returned per search", minimum=1)
-    memory: Path | None = _opt(None, "memory mode: rollouts.jsonl of judged training trajectories (verdicts.jsonl "
+    max_searches: int = option(3, "retrieval mode: searches allowed before the answer", minimum=0)
+    search_k: int = option(3, "retrieval mode: doc entries returned per search", minimum=1)
+    memory: Path | None = option(None, "memory mode: rollouts.jsonl of judged training trajectories (verdicts.jsonl "
                                "beside it) whose correct ones are the experience memory")
-    memory_k: int = _opt(3, "memory mode: remembered trajectories shown per task", minimum=1)
-    progress: bool = _opt(True, "show a progress bar", cli=False)
+    memory_k: int = option(3, "memory mode: remembered trajectories shown per task", minimum=1)
+    progress: bool = option(True, "show a progress bar", cli=False, speed=True)
 
 
 SEBENCH_DECODING = {"n": 1, "temperature": 0.0, "max_tokens": 512}
@@ -100,7 +99,7 @@ def with_decoding_defaults(cfg: RolloutConfig) -> RolloutConfig:
     return replace(cfg, **values)
 
 
-def run(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
+def write_rollouts(cfg: RolloutConfig, backend: Backend | None = None) -> Path:
     """Writes the missing rollouts of `cfg` to cfg.out and returns it; `backend` reuses a loaded model."""
     cfg = with_decoding_defaults(cfg)
     check_ranges(cfg)
@@ -182,7 +181,7 @@ def check_model_spec(cfg: RolloutConfig) -> None:
 
 def backend_options(cfg: RolloutConfig) -> dict:
     options = {"concurrency": cfg.concurrency, "device": cfg.device, "batch_size": cfg.batch_size,
-               "base_url": cfg.base_url}
+               "base_url": cfg.base_url, "threads": cfg.threads}
     if cfg.api_key_env:
         options["api_key_env"] = cfg.api_key_env
     if cfg.context_tokens:
@@ -252,7 +251,7 @@ def _generate(cfg: RolloutConfig, backend: Backend, builder: PromptBuilder, inst
         return
     messages = builder.messages
     if cfg.mode == "memory":
-        from sebench.rollout.memory import ExperienceMemory
+        from sebench.rollout.experience import ExperienceMemory
 
         memory = ExperienceMemory.from_files(instance.tasks("train"), Path(cfg.memory))
 
@@ -327,7 +326,7 @@ class _NoBar:
     def update(self, _: int) -> None:
         pass
 
-    def __enter__(self) -> "_NoBar":
+    def __enter__(self) -> _NoBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -341,8 +340,4 @@ def _progress(cfg: RolloutConfig, total: int, initial: int):
 
     return tqdm(total=total, initial=initial, unit="sample", desc=f"rollout {cfg.mode}", dynamic_ncols=True, smoothing=0.1)
 
-
-def config_fields() -> list:
-    """The dataclass fields that are command-line flags (for cli.py)."""
-    return [f for f in fields(RolloutConfig) if f.metadata.get("cli", True)]
 

@@ -1,6 +1,6 @@
 """Text helpers shared by the backends and retrieval: the answer part after thinking, and stops.
 
-Code extraction is the judge's (sebench.judge.extract), so that records and verdicts agree.
+Code extraction is the judge's (sebench.answers), so that records and verdicts agree.
 """
 
 from __future__ import annotations

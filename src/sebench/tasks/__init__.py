@@ -8,9 +8,24 @@
   generated package and once with NumPy; a task is kept only when both agree on every test input.
 - `generate`: `TaskSizes` and `write_task_files` (called by `sebench build`): picks templates for each
   split, keeps the splits apart (hygiene), writes the three split files.
-- `plain`: how outputs are stored as JSON (`expected`) and printed (`test_cases[i]["output"]`).
-- `official`: import of the original benchmark's jsonl files and export to its format or parquet.
-- `original_answers`: answers in the original's format made into rollouts and the tasks they are judged
+- `official`, `release`: import of the original benchmark's jsonl files and export to its format or parquet.
+- `original_format`: answers in the original's format made into rollouts and the tasks they are judged
   against (`sebench judge` reads such files).
-- `modelgen`: tasks written by a model, kept when independent solutions agree.
+- `noise`: whether a model-written task's expected outputs are NumPy's own on the same inputs.
+Outputs are stored and compared as sebench.values says; model-written tasks are train.modelgen's.
 """
+
+from sebench.exports import front_door
+
+__all__ = ["CONSTRUCTOR", "SPLIT_FILE_NAMES", "OriginalAnswer", "TaskSizes", "all_templates", "generate_tasks",
+           "import_official", "is_original_record", "library_agreement", "original_answers", "release_files",
+           "released_rows", "write_task_files"]
+__getattr__ = front_door(__name__, __all__, {
+    "families": ("all_templates",),
+    "generate": ("TaskSizes", "generate_tasks", "write_task_files"),
+    "noise": ("library_agreement",),
+    "official": ("import_official",),
+    "original_format": ("OriginalAnswer", "is_original_record", "original_answers"),
+    "release": ("SPLIT_FILE_NAMES", "release_files", "released_rows"),
+    "spec": ("CONSTRUCTOR",),
+})

@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sebench import values
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Task, write_records
-from sebench.tasks import gens, plain
+from sebench.tasks import gens
 from sebench.tasks.execute import Job, run_jobs
 from sebench.tasks.spec import (
     CONSTRUCTOR,
@@ -39,6 +40,8 @@ from sebench.tasks.spec import (
 log = logging.getLogger(__name__)
 
 MAX_CASES = 10
+# a case is kept when the package and NumPy return the same value, of the same number types, to these tolerances
+AGREE_REL, AGREE_ABS = 1e-9, 1e-12
 TRAIN_MULTI_SHARE = 0.15  # share of the train split made of multi-function tasks
 SIMILAR_TEXT = 0.6  # word-trigram Jaccard above which two statements count as near-identical
 ROUNDS = 4  # drafts tried per slot
@@ -103,7 +106,7 @@ class InputDrawer:
         avoid = () if d.split == "train" else drawn
         rng = draft_rng(self.seed, d)
         seen, out, lost = set(), [], []
-        for i, kwargs in sample_cases(t, rng, lost):
+        for _i, kwargs in sample_cases(t, rng, lost):
             text = input_string(kwargs, t.params, self.constructor)
             if text in seen or text in avoid:
                 continue
@@ -117,7 +120,7 @@ class InputDrawer:
 def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: int = 2) -> dict[str, int]:
     """Writes the three split files of `instance`; returns {split: number of tasks}."""
     mapping = instance.mapping()
-    tasks = generate(instance.package_dir, mapping, seed, sizes, workers=workers)
+    tasks = generate_tasks(instance.package_dir, mapping, seed, sizes, workers=workers)
     functions = list(mapping["functions"].values())
     problems = hygiene_problems(tasks, functions if sizes.train >= 2 * len(functions) else None)
     if problems:  # the planner prevents these; a failure here is a bug, not bad input
@@ -127,7 +130,7 @@ def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: i
     return {split: len(items) for split, items in tasks.items()}
 
 
-def generate(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, workers: int = 2,
+def generate_tasks(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, workers: int = 2,
              templates: list[Template] | None = None) -> dict[str, list[Task]]:
     """{split: tasks} for the instance whose package lives in package_dir and whose names are mapping."""
     from sebench.tasks.families import all_templates
@@ -170,7 +173,7 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
 
     Groups: "train" (train-only templates, then single-function variants), "train_multi",
     "single_test", "multiple_test". Each group plans a few spare slots beyond its target, used when
-    some drafts never verify; `generate` keeps the first ones that do, in plan order.
+    some drafts never verify; `generate_tasks` keeps the first ones that do, in plan order.
     """
     rng = random.Random(f"plan:{seed}")
     by_fn: dict[str, list[tuple[Template, int]]] = defaultdict(list)
@@ -220,7 +223,7 @@ def plan(templates: list[Template], seed: int, sizes: TaskSizes, functions: list
     # second round (other variants) only when more tasks than functions are asked for.
     reserved: dict[str, list] = defaultdict(list)
     single = []
-    for depth in range(3):
+    for _depth in range(3):
         if len(single) >= _with_spares(sizes.single):
             break
         for f in fns[:budget]:
@@ -357,8 +360,8 @@ class _Context:
         for (text, _), p, q in zip(inputs, pkg_cases, np_cases):
             if p["ok"] and q["ok"] and "repr" in t.tags and isinstance(q["value"], str):
                 q = {"ok": True, "value": q["value"].replace("array(", f"{self.repr_name}(")}
-            if p["ok"] and q["ok"] and plain.same(p["value"], q["value"]):
-                cases.append({"input": text, "output": plain.printed(p["value"])})
+            if p["ok"] and q["ok"] and values.equal(p["value"], q["value"], AGREE_REL, AGREE_ABS, same_types=True):
+                cases.append({"input": text, "output": values.printed(p["value"])})
                 expected.append(p["value"])
         cases, expected = cases[:MAX_CASES], expected[:MAX_CASES]
         if len(cases) < t.cases or len({c["output"] for c in cases}) < 2:

@@ -40,11 +40,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sebench import values
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
-from sebench.outputs import refuse_fewer_records
+from sebench.output_files import refuse_fewer_records
 from sebench.records import Task, to_dict, write_records
-from sebench.tasks import plain
 from sebench.tasks.release import (
     SPLIT_FILE_NAMES,
     BadRow,
@@ -347,9 +347,9 @@ def parse_printed(text: str, wrappers: set[str] | frozenset = frozenset({"array"
         value, pos = _value(tokens, 0, wrappers)
         if pos != len(tokens):
             raise _Unparsable
-        return plain.encode(value)
+        return values.to_task_data(value, strict=False)
     except (_Unparsable, ValueError, IndexError):
-        return {plain.PRINTED_KEY: text}
+        return {values.PRINTED_KEY: text}
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
@@ -407,7 +407,7 @@ def _call(tokens, pos, wrappers):
     value, pos = _value(tokens, pos, wrappers)
     depth = 0
     while True:
-        kind, tok = tokens[pos]
+        kind, _tok = tokens[pos]
         if kind == "open":
             depth += 1
         elif kind == "close":

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.instance import Instance
+from sebench.instance import MANIFEST_FILE, RELEASE_DIR, Instance
 from sebench.records import from_dict, iter_json_lines, iter_lines, json_error, write_records
 
 SPLIT_FILE_NAMES = {"train.jsonl": "train", "single_test.jsonl": "single_test",
                     "multiple_test.jsonl": "multiple_test"}
 API_DOC_FILE_NAME = "api_doc.jsonl"
-KEPT_DIR = "private/release"
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ def release_files(paths: list[Path]) -> tuple[list[Path], list[Path]]:
 
 def _inside_instance(file: Path, top: Path) -> bool:
     """Whether `file` belongs to a sebench instance (a folder with manifest.json) below `top`."""
-    return any((d / "manifest.json").is_file() for d in file.parents if d == top or top in d.parents)
+    return any((d / MANIFEST_FILE).is_file() for d in file.parents if d == top or top in d.parents)
 
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict | None, BadRow | None]]:
@@ -111,7 +110,7 @@ def check_api_doc(path: Path, inst: Instance) -> int:
 
 
 def kept_path(inst: Instance, split: str, rejected: bool = False) -> Path:
-    return inst.root / KEPT_DIR / f"{split}{'.rejected' if rejected else ''}.jsonl"
+    return inst.root / RELEASE_DIR / f"{split}{'.rejected' if rejected else ''}.jsonl"
 
 
 def write_kept(inst: Instance, split: str, kept: list[KeptRow], bad: list[BadRow]) -> None:
@@ -124,10 +123,14 @@ def write_kept(inst: Instance, split: str, kept: list[KeptRow], bad: list[BadRow
         rejected.unlink()
 
 
-def released_rows(data_dir: Path, split: str) -> dict[str, dict]:
-    """{task_id: the released row} of an imported split ({} for a split that was not imported)."""
-    path = kept_path(Instance.open(data_dir), split)
-    if not path.is_file():
-        return {}
-    return {k.task_id: k.row for k in (from_dict(KeptRow, obj, f"{path}:{n}") for n, obj in iter_json_lines(path))}
+def released_rows(data_dir: Path, split: str | None = None) -> dict[str, dict]:
+    """{task_id: the released row} of an imported split, or of every split (None); {} where none was imported."""
+    inst = Instance.open(data_dir)
+    paths = [kept_path(inst, split)] if split else sorted((inst.root / RELEASE_DIR).glob("*.jsonl"))
+    rows = {}
+    for path in paths:
+        if path.is_file() and not path.name.endswith(".rejected.jsonl"):
+            rows.update({k.task_id: k.row for k in (from_dict(KeptRow, obj, f"{path}:{n}")
+                                                    for n, obj in iter_json_lines(path))})
+    return rows
 

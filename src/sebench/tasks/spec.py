@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from sebench.obfuscate.surface import NUMPY_RENAMED
-from sebench.tasks.plain import literal
+from sebench.obfuscate import NUMPY_RENAMED
+from sebench.values import literal
 
 NAME_RE = re.compile(r"\{((?:linalg\.)?[a-z_][a-z0-9_]*)\}")
 CONSTRUCTOR = "numpy.array"

@@ -1,7 +1,8 @@
 """What a training run leaves beside its checkpoint, so that it can be compared and reproduced.
 
     OUT/config.json, model.safetensors, tokenizer files   the HF checkpoint (LoRA merged)
-    OUT/train_config.json    the TrainConfig, seed, library versions, device, data hashes, timings
+    OUT/train_config.json    the TrainConfig, seed, library versions, device, CPU threads used, data hashes,
+                             timings
     OUT/train_data.jsonl     the exact training examples (SFT pairs or GRPO prompts), for inspection
     OUT/rl_samples.jsonl     GRPO: every sampled completion, its reward, advantage and log-probabilities (rl.py)
     OUT/loss.csv             one row per logged step: step, stage, epoch, loss, learning_rate, reward
@@ -45,8 +46,6 @@ def device_info() -> dict[str, Any]:
     info: dict[str, Any] = {"cuda": torch.cuda.is_available(), "platform": sys.platform}
     if info["cuda"]:
         info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-    else:
-        info["cpu_threads"] = torch.get_num_threads()
     return info
 
 
@@ -94,6 +93,14 @@ class LossLog:
     def end_stage(self, steps: int) -> None:
         """The next stage's steps continue after this one's `steps`."""
         self._offset += steps
+
+    def snapshot(self) -> tuple[list[dict], int]:
+        """The rows so far and the current stage's step offset (a GRPO resume point keeps them)."""
+        return [dict(r) for r in self.rows], self._offset
+
+    def restore(self, rows: list[dict], offset: int) -> None:
+        """Back to a snapshot: the rows and offset of a resume point."""
+        self.rows, self._offset = [dict(r) for r in rows], offset
 
     def callback(self, stage: str):
         """A transformers TrainerCallback that appends this stage's training log rows."""

@@ -7,19 +7,29 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from sebench.cliflags import check_ranges, option, outcome_fields
 from sebench.errors import SebenchError
+from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
+from sebench.protocols import PROTOCOLS
+from sebench.protocols import get as get_protocol
 
 log = logging.getLogger(__name__)
 
 TRAIN_SOURCES = ("rollouts", "reference")
-REWARDS = ("binary", "graded")
+REWARDS = ("binary", "graded", "original")
 TARGETS = ("response", "code")
-OLD_LOGPS = ("sampling", "recompute")
+OLD_LOGPS = ("recompute", "sampling")
 NEGATIVE_ADVANTAGES = ("keep", "drop")
 PROMPT_MODES = ("open", "closed")
+LOSS_AGGREGATIONS = ("seq-mean-token-mean", "token-mean")
+SAMPLE_UNTIL = ("code-block", "eos")
+RL_ORDERS = ("shuffled", "in-order")
+SFT_EXAMPLES = ("distinct", "all")
+ENGINES = ("auto", "own", "trl")
+VLLM_MODES = ("auto", "off", "colocate", "server")
 
 
 @dataclass(frozen=True)
@@ -81,131 +91,146 @@ _ALIAS_NOTES = {"grpo-closed": "it now samples WITH the docs and computes the lo
 class TrainConfig:
     """Settings of one training run (`sebench train`); the run writes them to OUT/train_config.json."""
 
-    data: Path = field(metadata={"required": True, "help": "instance directory (from `sebench build`)"})
-    regime: str = field(metadata={"required": True, "choices": REGIMES + tuple(REGIME_ALIASES), "help": "training regime: " + " | ".join(REGIMES) + " (earlier names: "
-                                  + ", ".join(f"{a} = {n}" for a, n in REGIME_ALIASES.items()) + ")"})
-    out: Path = field(metadata={"required": True, "help": "checkpoint directory to write (HF format, loadable by the hf backend)"})
-    model: str = field(
-        default="smollm2-135m",
-        metadata={"help": "model to start from: smollm2-135m (embedded), a local HF folder, or hf:<path>"},
-    )
-    train_source: str | None = field(
-        default=None,
-        metadata={"choices": TRAIN_SOURCES,
-            "help": "SFT answers: rollouts (judged-correct answers from --rollouts, the paper's way) or "
-            "reference (the tasks' reference solutions); default: rollouts if --rollouts is given, else reference"
-        },
-    )
-    rollouts: Path | None = field(default=None, metadata={"help": "rollouts.jsonl whose correct answers are SFT data"})
-    verdicts: Path | None = field(
-        default=None, metadata={"help": "verdicts.jsonl of --rollouts (default: verdicts.jsonl beside it)"}
-    )
-    target: str = field(
-        default="response",
-        metadata={"choices": TARGETS, "help": "SFT target: response (the whole judged answer, reasoning included, as in the paper) or "
-                  "code (only its code block); reference solutions are code either way"},
-    )
-    functions: list[str] | None = field(
-        default=None,
-        metadata={
-            "help": "train only on tasks whose functions are all in this comma-separated list of public names "
-            "(default: all); self-play writes tasks for these functions"
-        },
-    )
-    max_examples: int | None = field(default=None, metadata={"help": "use at most this many training examples"})
-    mix_data: list[str] | None = field(
-        default=None,
-        metadata={"help": "SFT: other instance directories (comma-separated) whose training tasks' reference "
-                  "solutions join --data's examples, each prompted with its own package: replay of libraries "
-                  "learned before, or several libraries learned at once"},
-    )
-    mix_share: float = field(
-        default=1.0,
-        metadata={"above": 0.0, "maximum": 1.0, "help": "SFT: the share of each --mix-data instance's training "
-                  "examples used (a seeded choice, at least one)"},
-    )
-    epochs: float = field(default=3.0, metadata={"help": "passes over the training data"})
-    max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides --epochs)"})
-    lr: float = field(
-        default=2e-4,
-        metadata={"help": "learning rate (2e-4 taught SmolLM2-135M 20 renamed functions in 3-5 epochs; 5e-5 did not)"},
-    )
-    batch_size: int = field(default=4, metadata={"help": "examples per device per step (GRPO: completions per device per step)"})
-    grad_accum: int = field(default=1, metadata={"help": "gradient accumulation steps"})
-    lr_scheduler: str = field(default="linear", metadata={"help": "learning-rate schedule (transformers' names: linear, cosine, constant, ...)"})
-    warmup_ratio: float = field(default=0.0, metadata={"help": "share of the steps spent warming the learning rate up (below 1)"})
-    weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay"})
-    adam_beta1: float = field(default=0.9, metadata={"help": "AdamW beta1"})
-    adam_beta2: float = field(default=0.999, metadata={"help": "AdamW beta2 (the paper: 0.95)"})
-    max_length: int = field(default=2048, metadata={"help": "SFT: longest tokenized prompt+answer; longer ones are cut"})
-    lora: bool = field(default=False, metadata={"help": "train LoRA adapters (merged into the weights before saving)"})
-    lora_r: int = field(default=16, metadata={"help": "LoRA rank"})
-    lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha"})
-    gradient_checkpointing: bool = field(default=False, metadata={"help": "trade compute for memory (large models)"})
-    seed: int = field(default=0, metadata={"help": "random seed (data order, LoRA init, sampling)"})
+    data: Path = option(help="instance directory (from `sebench build`)", required=True)
+    regime: str = option(help="training regime: " + " | ".join(REGIMES) + " (earlier names: "
+                         + ", ".join(f"{a} = {n}" for a, n in REGIME_ALIASES.items()) + ")",
+                         required=True, choices=REGIMES + tuple(REGIME_ALIASES))
+    out: Path = option(help="checkpoint directory to write (HF format, loadable by the hf backend)", required=True)
+    model: str = option("smollm2-135m", "model to start from: smollm2-135m (embedded), a local HF folder, or "
+                        "hf:<path>")
+    train_source: str | None = option(None, "SFT answers: rollouts (judged-correct answers from --rollouts, the "
+                                      "paper's way) or reference (the tasks' reference solutions); default: rollouts "
+                                      "if --rollouts is given, else reference", choices=TRAIN_SOURCES)
+    rollouts: Path | None = option(None, "rollouts.jsonl whose correct answers are SFT data")
+    verdicts: Path | None = option(None, "verdicts.jsonl of --rollouts (default: verdicts.jsonl beside it)")
+    target: str = option("response", "SFT target: response (the whole judged answer, reasoning included, as in the "
+                         "paper) or code (only its code block); reference solutions are code either way",
+                         choices=TARGETS)
+    functions: list[str] | None = option(None, "train only on tasks whose functions are all in this comma-separated "
+                                         "list of public names (default: all); self-play writes tasks for these "
+                                         "functions")
+    max_examples: int | None = option(None, "use at most this many training examples")
+    mix_data: list[str] | None = option(None, "SFT: other instance directories (comma-separated) whose training "
+                                        "tasks' reference solutions join --data's examples, each prompted with its "
+                                        "own package: replay of libraries learned before, or several libraries "
+                                        "learned at once")
+    mix_share: float = option(1.0, "SFT: the share of each --mix-data instance's training examples used (a seeded "
+                              "choice, at least one)", above=0.0, maximum=1.0)
+    epochs: float = option(3.0, "passes over the training data")
+    max_steps: int | None = option(None, "stop after this many optimizer steps (overrides --epochs)")
+    lr: float = option(2e-4, "learning rate (2e-4 taught SmolLM2-135M 20 renamed functions in 3-5 epochs; 5e-5 did "
+                       "not)")
+    batch_size: int = option(4, "examples per device per step (GRPO: completions per device per step)")
+    grad_accum: int = option(1, "gradient accumulation steps")
+    lr_scheduler: str = option("linear", "learning-rate schedule (transformers' names: linear, cosine, constant, "
+                               "...)")
+    warmup_ratio: float = option(0.0, "share of the steps spent warming the learning rate up (below 1)")
+    weight_decay: float = option(0.0, "AdamW weight decay")
+    adam_beta1: float = option(0.9, "AdamW beta1")
+    adam_beta2: float = option(0.999, "AdamW beta2 (the paper: 0.95)")
+    max_length: int = option(2048, "SFT: longest tokenized prompt+answer; longer ones are cut")
+    lora: bool = option(False, "train LoRA adapters (merged into the weights before saving)")
+    lora_r: int = option(16, "LoRA rank")
+    lora_alpha: int = option(32, "LoRA alpha")
+    gradient_checkpointing: bool = option(False, "trade compute for memory (large models)")
+    seed: int = option(0, "random seed (data order, LoRA init, sampling)")
+    protocol: str = option(DEFAULT_PROTOCOL, "sebench: our prompts, our judge as the reward; original: the "
+                           "original's training prompts (read from --original-repo), its reward rule, SFT filter and "
+                           "RL data (README 'The original's training, item by item')", choices=tuple(PROTOCOLS))
+    original_repo: Path | None = option(None, "--protocol original: your copy of github.com/thunlp/SE-Bench (its "
+                                        "prompt templates)")
+    sft_examples: str | None = option(None, "SFT from --rollouts: distinct (one example per task and code: sebench) "
+                                      "or all (every correct answer, as the original's "
+                                      "src/filter_correct_trajectory.py); default: the protocol's",
+                                      choices=SFT_EXAMPLES)
     # GRPO
-    reward: str = field(
-        default="binary",
-        metadata={"choices": REWARDS, "help": "GRPO reward from the judge: binary (1 if correct, as in the paper) or graded (share of "
-                  "tests passed, when the code uses the package)"},
-    )
-    num_generations: int = field(default=4, metadata={"help": "GRPO: completions sampled per prompt (group size)"})
-    max_completion_length: int = field(default=384, metadata={"help": "GRPO / self-play: longest generated answer, tokens"})
-    temperature: float = field(default=1.0, metadata={"help": "GRPO / self-play: sampling temperature"})
-    epsilon: float = field(default=0.2, metadata={"help": "GRPO: lower clipping range of the importance ratio"})
-    epsilon_high: float | None = field(
-        default=None, metadata={"help": "GRPO: upper clipping range (default: --epsilon; DAPO uses 0.28)"}
-    )
-    negative_advantages: str = field(
-        default="keep",
-        metadata={"choices": NEGATIVE_ADVANTAGES, "help": "GRPO: keep, or drop (samples with a negative advantage give no gradient), one of the "
-                  "two suspects of the paper's RL gap"},
-    )
-    old_logps: str = field(
-        default="sampling",
-        metadata={"choices": OLD_LOGPS, "help": "GRPO: the 'old' log-probabilities of the PPO ratio: sampling (the sampling policy's, on the "
-                  "prompt it sampled from, as in the paper) or recompute (the policy's, on the training prompt)"},
-    )
-    sample_mode: str | None = field(
-        default=None,
-        metadata={"choices": PROMPT_MODES, "help": "GRPO: prompt to sample from, open or closed (default: the regime's; closed-rl samples open)"},
-    )
-    mini_batches: int = field(
-        default=1,
-        metadata={"help": "GRPO: optimizer steps per sampled batch (the batch split into this many mini-batches, "
-                  "the PPO way; the paper: batch 32, mini-batch 16 open / 32 closed)"},
-    )
-    generation_batch: int | None = field(
-        default=None,
-        metadata={"help": "GRPO: rows sampled per generate call (default: all of a batch's samples at once; "
-                  "lower it when the KV cache of long answers does not fit)"},
-    )
-    sft_checkpoint: Path | None = field(
-        default=None,
-        metadata={"help": "closed-sft-rl: Closed-SFT checkpoint to start from (default: train Closed-SFT first, in the same run)"},
-    )
-    judge_workers: int | None = field(default=None, metadata={"help": "judge sandbox workers for rewards and filtering"})
+    reward: str | None = option(None, "GRPO reward: binary (1 if the judge says correct), graded (share of tests "
+                                "passed, when the code uses the package) or original (the original's rule, "
+                                "verl_evolve/verl/utils/reward_score/self_question.py); default: binary under "
+                                "--protocol sebench, original under original", choices=REWARDS)
+    num_generations: int = option(4, "GRPO: completions sampled per prompt (group size)")
+    max_completion_length: int = option(384, "GRPO / self-play: longest generated answer, tokens")
+    sample_until: str | None = option(None, "GRPO: a sample ends at its first complete code block (code-block: what "
+                                      "the judge reads, fast on a CPU) or at end of sequence / "
+                                      "--max-completion-length (eos: the original's vLLM sampling); default: the "
+                                      "protocol's", choices=SAMPLE_UNTIL)
+    max_prompt_tokens: int | None = option(None, "GRPO: drop tasks whose open-book prompt has at least this many "
+                                           "tokens (the original: 2000, evolve_folder/scripts/rl_train.py); 0: keep "
+                                           "all; default: the protocol's", minimum=0)
+    rl_order: str | None = option(None, "GRPO: prompts in a seeded shuffle per epoch, or in the data's order (the "
+                                  "original's closed-rl: data.shuffle=False, provided-Closed-RL.sh); default: "
+                                  "in-order for regimes that train on another prompt than they sample from under "
+                                  "--protocol original, else shuffled", choices=RL_ORDERS)
+    temperature: float = option(1.0, "GRPO / self-play: sampling temperature")
+    epsilon: float = option(0.2, "GRPO: lower clipping range of the importance ratio")
+    epsilon_high: float | None = option(None, "GRPO: upper clipping range (default: --epsilon; DAPO uses 0.28)")
+    negative_advantages: str = option("keep", "GRPO: keep, or drop (samples with a negative advantage give no "
+                                      "gradient), one of the two suspects of the paper's RL gap",
+                                      choices=NEGATIVE_ADVANTAGES)
+    old_logps: str = option("recompute", "GRPO: the 'old' log-probabilities of the PPO ratio: recompute (the "
+                            "original's: the policy's on the training prompt before the batch's updates, "
+                            "verl_evolve/verl/trainer/offline_ray_trainer.py; with one mini-batch the ratio is 1) or "
+                            "sampling (importance-weighted against the sampling policy on the prompt it sampled "
+                            "from: an off-policy variant, not the original's)", choices=OLD_LOGPS)
+    dual_clip: float = option(3.0, "GRPO: dual-clip constant c: a negative-advantage token's loss is at most -c x A "
+                              "(the original's clip_ratio_c, verl/trainer/ppo/core_algos.py); 0 switches it off",
+                              minimum=0)
+    log_ratio_clamp: float = option(20.0, "GRPO: the per-token log-ratio is clamped to +-this before exp (the "
+                                    "original's, core_algos.py); 0 switches it off", minimum=0)
+    loss_agg: str = option("seq-mean-token-mean", "GRPO loss aggregation: seq-mean-token-mean (each sample's token "
+                           "mean, averaged: the original's token-mean over micro-batches of one sequence) or "
+                           "token-mean (over all tokens of the mini-batch: long answers weigh more)",
+                           choices=LOSS_AGGREGATIONS)
+    grad_split: bool = option(False, "GRPO diagnostics: per update, the gradient norms of the positive- and "
+                              "negative-advantage samples and their cosine, in OUT/rl_steps.jsonl (one more backward "
+                              "pass a step)")
+    sample_mode: str | None = option(None, "GRPO: prompt to sample from, open or closed (default: the regime's; "
+                                     "closed-rl samples open)", choices=PROMPT_MODES)
+    mini_batches: int = option(1, "GRPO: optimizer steps per sampled batch (the batch split into this many "
+                               "mini-batches, the PPO way; the paper: batch 32, mini-batch 16 open / 32 closed)")
+    generation_batch: int | None = option(None, "GRPO: rows sampled per generate call (default: all of a batch's "
+                                          "samples at once; lower it when the KV cache of long answers does not fit)")
+    sft_checkpoint: Path | None = option(None, "closed-sft-rl: Closed-SFT checkpoint to start from (default: train "
+                                         "Closed-SFT first, in the same run)")
+    judge_workers: int | None = option(None, "judge sandbox workers for rewards and filtering", speed=True)
+    resume_every: int = option(16, "GRPO (--engine own): save a resume point every this many steps, at the end of a "
+                               "batch (OUT/trainer/rl-resume; the same command then goes on from it after a stop; "
+                               "0: never)", speed=True)
+    sandbox_url: list | None = option(None, "judge the rewards on this `sebench sandbox serve` server instead of "
+                                      "in-process (repeat for several; rewards binary and graded)", multiple=True,
+                                      metavar="URL")
+    engine: str = option("auto", "GRPO engine: own (sebench's loop, rl.py: one process, fastest on a CPU), trl "
+                         "(TRL's GRPOTrainer with sebench's loss, advantages and reward: vLLM sampling, several GPUs "
+                         "through accelerate/DeepSpeed) or auto (trl where a CUDA GPU is visible, else own)",
+                         choices=ENGINES)
+    vllm: str = option("auto", "--engine trl: sample with vLLM colocated in the training processes, from a `trl "
+                       "vllm-serve` server, or off (transformers' generate); auto: colocate when vLLM is installed "
+                       "and a GPU is visible, else off", choices=VLLM_MODES)
+    vllm_server: str | None = option(None, "--vllm server: the `trl vllm-serve` server's base URL (default: TRL's, "
+                                     "port 8000)")
+    vllm_gpu_memory: float = option(0.3, "--vllm colocate: share of each GPU's memory vLLM may hold (TRL's "
+                                    "vllm_gpu_memory_utilization)", above=0.0, maximum=1.0)
     # Self-play
-    rounds: int = field(default=2, metadata={"help": "self-play: rounds of write tasks -> solve open-book -> train closed-book"})
-    selfplay_tasks: int = field(default=32, metadata={"help": "self-play: tasks the model is asked to write per round"})
-    selfplay_samples: int = field(default=2, metadata={"help": "self-play: solutions per written task for the agreement check"})
-    selfplay_solves: int = field(default=2, metadata={"help": "self-play: open-book answers sampled per kept task"})
-    selfplay_backend: str | None = field(
-        default=None,
-        metadata={"help": "self-play: backend spec that writes and solves the tasks (default: the model being "
-                  "trained, in-process; e.g. fake:... in tests)"},
-    )
-    overwrite: bool = field(default=False, metadata={"help": "replace an existing checkpoint in OUT"})
-    threads: int | None = field(
-        default=None,
-        metadata={"help": "CPU threads for training (default: $SEBENCH_THREADS, else the cores no other process "
-                  "is busy on)"},
-    )
+    rounds: int = option(2, "self-play: rounds of write tasks -> solve open-book -> train closed-book")
+    selfplay_tasks: int = option(32, "self-play: tasks the model is asked to write per round")
+    selfplay_samples: int = option(0, "self-play: fresh solutions per written task that must agree with its own (0: "
+                                   "none; a task is kept when it parses, has no leak and its solution runs)",
+                                   minimum=0)
+    selfplay_solves: int = option(2, "self-play: open-book answers sampled per kept task")
+    selfplay_write_tokens: int = option(1500, "self-play: longest written task (the model's answer to the "
+                                        "task-writing prompt), tokens", minimum=1)
+    selfplay_min_cases: int = option(5, "self-play: a written task is kept when its solution runs on at least this "
+                                     "many of its test inputs (with two different outputs)", minimum=1)
+    selfplay_backend: str | None = option(None, "self-play: backend spec that writes and solves the tasks (default: "
+                                          "the model being trained, in-process; e.g. fake:... in tests)")
+    overwrite: bool = option(False, "replace an existing checkpoint in OUT", speed=True)
+    threads: int | None = option(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
+                                 "while other processes keep some busy: re-decided every few seconds)", minimum=1, speed=True)
 
     def __post_init__(self) -> None:
         self.data = Path(self.data)
         self.out = Path(self.out)
-        for name in ("rollouts", "verdicts", "sft_checkpoint"):
+        for name in ("rollouts", "verdicts", "sft_checkpoint", "original_repo"):
             value = getattr(self, name)
             if value is not None:
                 setattr(self, name, Path(value))
@@ -213,14 +238,24 @@ class TrainConfig:
             self.functions = [f.strip() for f in self.functions.split(",") if f.strip()]
         if isinstance(self.mix_data, str):
             self.mix_data = [p.strip() for p in self.mix_data.split(",") if p.strip()]
+        if isinstance(self.sandbox_url, str):
+            self.sandbox_url = [self.sandbox_url]
 
-    def resolved(self) -> "TrainConfig":
+    def resolved(self) -> TrainConfig:
         """A validated copy with defaults filled in (train_source, verdicts, epsilon_high)."""
+        check_ranges(self)
         regime = REGIME_SPECS[canonical_regime(self.regime)]
-        check_choice("reward", self.reward, REWARDS)
+        protocol = get_protocol(self.protocol)
+        reward = self.reward or protocol.reward
+        check_choice("reward", reward, REWARDS)
         check_choice("target", self.target, TARGETS)
         check_choice("old-logps", self.old_logps, OLD_LOGPS)
         check_choice("negative-advantages", self.negative_advantages, NEGATIVE_ADVANTAGES)
+        check_choice("loss-agg", self.loss_agg, LOSS_AGGREGATIONS)
+        for name, value, choices in (("sample-until", self.sample_until, SAMPLE_UNTIL), ("rl-order", self.rl_order, RL_ORDERS),
+                                     ("sft-examples", self.sft_examples, SFT_EXAMPLES)):
+            if value is not None:
+                check_choice(name, value, choices)
         if self.sample_mode is not None:
             check_choice("sample-mode", self.sample_mode, PROMPT_MODES)
         source = self.train_source or ("rollouts" if self.rollouts else "reference")
@@ -229,14 +264,12 @@ class TrainConfig:
             raise SebenchError("--train-source rollouts needs --rollouts FILE (a rollouts.jsonl judged by `sebench judge`)")
         if self.mix_data and not (regime.sft and not regime.self_play):
             raise SebenchError(f"--mix-data adds SFT examples; regime {regime.name} has no SFT stage on tasks")
-        if not 0 < self.mix_share <= 1:
-            raise SebenchError(f"--mix-share must be in (0, 1], got {self.mix_share}")
         verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
         if not 0 <= self.warmup_ratio < 1:
             raise SebenchError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}")
-        for name, value in (("epochs", self.epochs), ("lr", self.lr)):
-            if value <= 0:
-                raise SebenchError(f"--{name} must be positive, got {value}")
+        for name, amount in (("epochs", self.epochs), ("lr", self.lr)):
+            if amount <= 0:
+                raise SebenchError(f"--{name} must be positive, got {amount}")
         for name in ("batch_size", "grad_accum", "num_generations", "rounds", "max_length", "max_completion_length",
                      "mini_batches"):
             if getattr(self, name) < 1:
@@ -251,9 +284,22 @@ class TrainConfig:
                 )
             if (self.batch_size * self.grad_accum) % self.mini_batches:
                 raise SebenchError(f"--mini-batches {self.mini_batches} must divide --batch-size x --grad-accum")
+        check_choice("engine", self.engine, ENGINES)
+        check_choice("vllm", self.vllm, VLLM_MODES)
+        if 0 < self.dual_clip <= 1:
+            raise SebenchError(f"--dual-clip must be above 1 (or 0: off), got {self.dual_clip}")
+        if protocol.prompts == "original" and self.original_repo is None:
+            raise SebenchError("--protocol original trains on the original's prompts, read from its repository: give "
+                               "the path of your copy of github.com/thunlp/SE-Bench with --original-repo")
+        sample_mode = self.sample_mode or regime.rl_sample
+        in_order = protocol.rl_closed_in_order and sample_mode != regime.rl_train
+        limit = protocol.rl_max_prompt_tokens if self.max_prompt_tokens is None else self.max_prompt_tokens
         return dataclasses.replace(
-            self, regime=regime.name, sample_mode=self.sample_mode or regime.rl_sample, train_source=source, verdicts=verdicts,
-            epsilon_high=self.epsilon if self.epsilon_high is None else self.epsilon_high,
+            self, regime=regime.name, sample_mode=sample_mode, train_source=source, verdicts=verdicts,
+            epsilon_high=self.epsilon if self.epsilon_high is None else self.epsilon_high, reward=reward,
+            sft_examples=self.sft_examples or protocol.sft_examples,
+            sample_until=self.sample_until or protocol.rl_sample_until, max_prompt_tokens=limit or 0,
+            rl_order=self.rl_order or ("in-order" if in_order else "shuffled"),
         )
 
     @property
@@ -263,6 +309,13 @@ class TrainConfig:
 
     def to_json(self) -> dict:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}
+
+    def identity(self) -> dict:
+        """What a GRPO resume point must match (train/resume.py): the settings that change what is trained,
+        without where the run reads and writes."""
+        kept = outcome_fields(self)
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in kept.items()
+                if k not in ("data", "out", "sandbox_url")}
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:

@@ -1,24 +1,38 @@
-"""Training data: (task, answer code) pairs, and the prompt/answer examples built from them.
+"""Training data: answers to tasks, and the prompt/answer examples built from them.
 
-Pairs come from the tasks' reference solutions or from rollouts that the judge marked correct (the
+Answers come from the tasks' reference solutions or from rollouts that the judge marked correct (the
 paper's way: the model's own open-book answers). Open-SFT pairs the open-book prompt with the answer,
 Closed-SFT the closed-book prompt with the same answer, so the two differ only in what the prompt shows.
-Examples are in TRL's conversational prompt-completion form, which makes SFTTrainer put the loss on the
-answer only (`completion_only_loss`), and GRPOTrainer sample answers to the same prompts.
+Under `--protocol original` the prompts are the original's training prompts (`OriginalTrainingPrompts`:
+Open-SFT on the prompt that produced the answer, Closed-SFT on the query-only prompt cut from it) and
+every correct answer is kept, duplicates included (src/filter_correct_trajectory.py); under sebench's,
+one example per distinct (task, code). Examples are in TRL's conversational prompt-completion form,
+which makes SFTTrainer put the loss on the answer only (`completion_only_loss`).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import random
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.records import Rollout, Task, Verdict, read_records
 
 log = logging.getLogger(__name__)
+
+
+class Answer(NamedTuple):
+    """An SFT answer: its task, the answer text, and the chat messages that produced it (None: a
+    reference solution)."""
+
+    task: Task
+    text: str
+    prompt: list[dict] | None = None
 
 
 def select_tasks(instance: Instance, functions: list[str] | None = None, split: str = "train") -> list[Task]:
@@ -42,18 +56,20 @@ def check_functions(instance: Instance, functions: list[str]) -> None:
             raise SebenchError(f"--functions: '{name}' is not a function of package '{instance.package_name}'{hint}")
 
 
-def reference_pairs(tasks: list[Task]) -> list[tuple[Task, str]]:
-    """(task, answer) for every task with a reference solution: the solution in one python block."""
-    from sebench.rollout.prompts import format_answer
+def reference_pairs(tasks: list[Task]) -> list[Answer]:
+    """An answer for every task with a reference solution: the solution in one python block."""
+    from sebench.rollout import format_answer
 
-    pairs = [(t, format_answer(t.reference_solution)) for t in tasks if t.reference_solution.strip()]
+    pairs = [Answer(t, format_answer(t.reference_solution)) for t in tasks if t.reference_solution.strip()]
     if not pairs:
         raise SebenchError("none of the selected tasks has a reference_solution; use --train-source rollouts")
     return pairs
 
 
-def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str = "response") -> list[tuple[Task, str]]:
-    """(task, answer) for each rollout judged correct, restricted to `tasks`; one pair per distinct code.
+def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str = "response",
+                  keep: str = "distinct") -> list[Answer]:
+    """The rollouts judged correct, restricted to `tasks`: one per distinct (task, code) (keep "distinct")
+    or every one (keep "all", the original's filter).
 
     The answer is the whole response (target "response", the paper's) or its code in one python block.
     """
@@ -73,9 +89,10 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str
         if r.task_id not in by_id:
             outside += 1
             continue
-        if (r.task_id, code) not in seen:
+        if keep == "all" or (r.task_id, code) not in seen:
             seen.add((r.task_id, code))
-            pairs.append((by_id[r.task_id], answer_text(r.response, code, target)))
+            pairs.append(Answer(by_id[r.task_id], answer_text(r.response, code, target),
+                                r.prompt if isinstance(r.prompt, list) else None))
     if unjudged:
         log.warning("%d rollouts of %s have no verdict in %s and were left out", unjudged, rollouts, verdicts)
     if outside:
@@ -90,7 +107,7 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str
 
 def judged_code(rollout: Rollout) -> str | None:
     """The code that the judge read in a rollout: extracted from the raw response, as the judge does."""
-    from sebench.judge.extract import extract_code
+    from sebench.answers import extract_code
 
     code = extract_code(rollout.response) if rollout.response else rollout.code
     return code.strip() if code else None
@@ -98,7 +115,7 @@ def judged_code(rollout: Rollout) -> str | None:
 
 def answer_text(response: str, code: str, target: str) -> str:
     """The SFT answer: the whole response, or only the code in one python block."""
-    from sebench.rollout.prompts import format_answer
+    from sebench.rollout import format_answer
 
     return response.strip() if target == "response" and response.strip() else format_answer(code)
 
@@ -111,7 +128,7 @@ def _verdict_index(verdicts: list[Verdict]) -> dict[tuple, Verdict]:
     return index
 
 
-def limit(items: list, max_items: int | None, seed: int) -> list:
+def seeded_choice(items: list, max_items: int | None, seed: int) -> list:
     """At most `max_items` of `items`, a seeded random choice (so that every function keeps examples)."""
     if max_items is None or len(items) <= max_items:
         return items
@@ -119,29 +136,59 @@ def limit(items: list, max_items: int | None, seed: int) -> list:
     return [items[i] for i in keep]
 
 
-def sft_examples(instance: Instance, pairs: list[tuple[Task, str]], mode: str) -> list[dict]:
-    """Conversational prompt-completion examples: the `mode` prompt (closed|open) and the answer."""
-    from sebench.rollout.prompts import PromptBuilder
+def sft_examples(instance: Instance, pairs: list, mode: str, original: Any = None) -> list[dict]:
+    """Conversational prompt-completion examples: the `mode` prompt (closed|open) and the answer.
 
-    builder = PromptBuilder(instance, mode)
-    return [
-        {
-            "prompt": builder.messages(task),
-            "completion": [{"role": "assistant", "content": answer}],
-            "task_id": task.task_id,
-        }
-        for task, answer in pairs
-    ]
+    `pairs`: Answers (or (task, text) pairs); `original`: an OriginalTrainingPrompts for the original's
+    prompts (None: sebench's)."""
+    from sebench.rollout import PromptBuilder
+
+    builder = PromptBuilder(instance, mode) if original is None else None
+    examples = []
+    for answer in (Answer(*pair) for pair in pairs):
+        if builder is not None:
+            prompt = builder.messages(answer.task)
+        elif mode == "open":
+            prompt = original.open_sft_messages(answer.task, answer.prompt)
+        else:
+            prompt = original.closed_sft_messages(answer.task, answer.prompt)
+        examples.append({"prompt": prompt, "completion": [{"role": "assistant", "content": answer.text}],
+                         "task_id": answer.task.task_id})
+    return examples
 
 
-def rl_prompts(instance: Instance, tasks: list[Task], sample_mode: str, train_mode: str) -> list[dict]:
+def rl_prompts(instance: Instance, tasks: list[Task], sample_mode: str, train_mode: str,
+               original: Any = None) -> list[dict]:
     """GRPO rows: the prompt to sample from, the prompt the loss is computed on, and the task id that the
-    reward judges against (closed-rl: sampled open-book, trained closed-book)."""
-    from sebench.rollout.prompts import PromptBuilder
+    reward judges against (closed-rl: sampled open-book, trained closed-book), in the tasks' order.
+    `original`: an OriginalTrainingPrompts for the original's GRPO prompts (None: sebench's)."""
+    from sebench.rollout import PromptBuilder
 
-    sample, train = PromptBuilder(instance, sample_mode), PromptBuilder(instance, train_mode)
-    return [{"sample_prompt": sample.messages(t), "prompt": train.messages(t), "task_id": t.task_id,
+    if original is None:
+        sample, train = PromptBuilder(instance, sample_mode).messages, PromptBuilder(instance, train_mode).messages
+    else:
+        sample = functools.partial(original.rl_messages, mode=sample_mode)
+        train = functools.partial(original.rl_messages, mode=train_mode)
+    return [{"sample_prompt": sample(t), "prompt": train(t), "task_id": t.task_id,
              "sample_mode": sample_mode, "train_mode": train_mode} for t in tasks]
+
+
+def drop_long_prompts(rows: list[dict], tokenizer: Any, limit: int) -> list[dict]:
+    """The GRPO rows whose prompts' texts all have fewer than `limit` tokens (0: every row); the original
+    drops those whose open-book prompt has `limit` or more (evolve_folder/scripts/rl_train.py, counting
+    the message text alone with the model's tokenizer)."""
+    if not limit:
+        return rows
+
+    def longest(row: dict) -> int:
+        return max(len(tokenizer.tokenize(m["content"])) for m in row["sample_prompt"] + row["prompt"])
+
+    kept = [row for row in rows if longest(row) < limit]
+    if len(kept) < len(rows):
+        log.info("%d of %d GRPO prompts have %d tokens or more and were dropped", len(rows) - len(kept), len(rows), limit)
+    if not kept:
+        raise SebenchError(f"every GRPO prompt has {limit} tokens or more; raise --max-prompt-tokens (0: no limit)")
+    return kept
 
 
 class LeftPaddedBatches:

@@ -1,7 +1,8 @@
 """`sebench train`: one training run, from a TrainConfig to a checkpoint directory.
 
     open-sft / closed-sft   SFT on (prompt, answer) pairs; open or closed prompt, same answers
-    open-rl                 GRPO sampled and trained on the open prompt, reward = the judge (rl.py)
+    open-rl                 GRPO sampled and trained on the open prompt, reward = the judge (rl.py, or
+                            TRL's GRPOTrainer with sebench's loss: --engine trl, engine_trl.py)
     closed-rl               GRPO sampled on the open prompt, its loss on the closed prompt (the paper's)
     closed-sft-rl           Closed-SFT (or --sft-checkpoint), then closed-rl
     self-play-sft           rounds of: write tasks from the docs, solve them open-book, keep the judged-
@@ -19,30 +20,45 @@ import logging
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.train import artifacts, data
+from sebench.threads import reset_thread_usage, thread_usage
+from sebench.train import artifacts, data, resume
 from sebench.train.config import TrainConfig
+from sebench.train.rl import RECORD_FILES
 
 log = logging.getLogger(__name__)
 
 CHECKPOINT_MARKERS = ("config.json", "train_config.json")
+GRPO_STAGE = "grpo"  # the stage name of a non-self-play regime's GRPO (loss.csv, rl_steps.jsonl, resume points)
 
 
-def run(cfg: TrainConfig) -> Path:
-    """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out."""
+def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
+    """Trains as `cfg` says and writes the checkpoint and its artifacts to cfg.out; returns cfg.out.
+    `extra_sft`: prompt-completion examples added to an SFT regime's data (the warm-up's task-writing
+    examples); they are in train_data.jsonl and its hash like the others."""
     cfg = cfg.resolved()
     instance = Instance.open(cfg.data)
-    if cfg.spec.self_play and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    processes = int(os.environ.get("WORLD_SIZE", "1"))
+    if cfg.spec.self_play and processes > 1:
         raise SebenchError("self-play writes and solves tasks in-process: run it as one process, not under "
                            "`accelerate launch` with several")
+    if cfg.spec.rl:
+        cfg = with_engine(cfg, processes)
     prepared = prepare(cfg, instance)
+    if extra_sft:
+        if not cfg.spec.sft or cfg.spec.self_play:
+            raise SebenchError(f"extra SFT examples need an SFT regime, not {cfg.regime}")
+        prepared.sft += extra_sft
     prepare_out(cfg.out, cfg.overwrite)
+    if cfg.spec.self_play or cfg.engine == "trl" or not cfg.resume_every:
+        resume.discard(cfg.out, RECORD_FILES)  # only the own loop's non-self-play GRPO stage resumes
     started = time.time()
+    reset_thread_usage()
 
     import torch
     from transformers import set_seed
@@ -73,12 +89,28 @@ def run(cfg: TrainConfig) -> Path:
             "input_sha256": artifacts.input_hashes({"manifest": instance.manifest_path, **prepared.inputs}),
             "versions": artifacts.versions(),
             "device": artifacts.device_info(),
+            "threads": thread_usage(),  # seconds at each torch CPU thread count (sebench.threads)
             "seconds": round(time.time() - started, 1),
             **extra,
         })
         shutil.rmtree(workdir, ignore_errors=True)
     log.info("checkpoint written to %s (%.0f s)", cfg.out, time.time() - started)
     return cfg.out
+
+
+def with_engine(cfg: TrainConfig, processes: int) -> TrainConfig:
+    """`cfg` with its GRPO engine decided (--engine auto: grpo.rl_engine) and checked before the model is loaded."""
+    from sebench.train.grpo import rl_engine
+
+    engine = rl_engine(cfg)
+    if engine == "own" and processes > 1:
+        raise SebenchError("the own GRPO loop runs in one process: under `accelerate launch` with several, "
+                           "use --engine trl")
+    if engine == "trl":
+        from sebench.train.engine_trl import check
+
+        check(cfg)
+    return replace(cfg, engine=engine)
 
 
 def prepare_out(out: Path, overwrite: bool) -> None:
@@ -121,31 +153,47 @@ def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
         if cfg.functions:
             data.check_functions(instance, cfg.functions)
         return prepared
+    original = original_prompts(cfg, instance)
     if spec.sft and not (cfg.regime == "closed-sft-rl" and cfg.sft_checkpoint):
         tasks = data.select_tasks(instance, cfg.functions)
         if cfg.train_source == "reference":
             pairs = data.reference_pairs(tasks)
         else:
-            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts, cfg.target)
+            pairs = data.rollout_pairs(tasks, cfg.rollouts, cfg.verdicts, cfg.target, keep=cfg.sft_examples)
             prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
-        pairs = data.limit(pairs, cfg.max_examples, cfg.seed)
-        prepared.sft = data.sft_examples(instance, pairs, spec.sft)
-        for i, other in enumerate(cfg.mix_data or []):
-            prepared.sft += mixed_examples(Instance.open(other), cfg.mix_share, cfg.seed, spec.sft)
-            prepared.inputs[f"mix_data.{i}"] = Instance.open(other).manifest_path
+        pairs = data.seeded_choice(pairs, cfg.max_examples, cfg.seed)
+        prepared.sft = data.sft_examples(instance, pairs, spec.sft, original)
+        for i, path in enumerate(cfg.mix_data or []):
+            other = Instance.open(path)
+            prepared.sft += mixed_examples(other, cfg.mix_share, cfg.seed, spec.sft, original_prompts(cfg, other))
+            prepared.inputs[f"mix_data.{i}"] = other.manifest_path
     if spec.rl:
-        prepared.rl_tasks = data.limit(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
-        prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train)
+        prepared.rl_tasks = data.seeded_choice(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
+        prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train, original)
     return prepared
 
 
-def mixed_examples(instance: Instance, share: float, seed: int, mode: str) -> list[dict]:
+def mixed_examples(instance: Instance, share: float, seed: int, mode: str, original: Any = None) -> list[dict]:
     """`share` of another instance's training examples (reference solutions, at least one), each prompted
-    with that instance's own package."""
+    with that instance's own package (`original`: the original's prompts for it, under --protocol original)."""
     pairs = data.reference_pairs(data.select_tasks(instance))
-    pairs = data.limit(pairs, max(1, round(share * len(pairs))), seed)
+    pairs = data.seeded_choice(pairs, max(1, round(share * len(pairs))), seed)
     log.info("mixed in %d training examples of %s (package %s)", len(pairs), instance.root, instance.package_name)
-    return data.sft_examples(instance, pairs, mode)
+    return data.sft_examples(instance, pairs, mode, original)
+
+
+def original_prompts(cfg: TrainConfig, instance: Instance):
+    """The original's training prompts under `--protocol original` (None: sebench's own)."""
+    from sebench.protocols import get as get_protocol
+
+    if get_protocol(cfg.protocol).prompts != "original":
+        return None
+    if cfg.spec.self_play:
+        raise SebenchError(f"--protocol original has no self-play: the original repository trains no {cfg.regime} "
+                           "(run it under --protocol sebench)")
+    from sebench.rollout import OriginalTrainingPrompts
+
+    return OriginalTrainingPrompts(instance, cfg.original_repo)
 
 
 def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, tokenizer: Any, workdir: Path,
@@ -156,16 +204,21 @@ def train(cfg: TrainConfig, instance: Instance, prepared: Prepared, model: Any, 
 
         model, examples, rounds = train_self_play(model, tokenizer, instance, cfg, workdir, losses)
         return model, examples, {"rounds": rounds}
-    if prepared.sft:
+    resuming = False
+    if prepared.rl:
+        prepared.rl = data.drop_long_prompts(prepared.rl, tokenizer, cfg.max_prompt_tokens)
+        resuming = resume.kept_point(cfg.out, resume.stage_key(GRPO_STAGE, prepared.rl, cfg.identity()),
+                                     RECORD_FILES) is not None
+    if prepared.sft and not resuming:  # a GRPO resume point holds the weights after the SFT stage
         from sebench.train.sft import train_sft
 
         stage = "closed-sft" if cfg.regime == "closed-sft-rl" else cfg.regime
         model = train_sft(model, tokenizer, prepared.sft, cfg, workdir, losses, stage)
     if prepared.rl:
-        from sebench.judge import Judge
-        from sebench.train.rl import train_rl
+        from sebench.train.grpo import train_rl
+        from sebench.train.reward import reward_judge
 
-        with Judge(instance, workers=cfg.judge_workers) as judge:
-            model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, "grpo")
+        with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
+            model = train_rl(model, tokenizer, judge, prepared.rl_tasks, prepared.rl, cfg, losses, GRPO_STAGE)
     extra = {"sft_examples": len(prepared.sft), "grpo_prompts": len(prepared.rl)} if cfg.regime == "closed-sft-rl" else {}
     return model, prepared.sft + prepared.rl, extra

@@ -1,30 +1,40 @@
 """Self-play (self-play-sft, self-play-rl): the model writes its own tasks from the docs and is trained on
 them; rounds repeat with the trained model.
 
-self-play-sft: it solves them open-book, keeps what the judge accepts, and is trained closed-book on it.
-self-play-rl: closed-rl on the written tasks (sampled open-book, the loss on the closed prompt, the
-reward from the judge against each written task's own tests); steps 2-4 below are that GRPO stage.
-
 One round, k = 1..rounds:
-  1. write: the task generator of sebench.tasks.modelgen, with the current model as its backend,
-     writes --selfplay-tasks tasks, each from one studied function's docs (spread over a seeded choice
-     of functions; the generator runs its own agreement check between solutions);
-  2. solve: the current model answers each task open-book (--selfplay-solves samples);
-  3. keep: the judge checks every answer against the task's tests; correct answers are kept;
-  4. train: Closed-SFT on the kept (closed prompt, answer) pairs.
-OUT/rounds/round-K/ keeps each round's tasks.jsonl (and, for SFT, rollouts.jsonl and verdicts.jsonl). Each round writes
+  1. write: the model is asked for --selfplay-tasks tasks, each from one studied function's docs (spread
+     over a seeded choice of functions), by the task generator of sebench.train.modelgen;
+  2. keep: the judge's checks keep a task when it parses, has no leak, its solution uses the package
+     (static rules) and runs on at least --selfplay-min-cases of its test inputs in the sandbox, with two
+     different outputs at least (--selfplay-samples > 0 also asks for that many fresh solutions that must
+     agree with it);
+  3. solve: the model answers each kept task open-book (--selfplay-solves samples, the rollout stage's
+     prompts) and the judge checks the answers against the task's own tests;
+  4. train: self-play-sft trains closed-book on the judged-correct answers (Closed-SFT); self-play-rl runs
+     closed-rl (train_rl: sampled open-book, the loss on the closed prompt, the reward from the judge
+     against the task's own tests) on the tasks it solved at least once: on a task it never solves every
+     sample's reward is 0, and GRPO's group-normalised advantage gives it no gradient.
+The kept tasks' noise is measured too (sebench.tasks.noise): the share whose expected outputs agree
+with the real library's (NumPy's original of the function, via the private mapping) on the same inputs.
+
+OUT/rounds/round-K/ keeps each round's proposals.jsonl (the model's answers as written), tasks.jsonl,
+rollouts.jsonl, verdicts.jsonl and summary.json (the counts: asked, parsed, no_leak, kept, rejected by
+reason, agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
 and solves with the very model object being trained (the hf backend over it): no intermediate checkpoint.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.files import write_json
 from sebench.instance import Instance
 from sebench.records import Task, write_records
 from sebench.train import data
@@ -37,54 +47,76 @@ log = logging.getLogger(__name__)
 def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainConfig, workdir: Path,
                     losses: LossLog) -> tuple[Any, list[dict], list[dict]]:
     """Runs cfg.rounds rounds; returns the trained model, all training examples and a summary per round."""
-    from sebench.judge import Judge
-    from sebench.train.rl import train_rl
-    from sebench.train.sft import train_sft
+    from sebench.train.reward import reward_judge
 
     functions = cfg.functions or [doc.name for doc in instance.api_docs()]
     if cfg.functions:
         data.check_functions(instance, functions)
     all_examples, summary = [], []
-    with Judge(instance, workers=cfg.judge_workers) as judge:
+    with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
         for k in range(1, cfg.rounds + 1):
-            folder = cfg.out / "rounds" / f"round-{k}"
-            started = time.time()
-            backend = round_backend(cfg, model, tokenizer)
-            tasks = write_tasks(instance, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
-            if cfg.spec.rl:
-                examples = data.rl_prompts(instance, tasks, cfg.sample_mode, cfg.spec.rl_train)
-                counts = {"tasks_written": len(tasks)}
-                if examples:
-                    model = train_rl(model, tokenizer, judge, tasks, examples, cfg, losses, f"round-{k}", cfg.seed + k)
-            else:
-                pairs, counts = solve_tasks(instance, judge, backend, tasks, cfg, seed=cfg.seed + k, folder=folder)
-                examples = data.sft_examples(instance, pairs, cfg.spec.sft)
-                if examples:
-                    model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
-            if not examples:
-                log.warning("self-play round %d: no task was written%s; the model is unchanged", k,
-                            "" if cfg.spec.rl else " and solved correctly")
+            model, examples, record = play_round(model, tokenizer, instance, judge, functions, cfg, workdir,
+                                                 losses, k)
             all_examples += examples
-            summary.append({"round": k, **counts, "examples": len(examples), "seconds": round(time.time() - started, 1)})
-            log.info("self-play round %d: %s", k, summary[-1])
+            summary.append(record)
     if not all_examples:
         raise SebenchError(
-            "self-play kept no training example in any round: the model wrote no task"
-            + ("" if cfg.spec.rl else " that it also solved correctly")
-            + "; try more --selfplay-tasks, more --selfplay-solves, or a stronger --model"
+            f"self-play kept no training example in {cfg.rounds} round(s): "
+            + "; ".join(f"round {r['round']}: {r['asked']} tasks asked, {r['parsed']} parsed, {r['kept']} kept, "
+                        f"{r['solved']} solved" for r in summary)
+            + "; try more --selfplay-tasks, more --selfplay-solves, or a stronger --model (one that writes tasks: "
+            "`sebench warmup --skills docs,tasks`)"
         )
     return model, all_examples, summary
+
+
+def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, functions: list[str], cfg: TrainConfig,
+               workdir: Path, losses: LossLog, k: int) -> tuple[Any, list[dict], dict]:
+    """One round (see the module docstring); returns the model, its training examples and its summary."""
+    from sebench.tasks import library_agreement
+    from sebench.train.grpo import train_rl
+    from sebench.train.sft import train_sft
+
+    folder = cfg.out / "rounds" / f"round-{k}"
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    backend = round_backend(cfg, model, tokenizer)
+    tasks, written, counts = write_tasks(instance, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
+    record = {"round": k, **counts}
+    agree = library_agreement(instance, tasks, written, workers=cfg.judge_workers or 2)
+    record.update(agree_with_library=sum(agree), noise=round(1 - sum(agree) / len(tasks), 4) if tasks else None,
+                  seconds_write=round(time.time() - started, 1))
+    pairs, counts = solve_tasks(instance, judge, backend, tasks, cfg, seed=cfg.seed + k, folder=folder)
+    record.update(counts)
+    solved = list({task.task_id: task for task, _ in pairs}.values())
+    if cfg.spec.rl:
+        examples = data.rl_prompts(instance, solved, cfg.sample_mode, cfg.spec.rl_train)
+        if examples:
+            # rounds write and solve new tasks each time: a round's GRPO starts from scratch (no resume point)
+            model = train_rl(model, tokenizer, judge, solved, examples, replace(cfg, resume_every=0), losses,
+                             f"round-{k}", cfg.seed + k)
+    else:
+        examples = data.sft_examples(instance, pairs, cfg.spec.sft)
+        if examples:
+            model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
+    if not examples:
+        log.warning("self-play round %d: no task was written and solved; the model is unchanged", k)
+    record.update(examples=len(examples), seconds=round(time.time() - started, 1),
+                  agreement={t.task_id: a for t, a in zip(tasks, agree)})
+    write_json(folder / "summary.json", record)
+    log.info("self-play round %d: %s", k, {key: v for key, v in record.items() if key != "agreement"})
+    return model, examples, record
 
 
 def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
     """The backend that writes and solves a round's tasks: the model trained so far, in-process (the hf
     backend over the very model object being trained), unless --selfplay-backend names another."""
-    from sebench.rollout.backends import get_backend
+    from sebench.rollout import get_backend
 
     if cfg.selfplay_backend:
         return get_backend(cfg.selfplay_backend)
     model.eval()
-    return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer)
+    return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer, threads=cfg.threads)
 
 
 def round_plan(functions: list[str], n: int, seed: int) -> list[tuple[str, int]]:
@@ -95,24 +127,38 @@ def round_plan(functions: list[str], n: int, seed: int) -> list[tuple[str, int]]
 
 
 def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: TrainConfig, seed: int,
-                folder: Path) -> list[Task]:
-    """One round's tasks, written by `backend` from the docs (kept in folder/tasks.jsonl)."""
-    from sebench.tasks.modelgen import generate_tasks
+                folder: Path) -> tuple[list[Task], list[str], dict]:
+    """One round's kept tasks, the function each was written from, and the counts (folder/tasks.jsonl,
+    folder/proposals.jsonl: every answer as the model wrote it)."""
+    from sebench.train.modelgen import generate_many
 
-    tasks = []
-    for i, (name, n) in enumerate(round_plan(functions, cfg.selfplay_tasks, seed)):
-        tasks += generate_tasks(instance, backend, [name], n, seed=seed * 10_000 + i, samples=cfg.selfplay_samples)
-    folder.mkdir(parents=True, exist_ok=True)
+    plan = round_plan(functions, cfg.selfplay_tasks, seed)
+    written_by = generate_many(instance, backend, [([name], n) for name, n in plan], seed=seed * 10_000,
+                               samples=cfg.selfplay_samples, min_cases=cfg.selfplay_min_cases,
+                               max_tokens=cfg.selfplay_write_tokens)
+    tasks, written, proposals = [], [], []
+    counts: dict = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0, "rejected": {}}
+    for (name, _), got in zip(plan, written_by):
+        tasks += got.tasks
+        written += [name] * len(got.tasks)
+        proposals += [{"function": name, "text": text} for text in got.texts]
+        for key, value in (("asked", got.asked), ("parsed", got.parsed), ("no_leak", got.clean),
+                           ("kept", len(got.tasks))):
+            counts[key] += value
+        for why, n in got.rejected.items():
+            counts["rejected"][why] = counts["rejected"].get(why, 0) + n
+    (folder / "proposals.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in proposals),
+                                            encoding="utf-8")
     write_records(folder / "tasks.jsonl", tasks)
-    return tasks
+    return tasks, written, counts
 
 
 def solve_tasks(instance: Instance, judge: Any, backend: Any, tasks: list[Task], cfg: TrainConfig, seed: int,
                 folder: Path) -> tuple[list[tuple[Task, str]], dict]:
     """Solves one round's tasks open-book (the rollout stage's answer_tasks) and judges the answers (the
     judge's judge_many); returns the (task, correct answer) pairs (the whole response, or its code, as
-    --target says) and counts."""
-    from sebench.rollout.run import RolloutConfig, answer_tasks
+    --target says; one per distinct code) and counts."""
+    from sebench.rollout import RolloutConfig, answer_tasks
 
     solve = RolloutConfig(data=instance.root, out=folder / "rollouts.jsonl", split="train", mode="open",
                           model=backend.name, n=cfg.selfplay_solves, temperature=cfg.temperature,
@@ -127,6 +173,6 @@ def solve_tasks(instance: Instance, judge: Any, backend: Any, tasks: list[Task],
         if verdict.verdict == "correct" and rollout.code and (rollout.task_id, rollout.code) not in seen:
             seen.add((rollout.task_id, rollout.code))
             pairs.append((by_id[rollout.task_id], data.answer_text(rollout.response, rollout.code, cfg.target)))
-    counts = {"tasks_written": len(tasks), "answers": len(rollouts),
-              "correct": sum(v.verdict == "correct" for v in verdicts)}
+    counts = {"answers": len(rollouts), "correct": sum(v.verdict == "correct" for v in verdicts),
+              "solved": len({task.task_id for task, _ in pairs})}
     return pairs, counts

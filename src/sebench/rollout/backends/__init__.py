@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from sebench.errors import SebenchError
 from sebench.models import EMBEDDED_DEFAULT
@@ -67,7 +67,7 @@ class Backend:
     def close(self) -> None:
         pass
 
-    def __enter__(self) -> "Backend":
+    def __enter__(self) -> Backend:
         return self
 
     def __exit__(self, *exc: object) -> None:

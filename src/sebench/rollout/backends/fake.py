@@ -16,8 +16,9 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.rollout.backends import Backend, Completion, GenerationRequest

@@ -41,7 +41,7 @@ class HFBackend(Backend):
             from sebench.models import EMBEDDED_DEFAULT, load_causal_lm
 
             model, tokenizer = load_causal_lm(argument or EMBEDDED_DEFAULT, device=device, dtype=dtype, threads=threads)
-        self.threads = threads  # CPU threads for generation (sebench.models.set_threads); None: the free cores
+        self.threads = threads  # CPU threads for generation (sebench.threads.set_threads); None: adapting
         self.name = f"hf:{argument}"
         self.model, self.tokenizer = model, tokenizer
         on_gpu = self.model.device.type == "cuda"
@@ -65,17 +65,14 @@ class HFBackend(Backend):
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def prompt_ids(self, messages: list[dict], thinking: bool | None = None) -> list[int]:
-        """The chat template applied to `messages`; `thinking` is its enable_thinking (None: its default)."""
-        extra = {} if thinking is None else {"enable_thinking": thinking}
-        text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **extra)
-        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return chat_prompt_ids(self.tokenizer, messages, thinking)
 
     # ---- generation ----
     def generate(self, requests: list[GenerationRequest]) -> list[list[Completion]]:
         if self.model.device.type == "cpu":
-            from sebench.models import set_threads
+            from sebench.threads import set_threads
 
-            set_threads(self.threads)  # other processes may have taken or freed cores since the last call
+            set_threads(self.threads)  # this backend's setting (a study's stages share one loaded model)
         rows = []  # (request index, prompt ids, request); greedy n > 1 generates one row
         for index, request in enumerate(requests):
             ids = self._fit(self.prompt_ids(request.messages, request.thinking), request.max_tokens)
@@ -83,7 +80,7 @@ class HFBackend(Backend):
             rows += [(index, ids, request)] * copies
         outputs: list[list[Completion]] = [[] for _ in requests]
         for batch in self._batches(rows):
-            for (index, _, request), completion in zip(batch, self._generate_batch(batch)):
+            for (index, _, _request), completion in zip(batch, self._generate_batch(batch)):
                 outputs[index].append(completion)
         for index, request in enumerate(requests):
             if request.temperature <= 0:
@@ -144,6 +141,14 @@ class HFBackend(Backend):
         # a row stopped at its code block is followed by padding (the eos id), not by a generated eos
         generated_eos = ended is not None and not stopped
         return Completion(text, finish, prompt_tokens, len(used) + generated_eos)
+
+
+def chat_prompt_ids(tokenizer: Any, messages: list[dict], thinking: bool | None = None) -> list[int]:
+    """The token ids of `messages` under the chat template, ready for the assistant's answer; `thinking` is
+    the template's enable_thinking (None: its default). Rollouts and training tokenise prompts with this."""
+    extra = {} if thinking is None else {"enable_thinking": thinking}
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **extra)
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 
 def eos_ids(model: Any, tokenizer: Any) -> list[int]:

@@ -24,7 +24,8 @@ import random
 import ssl
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlparse
 
 import httpx

@@ -18,7 +18,7 @@ def _load() -> tuple[Template, ...]:
     out: list[Template] = []
     for name in MODULES:
         out.extend(importlib.import_module(f"sebench.tasks.families.{name}").templates())
-    out = [replace(t, texts=t.texts + (" ".join(EXTRA[t.key].split()),)) if t.key in EXTRA else t for t in out]
+    out = [replace(t, texts=(*t.texts, " ".join(EXTRA[t.key].split()))) if t.key in EXTRA else t for t in out]
     missing = set(EXTRA) - {t.key for t in out}
     if missing:
         raise ValueError(f"extra texts for unknown templates: {sorted(missing)[:5]}")

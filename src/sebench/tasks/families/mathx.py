@@ -62,7 +62,7 @@ def _equal_gen(r, i):
     a = g.arr(r, i, 0, 3, 0, empty=True)
     b = a if r.random() < 0.4 else g.same_shape(r, a, 0, 3, 0)
     if i % 5 == 4 and isinstance(a, list) and a and not isinstance(a[0], list):
-        b = a + [1]
+        b = [*a, 1]
     return {"first": a, "second": b}
 
 
@@ -262,7 +262,7 @@ def templates():
         T("roots.quadratic", "polynomial_roots", "coeffs", "return {roots}(coeffs)",
           ("A physics exercise asks for the roots of the polynomial whose coefficients are `coeffs` (highest power first, leading coefficient nonzero). Return all roots (complex where needed).",
            "Return the roots of the polynomial with coefficient list `coeffs` (highest degree first)."),
-          lambda r, i: {"coeffs": [r.choice([1, 2, -1])] + g.vec(r, r.randint(1, 3), -6, 6, 0)}),
+          lambda r, i: {"coeffs": [r.choice([1, 2, -1]), *g.vec(r, r.randint(1, 3), -6, 6, 0)]}),
         T("base_repr.code", "to_base", "number base", "return {base_repr}(number, base)",
           ("A URL shortener writes the non-negative integer `number` in base `base` (2 to 36, digits then capital letters). Return the representation as a string.",
            "Return the string representation of `number` in the numeral system with radix `base`."),

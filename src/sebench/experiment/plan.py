@@ -1,0 +1,493 @@
+"""`sebench run --plan`: what a study will cost before a GPU is rented; needs no GPU and no network.
+
+From the resolved RunConfig and the instance's counts: per stage, the prompts, samples, token budgets and
+optimizer steps (each regime's TrainConfig is the one the study builds, `Study.train_config`; GRPO's
+batches are `train.rl.batch_plan`'s, SFT's steps the HF Trainer's ceil(epochs x ceil(examples / global
+batch))); GPU memory per process for full fine-tuning and LoRA on 1, 2, 4 and 8 GPUs; time and GPU-hours
+on the chosen GPU; and every check that needs no GPU. The formulas and the sourced figures are in
+plan_model; the assumptions are PlanConfig's fields (flags of `sebench run`), printed with the plan.
+Writes RUN_DIR/plan.json and returns the readable tables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import shutil
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sebench.cliflags import option
+from sebench.errors import SebenchError
+from sebench.experiment import plan_model as pm
+from sebench.experiment.config import RunConfig
+from sebench.files import write_json
+from sebench.instance import Instance
+
+GPU_COUNTS = (1, 2, 4, 8)
+REFERENCE_TOKENS = 150  # a reference solution: one short code block (an assumption)
+# prompt tokens a mode's prompt has when there is no instance yet to measure (sebench's prompts on an
+# instance of seed 0, at 4 characters a token: closed ~1,000 characters, open 3,500-6,700)
+PROMPT_TOKENS_WITHOUT_INSTANCE = {"closed": 250, "open": 1200, "full-doc": 8000, "retrieval": 400, "memory": 900}
+# packages a GPU run may use, and what for (their versions are read from the installed metadata: nothing is imported)
+PACKAGES = {
+    "torch": "training and in-process generation", "transformers": "models and tokenizers",
+    "trl": "SFT (sebench train)", "peft": "LoRA", "accelerate": "several GPUs (accelerate launch)",
+    "deepspeed": "ZeRO-3 sharding of full fine-tuning across GPUs", "vllm": "fast sampling (vllm serve)",
+    "verl": "the original's trainer (sebench export --format verl)", "flash_attn": "attention without the s^2 memory",
+    "pyarrow": "sebench export's parquet files",
+}
+
+
+
+@dataclass
+class PlanConfig:
+    """The plan's hardware and its assumptions; each is a flag of `sebench run` (used with --plan)."""
+
+    plan_gpu: str = option("h100-sxm", "--plan: the GPU (memory, bandwidth, peak from its datasheet)",
+                         choices=tuple(pm.HARDWARE))
+    plan_gpus: int = option(8, "--plan: GPUs the time is stated for (memory: also 1, 2, 4, 8)", minimum=1)
+    plan_answer_share: float = option(0.5, "--plan: mean answer length as a share of its token budget (an "
+                                    "assumption)", above=0.0, maximum=1.0)
+    plan_correct_share: float = option(0.6, "--plan: share of the base's open-book samples judged correct, "
+                                     "i.e. SFT examples per sample (an assumption)", minimum=0.0, maximum=1.0)
+    plan_chars_per_token: float = option(4.0, "--plan: prompt characters per token when no local tokenizer "
+                                       "counts them (an assumption)", above=0.0)
+    plan_utilisation: float = option(0.35, "--plan: share of the GPU's peak bf16 FLOPs that training reaches "
+                                   "(an assumption; Llama 3 pretraining measured 0.38-0.43)", above=0.0, maximum=1.0)
+    plan_decode_efficiency: float | None = option(None, "--plan: share of the memory-bandwidth roofline that decoding "
+                                                "reaches (default: calibrated on a measured vLLM figure)",
+                                                above=0.0, maximum=1.0)
+    plan_kv_share: float = option(0.8, "--plan: share of GPU memory the sampler may fill, weights and KV cache (the "
+                                "original: vLLM gpu_memory_utilization 0.8)", above=0.0, maximum=1.0)
+
+
+def calibrated_efficiency() -> float:
+    """η such that the decode formula gives the measured vLLM figure in its setting (plan_model.THROUGHPUT)."""
+    figure = pm.THROUGHPUT["vllm_llama31_8b_h100"]
+    s = figure["setting"]
+    seconds_per_step = (2 * s["params"] + s["sequences"] * s["mean_context"] * s["kv_bytes_per_token"]) \
+        / pm.HARDWARE["h100-sxm"]["bandwidth"]
+    return figure["value"] / (s["sequences"] / seconds_per_step)
+
+
+def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
+    """The plan as plain data (see the module docstring)."""
+    from sebench.experiment.run import Study
+
+    study = Study(cfg, run_dir)
+    data, checks = _data(cfg, Path(run_dir))
+    study.data = data or Path(run_dir) / "instance"
+    counts, prompt_tokens = _counts(cfg, data, pc, checks)
+    shape = _shape(cfg, checks)
+    efficiency = pc.plan_decode_efficiency or calibrated_efficiency()
+    ctx = _Context(cfg, pc, shape, pm.HARDWARE[pc.plan_gpu], efficiency, counts, prompt_tokens)
+    stages = _stages(study, ctx, checks)
+    memory = _memory(ctx, stages) if shape else []
+    checks += _package_checks() + _fit_checks(memory, pc) + _batch_checks(stages, pc) + _disk_check(run_dir, shape, stages)
+    total = sum(s["gpu_hours"] or 0.0 for s in stages)
+    return {
+        "preset": cfg.preset, "model": cfg.train_model or cfg.model, "protocol": cfg.protocol,
+        "gpu": pc.plan_gpu, "gpus": pc.plan_gpus, "shape": shape.to_dict() if shape else None,
+        "assumptions": {**{f.name: getattr(pc, f.name) for f in dataclasses.fields(pc)},
+                        "plan_decode_efficiency": efficiency, "sampler": "vLLM-like continuous batching"},
+        "sources": {"gpu": ctx.gpu["source"], **{k: v["source"] for k, v in pm.THROUGHPUT.items()}},
+        "counts": counts, "prompt_tokens": prompt_tokens, "stages": stages,
+        "totals": {"gpu_hours": round(total, 1), "wall_hours": round(total / pc.plan_gpus, 1),
+                   "optimizer_steps": sum(s["steps"] or 0 for s in stages),
+                   "tokens_generated": sum(s["tokens_generated"] for s in stages)},
+        "memory": memory, "checks": checks,
+    }
+
+
+@dataclass
+class _Context:
+    cfg: RunConfig
+    pc: PlanConfig
+    shape: pm.ModelShape | None
+    gpu: dict
+    efficiency: float
+    counts: dict
+    prompt_tokens: dict
+
+    def generation_hours(self, samples: int, prompt: float, budget: int, per_gpu_at_once: int | None = None) -> float | None:
+        """GPU-hours to sample `samples` answers of at most `budget` tokens on plan_gpus GPUs."""
+        if self.shape is None:
+            return None
+        gpus, answer = self.pc.plan_gpus, self.pc.plan_answer_share * budget
+        fit = pm.kv_budget_sequences(self.shape, self.gpu, self.pc.plan_kv_share, int(prompt) + budget)
+        at_once = min(fit, per_gpu_at_once) if per_gpu_at_once else fit
+        seconds = pm.decode_seconds(self.shape, self.gpu, samples * answer / gpus, prompt, answer, budget, at_once,
+                                    self.efficiency, self.pc.plan_utilisation)
+        return seconds * gpus / 3600
+
+    def training_hours(self, tokens: float, sequence: float, forwards: int) -> float | None:
+        if self.shape is None:
+            return None
+        return pm.train_seconds(self.shape, self.gpu, tokens, sequence, forwards, self.pc.plan_utilisation) / 3600
+
+
+# ---- data and model ---------------------------------------------------------------------------------------
+
+
+def _data(cfg: RunConfig, run_dir: Path) -> tuple[Path | None, list[dict]]:
+    """The instance the study will read, if it exists yet, and the check that says so."""
+
+    where = Path(cfg.instance) if cfg.instance else run_dir / ("data" if cfg.functions else "instance")
+    if not Instance(where).manifest_path.is_file():
+        if cfg.instance:
+            return None, [_check("instance", False, f"--instance {where}: no manifest.json (not an instance)")]
+        return None, [_check("instance", None, f"{where} is not built yet: the run builds it (seed {cfg.seed}); "
+                             "counts below are the build sizes")]
+    try:
+        instance = Instance.open(where)
+        found = {s: len(instance.tasks(s)) for s in ("train", "single_test", "multiple_test")
+                 if instance.split_path(s).is_file()}
+        docs = len(instance.api_docs())
+        instance.mapping()
+    except SebenchError as exc:
+        return None, [_check("instance", False, str(exc))]
+    return where, [_check("instance", True, f"{where}: package {instance.package_name}, {docs} documented "
+                          f"functions, tasks {found}")]
+
+
+def _counts(cfg: RunConfig, data: Path | None, pc: PlanConfig, checks: list) -> tuple[dict, dict]:
+    """Valid tasks per split, and mean prompt tokens per (mode, split)."""
+    caps = {"train": cfg.max_train, "single_test": cfg.max_single, "multiple_test": cfg.max_multiple}
+    if data is None:
+        sizes = {"train": cfg.build_train, "single_test": cfg.build_single, "multiple_test": cfg.build_multiple}
+        counts = {s: min(n, caps[s] or n) for s, n in sizes.items()}
+        modes = set(cfg.untrained_modes) | set(cfg.trained_modes) | {"open", "closed"}
+        return counts, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in counts} for m in modes}
+    from sebench.rollout import PromptBuilder
+
+    instance = Instance.open(data)
+    tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in caps if instance.split_path(s).is_file()}
+    invalid = {s: len(instance.tasks(s)) - len(ts) for s, ts in tasks.items()}
+    checks.append(_check("tasks", all(tasks.values()), f"valid tasks {({s: len(t) for s, t in tasks.items()})}, "
+                         f"invalid (left out) {invalid}"))
+    prompts: dict = {}
+    for mode in {"closed", "open"} | (set(cfg.untrained_modes) & {"closed", "open", "full-doc"}):
+        builder = PromptBuilder(instance, mode)
+        prompts[mode] = {s: round(sum(sum(len(m["content"]) for m in builder.messages(t)) for t in ts)
+                                  / max(1, len(ts)) / pc.plan_chars_per_token) for s, ts in tasks.items()}
+    return {s: len(ts) for s, ts in tasks.items()}, prompts
+
+
+def _shape(cfg: RunConfig, checks: list) -> pm.ModelShape | None:
+    """The trained model's shape: a local folder's config.json, the local HF cache, or KNOWN_SHAPES."""
+    spec = cfg.train_model or cfg.model
+    name = spec.split(":", 1)[1] if ":" in spec else spec
+    name = name.split("@", 1)[0]
+    folder = Path(name)
+    try:
+        if (folder / "config.json").is_file():
+            shape = pm.ModelShape.from_file(folder / "config.json")
+            weights = any(folder.glob("*.safetensors")) or any(folder.glob("*.bin"))
+            checks.append(_check("weights", weights, f"{folder}: {'weights found' if weights else 'no weight files'}"))
+        elif _cached_config(name):
+            shape = pm.ModelShape.from_file(Path(_cached_config(name)))
+            checks.append(_check("weights", None, f"{name}: its config is in the local HF cache; weights not checked"))
+        elif name in pm.KNOWN_SHAPES:
+            shape = pm.KNOWN_SHAPES[name]
+            if name != "smollm2-135m":
+                checks.append(_check("weights", None, f"{name}: not on this machine; the run downloads about "
+                                     f"{2 * shape.parameters() / 1e9:.1f} GB (bf16)"))
+        else:
+            checks.append(_check("model config", False, f"{spec}: no config.json here and not a known architecture "
+                                 f"({', '.join(pm.KNOWN_SHAPES)}); give a local folder"))
+            return None
+    except (OSError, ValueError, KeyError) as exc:
+        checks.append(_check("model config", False, f"{spec}: its config.json cannot be read ({exc})"))
+        return None
+    checks.append(_check("model config", True, f"{spec}: {shape.parameters() / 1e9:.2f}B parameters, {shape.layers} "
+                         f"layers, hidden {shape.hidden}, {shape.kv_heads} KV heads ({shape.source})"))
+    return shape
+
+
+def _cached_config(name: str) -> str | None:
+    """config.json of a hub id in the local HF cache (no network), or None."""
+    if "/" not in name:
+        return None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    found = try_to_load_from_cache(name, "config.json")
+    return found if isinstance(found, str) else None
+
+
+# ---- stages ---------------------------------------------------------------------------------------------
+
+
+def _stages(study: Any, ctx: _Context, checks: list) -> list[dict]:
+    from sebench.experiment.run import SFT_FROM_DATA, UNTRAINED
+
+    cfg, rows = ctx.cfg, []
+    if cfg.warmup:
+        rows.append(_warmup(ctx, cfg.warmup))
+    for mode in cfg.untrained_modes:
+        for split in cfg.splits:
+            rows.append(_generation(ctx, f"{UNTRAINED} {mode} {split}", mode, split, cfg.rollout["n"]))
+    regimes = study._training_order()
+    sft_from_answers = cfg.train_source == "rollouts" and set(map(cfg.regime_of, regimes)) & set(SFT_FROM_DATA)
+    if "memory" in cfg.untrained_modes or sft_from_answers:
+        rows.insert(1 if cfg.warmup else 0,
+                    _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples))
+    for label in regimes:
+        try:
+            rows += _training(study, ctx, label, checks)
+        except SebenchError as exc:
+            checks.append(_check(f"regime {label}", False, str(exc)))
+            continue
+        for mode in cfg.trained_modes:
+            for split in cfg.splits:
+                rows.append(_generation(ctx, f"{label} {mode} {split}", mode, split, cfg.rollout["n"]))
+    return rows
+
+
+def _row(stage: str, kind: str, **values: Any) -> dict:
+    row = {"stage": stage, "kind": kind, "prompts": 0, "samples": 0, "prompt_tokens": 0, "max_new_tokens": 0,
+           "steps": None, "tokens_generated": 0, "tokens_trained": 0, "gpu_hours": None, **values}
+    if row["gpu_hours"] is not None:
+        row["gpu_hours"] = round(row["gpu_hours"], 2)
+    return row
+
+
+def _warmup(ctx: _Context, warmup: dict) -> dict:
+    """Open-SFT on reference solutions of the other functions (sebench warmup): at most max_examples."""
+    examples = warmup["max_examples"] or ctx.counts.get("train", 0)
+    steps = math.ceil(warmup["epochs"] * math.ceil(examples / warmup["batch_size"]))
+    sequence = ctx.prompt_tokens["open"].get("train", 1000) + REFERENCE_TOKENS
+    tokens = steps * warmup["batch_size"] * sequence
+    return _row("warm-up: SFT", "warm-up", prompts=examples, samples=examples, prompt_tokens=sequence - REFERENCE_TOKENS,
+                max_new_tokens=warmup["max_length"], steps=steps, tokens_trained=round(tokens),
+                gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=warmup["batch_size"])
+
+
+def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_task: int) -> dict:
+    prompts, budget = ctx.counts.get(split, 0), int(ctx.cfg.rollout["max_tokens"])
+    prompt = ctx.prompt_tokens.get(mode, {}).get(split, PROMPT_TOKENS_WITHOUT_INSTANCE.get(mode, 1000))
+    samples = prompts * samples_per_task
+    return _row(stage, "generate", prompts=prompts, samples=samples, prompt_tokens=prompt, max_new_tokens=budget,
+                tokens_generated=round(samples * ctx.pc.plan_answer_share * budget),
+                gpu_hours=ctx.generation_hours(samples, prompt, budget))
+
+
+def _training(study: Any, ctx: _Context, label: str, checks: list) -> list[dict]:
+    """The SFT and GRPO stages of one regime, from the TrainConfig the study builds for it."""
+    from sebench.experiment.run import SFT_FROM_DATA
+
+    cfg, regime = ctx.cfg, ctx.cfg.regime_of(label)
+    rollouts = Path("source-rollouts.jsonl") if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA else None
+    start = Path("closed-sft") if regime == "closed-sft-rl" else None
+    train = study.train_config(label, Path("checkpoint"), rollouts, start).resolved()
+    spec, rows = train.spec, []
+    tasks = ctx.counts.get("train", 0)
+    rounds = train.rounds if spec.self_play else 1
+    if spec.self_play:
+        tasks = train.selfplay_tasks  # every written task kept: an upper bound
+        written = rounds * tasks * (1 + train.selfplay_samples + train.selfplay_solves)
+        rows.append(_row(f"{label}: write and solve tasks", "generate", prompts=rounds * tasks, samples=written,
+                         prompt_tokens=ctx.prompt_tokens["open"].get("train", 1000),
+                         max_new_tokens=train.max_completion_length,
+                         tokens_generated=round(written * ctx.pc.plan_answer_share * train.max_completion_length),
+                         gpu_hours=ctx.generation_hours(written, ctx.prompt_tokens["open"].get("train", 1000),
+                                                        train.max_completion_length)))
+    if spec.sft and start is None:
+        rows.append(_sft(ctx, label, train, tasks, rounds))
+    if spec.rl:
+        rows.append(_grpo(ctx, label, train, tasks, rounds))
+        if train.max_prompt_tokens and not spec.self_play:
+            checks.append(_check(f"{label} prompts", None, f"all {tasks} training tasks counted; the run drops those "
+                                 f"whose open-book prompt has {train.max_prompt_tokens} tokens or more"))
+    return rows
+
+
+def _sft(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict:
+    cfg = ctx.cfg
+    if train.spec.self_play:
+        examples = round(rounds * tasks * train.selfplay_solves * ctx.pc.plan_correct_share)
+        answer = ctx.pc.plan_answer_share * train.max_completion_length
+    elif train.train_source == "rollouts":
+        examples = round(tasks * cfg.source_samples * ctx.pc.plan_correct_share)
+        answer = ctx.pc.plan_answer_share * cfg.rollout["max_tokens"]
+    else:
+        examples, answer = tasks, REFERENCE_TOKENS
+    batch = train.batch_size * train.grad_accum
+    per_epoch = math.ceil(math.ceil(examples / train.batch_size) / train.grad_accum) if examples else 0
+    steps = train.max_steps or math.ceil(train.epochs * per_epoch)
+    prompt = ctx.prompt_tokens[train.spec.sft].get("train", 1000)
+    sequence = min(train.max_length, prompt + answer)
+    tokens = steps * batch * sequence
+    return _row(f"{label}: SFT", "sft", prompts=examples, samples=examples, prompt_tokens=prompt,
+                max_new_tokens=train.max_length, steps=steps, tokens_trained=round(tokens),
+                gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=batch)
+
+
+def _grpo(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict:
+    from sebench.train import batch_plan
+
+    per_batch = train.batch_size * train.grad_accum // train.num_generations
+    batches = rounds * len(batch_plan(tasks, per_batch, train, train.seed))
+    steps = min(batches * train.mini_batches, train.max_steps or batches * train.mini_batches)
+    samples = batches * per_batch * train.num_generations
+    budget, share = train.max_completion_length, ctx.pc.plan_answer_share
+    sample_prompt = ctx.prompt_tokens[train.sample_mode].get("train", 1000)
+    train_prompt = ctx.prompt_tokens[train.spec.rl_train].get("train", 1000)
+    per_gpu = math.ceil(per_batch * train.num_generations / ctx.pc.plan_gpus)
+    generation = ctx.generation_hours(per_batch * train.num_generations, sample_prompt, budget, per_gpu)
+    sequence = train_prompt + share * budget
+    tokens = samples * sequence
+    update = ctx.training_hours(tokens, sequence, 5)
+    hours = None if generation is None else generation * batches + update
+    return _row(f"{label}: GRPO", "grpo", prompts=per_batch * batches, samples=samples, prompt_tokens=sample_prompt,
+                max_new_tokens=budget, steps=steps, tokens_generated=round(samples * share * budget),
+                tokens_trained=round(tokens), gpu_hours=hours, batches=batches,
+                sampling_gpu_hours=None if generation is None else round(generation * batches, 2),
+                update_gpu_hours=None if update is None else round(update, 2),
+                prompts_per_batch=per_batch, dataset_prompts=tasks)
+
+
+# ---- memory and checks ----------------------------------------------------------------------------------
+
+
+def _memory(ctx: _Context, stages: list[dict]) -> list[dict]:
+    """GiB per GPU of the training processes: SFT and GRPO, full and LoRA, on 1, 2, 4, 8 (and plan_gpus) GPUs."""
+    cfg, out = ctx.cfg, []
+    counts = sorted(set(GPU_COUNTS) | {ctx.pc.plan_gpus})
+    for kind, label in (("sft", _first(cfg, lambda r: r.endswith("sft"))), ("grpo", _first(cfg, lambda r: "rl" in r))):
+        if label is None:
+            continue
+        settings = cfg.train_settings(label)
+        open_prompt = ctx.prompt_tokens["open"].get("train", 1000)
+        if kind == "sft":  # the longest: an open-book prompt and a whole answer, cut at max_length
+            answer = cfg.rollout["max_tokens"] if cfg.train_source == "rollouts" else REFERENCE_TOKENS
+            tokens = int(min(settings["max_length"], open_prompt + answer))
+        else:
+            tokens = int(open_prompt + settings["max_completion_length"])
+        rows = int(settings.get("batch_size", 4))
+        for method, rank in (("full", None), ("lora", int(settings.get("lora_r", 16)))):
+            per = {n: pm.training_memory(ctx.shape, n, rows, tokens, rank) for n in counts}
+            out.append({"stage": kind, "regime": label, "method": method, "rows": rows, "tokens": tokens,
+                        "gib": {n: round(p["total"] / pm.GIB, 1) for n, p in per.items()},
+                        "parts_gib": {n: {k: round(v / pm.GIB, 2) for k, v in p.items()} for n, p in per.items()}})
+    fit = pm.kv_budget_sequences(ctx.shape, ctx.gpu, ctx.pc.plan_kv_share,
+                                 ctx.prompt_tokens["open"].get("train", 1000) + int(cfg.rollout["max_tokens"]))
+    out.append({"stage": "sampling", "method": "kv-cache", "kv_bytes_per_token": ctx.shape.kv_bytes_per_token(),
+                "sequences_per_gpu": fit, "gib": {}})
+    return out
+
+
+def _first(cfg: RunConfig, wanted) -> str | None:
+    return next((label for label in cfg.regimes if wanted(cfg.regime_of(label))), None)
+
+
+def _check(name: str, ok: bool | None, detail: str) -> dict:
+    """ok: True passed, False failed, None for information."""
+    return {"check": name, "ok": ok, "detail": detail}
+
+
+def _package_checks() -> list[dict]:
+    checks = []
+    for name, purpose in PACKAGES.items():
+        try:
+            version = metadata.version(name.replace("_", "-"))
+        except metadata.PackageNotFoundError:
+            version = None
+        checks.append(_check(f"package {name}", None, f"{version or 'not installed'} ({purpose})"))
+    checks.append(_check("GPU", None, "not looked at: the plan needs none"))
+    return checks
+
+
+def _fit_checks(memory: list[dict], pc: PlanConfig) -> list[dict]:
+    capacity = pm.HARDWARE[pc.plan_gpu]["memory_gib"]
+    out = []
+    for row in memory:
+        if row["gib"]:
+            need = row["gib"][pc.plan_gpus]
+            out.append(_check(f"memory {row['stage']} {row['method']}", need <= capacity,
+                              f"{need} GiB per GPU on {pc.plan_gpus} x {pc.plan_gpu} ({capacity} GiB): "
+                              f"{row['rows']} rows of {row['tokens']} tokens a micro-batch"))
+    return out
+
+
+def _batch_checks(stages: list[dict], pc: PlanConfig) -> list[dict]:
+    """SFT's steps are counted for one process; `accelerate launch` on N processes multiplies its global batch."""
+    sft = [s for s in stages if s["kind"] == "sft"]
+    if pc.plan_gpus == 1 or not sft:
+        return []
+    batch = sft[0]["global_batch"]
+    return [_check("SFT global batch", None, f"{batch} in one process (the steps above); `accelerate launch` on "
+                   f"{pc.plan_gpus} processes makes it {batch * pc.plan_gpus}: divide train.grad_accum by "
+                   f"{pc.plan_gpus} (or train.batch_size) to keep {batch}")]
+
+
+def _disk_check(run_dir: Path, shape: pm.ModelShape | None, stages: list[dict]) -> list[dict]:
+    if shape is None:
+        return []
+    regimes = {s["stage"].split(":")[0] for s in stages if s["kind"] in ("sft", "grpo")}
+    need = len(regimes) * 2 * shape.parameters()
+    where = next(p for p in [Path(run_dir).resolve(), *Path(run_dir).resolve().parents] if p.exists())
+    free = shutil.disk_usage(where).free
+    return [_check("disk", free >= need, f"{len(regimes)} checkpoints of {2 * shape.parameters() / 1e9:.1f} GB (bf16) "
+                   f"need {need / 1e9:.0f} GB; {free / 1e9:.0f} GB free at {where}")]
+
+
+# ---- output ---------------------------------------------------------------------------------------------
+
+
+def write_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> tuple[dict, str]:
+    """Builds the plan, writes RUN_DIR/plan.json, and returns it with its tables as text."""
+    plan = build_plan(cfg, run_dir, pc)
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    write_json(Path(run_dir) / "plan.json", plan)
+    return plan, render(plan)
+
+
+def render(plan: dict) -> str:
+    a = plan["assumptions"]
+    lines = [f"plan: preset {plan['preset']}, model {plan['model']}, protocol {plan['protocol']}, "
+             f"{plan['gpus']} x {plan['gpu']}", ""]
+    lines += _table(["stage", "prompts", "samples", "prompt tok", "max new", "steps", "gen tokens", "train tokens",
+                     "GPU-h"],
+                    [[s["stage"], s["prompts"], s["samples"], s["prompt_tokens"], s["max_new_tokens"],
+                      "" if s["steps"] is None else s["steps"], f"{s['tokens_generated']:,}", f"{s['tokens_trained']:,}",
+                      "?" if s["gpu_hours"] is None else f"{s['gpu_hours']:.1f}"] for s in plan["stages"]])
+    t = plan["totals"]
+    lines += ["", f"total: {t['gpu_hours']} GPU-hours, {t['wall_hours']} h on {plan['gpus']} GPUs, "
+              f"{t['optimizer_steps']} optimizer steps, {t['tokens_generated']:,} tokens generated", ""]
+    counts, n = sorted({n for row in plan["memory"] for n in row["gib"]}), plan["gpus"]
+    lines += _table(["memory per GPU (GiB)", "rows x tokens", *[f"{k} GPU" for k in counts],
+                     f"on {n}: states + gathered + activations + logits"],
+                    [[f"{r['stage']} {r['method']} ({r['regime']})", f"{r['rows']} x {r['tokens']}",
+                      *[r["gib"][k] for k in counts], " + ".join(f"{r['parts_gib'][n][part]:.1f}" for part in
+                                                                  ("states", "gathered", "activations", "logits"))]
+                     for r in plan["memory"] if r["gib"]])
+    for row in plan["memory"]:
+        if not row["gib"]:
+            lines.append(f"sampling: {row['kv_bytes_per_token'] / 1024:.0f} KiB of KV cache a token; "
+                         f"{row['sequences_per_gpu']} full-length sequences fit per GPU")
+    lines += ["", "checks:"] + [f"  [{_mark(c['ok'])}] {c['check']}: {c['detail']}" for c in plan["checks"]]
+    lines += ["", "assumptions (flags --plan-*): " + ", ".join(f"{k.removeprefix('plan_')}={v:.3g}" if isinstance(v, float)
+                                                             else f"{k.removeprefix('plan_')}={v}" for k, v in a.items()),
+              "sources:"] + [f"  {k}: {v}" for k, v in plan["sources"].items()]
+    lines.append("formulas: sebench.experiment.plan_model (module docstring); plan.json has every number")
+    return "\n".join(lines)
+
+
+def _mark(ok: bool | None) -> str:
+    return {True: "ok", False: "FAIL", None: "info"}[ok]
+
+
+def _table(headers: list[str], rows: list[list]) -> list[str]:
+    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for k, row in enumerate(cells):
+        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
