@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
         "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 6 min measured on 2 cores), cpu (the "
         "paper's four headline regimes from a warmed-up base, 24 functions), paper-mini (every regime, 8 functions), "
-        "gpu (the paper's recipe, full sizes). The study's settings below override the preset's.",
+        "gpu (the paper's recipe, full sizes), lifelong (libraries learned one after another: retention and "
+        "interference). The study's settings below override the preset's.",
     )
     p.add_argument("--out", type=Path, required=True, metavar="RUN_DIR", help="run directory")
     p.add_argument("--preset", choices=sorted(PRESETS), default="quick", help="sizes and settings (default: quick)")
@@ -91,6 +92,9 @@ def _main(args: argparse.Namespace) -> int:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
     if args.plan:
+        if cfg.lifelong is not None:
+            raise SebenchError("--plan covers the regimes of a study, not the lifelong schedule; run the lifelong "
+                               "preset without --plan")
         from sebench.cliflags import check_ranges, config_from_flags
         from sebench.experiment.plan import PlanConfig, write_plan
 
@@ -100,6 +104,12 @@ def _main(args: argparse.Namespace) -> int:
         print(text)
         print(f"plan: {args.out / 'plan.json'}")
         return 1 if any(c["ok"] is False for c in plan["checks"]) else 0
+    study, pool = Study, None
+    if cfg.lifelong is not None:
+        from sebench.experiment.lifelong_study import LifelongStudy
+        from sebench.report import build_continual_report, summary_markdown
+
+        study, pool = LifelongStudy, build_continual_report
     if args.seeds:
         from sebench.report import build_report
 
@@ -107,12 +117,16 @@ def _main(args: argparse.Namespace) -> int:
             raise SebenchError("give --seed or --seeds, not both")
         runs = [args.out / f"seed-{seed}" for seed in args.seeds]
         for seed, run_dir in zip(args.seeds, runs):
-            Study(resolve(args.preset, {**overrides, "seed": seed}), run_dir, overwrite=args.overwrite,
+            study(resolve(args.preset, {**overrides, "seed": seed}), run_dir, overwrite=args.overwrite,
                   argv=sys.argv).run()
-        report = build_report(runs, args.out / "report")
+        report = (pool or build_report)(runs, args.out / "report")
     else:
-        report = Study(cfg, args.out, overwrite=args.overwrite, argv=sys.argv).run()
+        report = study(cfg, args.out, overwrite=args.overwrite, argv=sys.argv).run()
     data = json.loads(report.with_name("report.json").read_text(encoding="utf-8"))
+    if pool:
+        print(summary_markdown(data))
+        print(f"report: {report}")
+        return 0
     from sebench.report import main_table_markdown
 
     print(main_table_markdown(data["main_table"]))

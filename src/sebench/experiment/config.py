@@ -1,10 +1,10 @@
 """The configuration of a whole study (`sebench run`) and its presets.
 
 `RunConfig` holds the study's own settings (model, seed, regimes, sizes, modes, protocol) and one section
-per stage: `rollout`, `judge`, `train` (every regime), `train_regimes` (one regime), `warmup`. A section
-holds fields of that stage's own config dataclass (RolloutConfig, JudgeConfig, TrainConfig,
-WarmupConfig), which declares each of them once, with its default, bounds and help; the study fills in
-the fields it decides itself (paths, the regime, the seed: `Section.study_sets`).
+per stage: `rollout`, `judge`, `train` (every regime), `train_regimes` (one regime), `warmup`, `lifelong`.
+A section holds fields of that stage's own config dataclass (RolloutConfig, JudgeConfig, TrainConfig,
+WarmupConfig, LifelongConfig), which declares each of them once, with its default, bounds and help; the
+study fills in the fields it decides itself (paths, the regime, the seed: `Section.study_sets`).
 
 A preset is a plain dict of values; command-line flags and `--set KEY=VALUE` override it (`--set
 train.lr=1e-4`, `--set train_regimes.closed-rl.max_steps=48`, `--set rollout.max_tokens=256`). The
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sebench.cliflags import option, range_problem
 from sebench.errors import SebenchError
+from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
 from sebench.protocols import PROTOCOLS
@@ -76,9 +77,11 @@ SECTIONS = {
                                        "overwrite", "limit", "memory")),
     "judge": Section(JudgeConfig, ("data", "rollouts", "out", "summary", "protocol")),
     "train": Section(TrainConfig, ("data", "out", "regime", "model", "rollouts", "verdicts", "sft_checkpoint",
-                                   "overwrite", "seed", "train_source", "judge_workers", "protocol", "original_repo"),
+                                   "overwrite", "seed", "train_source", "judge_workers", "protocol", "original_repo",
+                                   "mix_data", "mix_share"),
                      required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
     "warmup": Section(WarmupConfig, ("data", "studied", "studied_from", "model", "seed"), required=(("data", "."),)),
+    "lifelong": Section(LifelongConfig, ()),
 }
 
 
@@ -141,6 +144,9 @@ class RunConfig:
     warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
                                  "lr, batch_size, ...): the untrained rows and every regime then start from it "
                                  "(None: from `model` itself)", cli=False)
+    lifelong: dict | None = option(None, "libraries learned one after another (LifelongConfig fields: libraries, "
+                                   "designs, replay, at_once; experiment/lifelong.py): the study is then the lifelong "
+                                   "schedule (None: the regimes above)", cli=False)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -235,6 +241,20 @@ PRESETS: dict[str, dict] = {
             "self-play-sft": dict(_SELF_PLAY),
             "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
+    ),
+    # lifelong internalization (README "Lifelong internalization", experiment/lifelong.py): three libraries
+    # learned one after another with Closed-SFT from the warmed-up base (cpu's warm-up), in the same and the
+    # disjoint design, each stage evaluated closed-book on every library (sizes and timings: docs/presets.md)
+    "lifelong": dict(
+        model="smollm2-135m",
+        warmup=_WARMUP,
+        regimes=["closed-sft"],
+        functions=6, max_train=36, max_single=24, max_multiple=8,
+        splits=["single_test"], untrained_modes=["closed"], trained_modes=["closed"],
+        rollout=dict(n=1, temperature=0.0, max_tokens=128, concurrency=16),
+        train_source="reference",
+        train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
+        lifelong={"libraries": 3, "designs": ["same", "disjoint"], "replay": [0.0], "at_once": False},
     ),
     # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"
     # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
@@ -350,10 +370,27 @@ def _check_sections(cfg: RunConfig) -> None:
         train.check(f"train_regimes.{regime}", settings)
     for label, variant in cfg.variants.items():
         train.check(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
-    if cfg.warmup is not None:
-        section = SECTIONS["warmup"]
-        section.check("warmup", cfg.warmup)
-        cfg.warmup = {**section.defaults(), **cfg.warmup}
+    for name in ("warmup", "lifelong"):
+        given = getattr(cfg, name)
+        if given is not None:
+            SECTIONS[name].check(name, given)
+            setattr(cfg, name, {**SECTIONS[name].defaults(), **given})
+    if cfg.lifelong is not None:
+        _check_lifelong(cfg)
+
+
+def _check_lifelong(cfg: RunConfig) -> None:
+    """The lifelong schedule learns each library with Closed-SFT on its reference solutions (which replay and
+    the at-once reference mix across libraries), evaluates closed-book, and builds its own libraries."""
+    fixed = (("regimes", cfg.regimes, ["closed-sft"]), ("train_source", cfg.train_source, "reference"),
+             ("untrained_modes", cfg.untrained_modes, ["closed"]), ("trained_modes", cfg.trained_modes, ["closed"]),
+             ("instance", cfg.instance, None))
+    for name, value, needed in fixed:
+        if value != needed:
+            raise SebenchError(f"lifelong: {name} must be {needed!r} (got {value!r}): each library is learned with "
+                               "Closed-SFT on reference solutions, evaluated closed-book, built by the study")
+    if not cfg.functions:
+        raise SebenchError("lifelong: set functions, the number of functions each library studies")
 
 
 def _check(name: str, values: list, choices: tuple[str, ...]) -> None:

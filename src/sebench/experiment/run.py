@@ -96,11 +96,16 @@ class Study:
 
     def warm_up(self) -> Path:
         """The doc-literate base (sebench warmup on the instance's other functions), cached across runs."""
+        instance = Path(self.cfg.instance).resolve() if self.cfg.instance else self.root / "instance"
+        return self.warm_up_on(instance, studied_from=self.data if self.cfg.functions else None)
+
+    def warm_up_on(self, instance: Path, **studied: object) -> Path:
+        """The warm-up on `instance`'s training tasks, leaving out the functions `studied` names (a field of
+        WarmupConfig: studied or studied_from)."""
         from sebench.experiment.warmup import WarmupConfig, plan, warm_up
 
-        instance = Path(self.cfg.instance).resolve() if self.cfg.instance else self.root / "instance"
-        wcfg = WarmupConfig(data=instance, studied_from=self.data if self.cfg.functions else None,
-                            model=self.cfg.train_model or self.cfg.model, seed=self.cfg.seed, **self.cfg.warmup)
+        wcfg = WarmupConfig(data=instance, model=self.cfg.train_model or self.cfg.model, seed=self.cfg.seed,
+                            **studied, **self.cfg.warmup)
         key = plan(wcfg).key
         self.book.run("warmup", {"key": key}, [], lambda: warm_up(wcfg))
         return warm_up(wcfg)  # from the cache: the stage above trained it
@@ -139,16 +144,21 @@ class Study:
             sizes = None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
             if cfg.functions and cfg.warmup:  # the warm-up trains on the other functions' training tasks
                 sizes = self._sizes(cfg.build_train, 0, 0)
-            self.book.run("build", {"seed": cfg.seed, "task_sizes": _sizes_dict(sizes)}, [instance],
+            self.book.run("build", {"seed": cfg.seed, "task_sizes": sizes_dict(sizes)}, [instance],
                           lambda: self._build(instance, sizes))
         if not cfg.functions:
             return instance
         data = self.root / "data"
-        sizes = self._sizes(cfg.max_train or 100, cfg.max_single or 30, cfg.max_multiple or 10)
-        config = {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": _sizes_dict(sizes),
+        sizes = self.subset_sizes()
+        config = {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": sizes_dict(sizes),
                   "instance": file_hash(instance / "manifest.json")}
         self.book.run("select", config, [data], lambda: self._select(instance, data, sizes))
         return data
+
+    def subset_sizes(self):
+        """The task sizes of a studied subset (TaskSizes)."""
+        cfg = self.cfg
+        return self._sizes(cfg.max_train or 100, cfg.max_single or 30, cfg.max_multiple or 10)
 
     @staticmethod
     def _sizes(train: int, single: int, multiple: int):
@@ -178,42 +188,50 @@ class Study:
     def evaluate(self, regime: str, model: str, mode: str, split: str, samples: int | None = None,
                  temperature: float | None = None) -> Path | None:
         """Rollouts (resumable, sample by sample) then verdicts of one (regime, mode, split)."""
+        if not self._has_tasks(split):
+            log.info("no %s tasks in %s: nothing to evaluate there", split, self.data)
+            return None
+        memory = self.source_rollouts() if mode == "memory" else None  # the base's judged training answers
+        weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
+        return self.evaluate_on(self.data, regime, model, mode, split, weights, memory, samples, temperature)
+
+    def evaluate_on(self, data: Path, label: str, model: str, mode: str, split: str, weights: str | None,
+                    memory: Path | None = None, samples: int | None = None,
+                    temperature: float | None = None) -> Path:
+        """Rollouts then verdicts of `model` on `data`'s split, in evals/<label>/<mode>/<split>. `weights`:
+        the hash of a trained checkpoint, whose record names the model by `label` and weights rather than
+        by its path (the run may move); None for a model named by its spec."""
         from sebench.judge import JudgeConfig
         from sebench.rollout import RolloutConfig
 
         cfg = self.cfg
-        if not self._has_tasks(split):
-            log.info("no %s tasks in %s: nothing to evaluate there", split, self.data)
-            return None
-        folder = self.eval_dir(regime, mode, split)
+        folder = self.eval_dir(label, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
-        memory = self.source_rollouts() if mode == "memory" else None  # the base's judged training answers
         settings = {**cfg.rollout, "batch_size": cfg.rollout["batch_size"] or cfg.rollout["concurrency"]}
         if samples is not None:
             settings["n"] = samples
         if temperature is not None:
             settings["temperature"] = temperature
-        rollout = RolloutConfig(data=self.data, split=split, mode=mode, model=model, out=rollouts, seed=cfg.seed,
+        rollout = RolloutConfig(data=data, split=split, mode=mode, model=model, out=rollouts, seed=cfg.seed,
                                 protocol=cfg.protocol, original_repo=cfg.original_repo, memory=memory, **settings)
-        # the record names a trained model by its regime and weights, not by its path (the run may move)
-        weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
-        name = f"rollout:{regime}:{mode}:{split}"
-        self.book.run(name, config_record(rollout, drop=("data", "out"), data=self._data_hash(),
-                                          model=model if regime == UNTRAINED else regime, weights=weights,
+        data_hash = file_hash(data / "manifest.json")
+        name = f"rollout:{label}:{mode}:{split}"
+        self.book.run(name, config_record(rollout, drop=("data", "out"), data=data_hash,
+                                          model=model if weights is None else label, weights=weights,
                                           memory=file_hash(memory) if memory else None),
                       [rollouts], lambda: self._rollout(rollout), resumable=True)
-        judge = JudgeConfig(data=self.data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
+        judge = JudgeConfig(data=data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
                             protocol=cfg.protocol, **cfg.judge)
-        self.book.run(f"judge:{regime}:{mode}:{split}",
-                      config_record(judge, drop=("data", "out", "summary"), data=self._data_hash(),
+        self.book.run(f"judge:{label}:{mode}:{split}",
+                      config_record(judge, drop=("data", "out", "summary"), data=data_hash,
                                     rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
                       [verdicts, folder / "summary.json"], lambda: self._judge(judge))
         return verdicts
 
-    def _has_tasks(self, split: str) -> bool:
+    def _has_tasks(self, split: str, data: Path | None = None) -> bool:
         from sebench.instance import Instance
 
-        path = Instance(self.data).split_path(split)
+        path = Instance(data or self.data).split_path(split)
         return path.is_file() and path.stat().st_size > 0
 
     def _rollout(self, rollout) -> None:
@@ -287,14 +305,20 @@ class Study:
             source_rollouts = self.source_rollouts()
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train = self.train_config(label, out, source_rollouts, start)
-        record = config_record(
-            train, drop=("data", "out", "verdicts"), data=self._data_hash(),
-            rollouts=file_hash(source_rollouts) if source_rollouts else None,
-            sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
-        )
-        # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py)
-        self.book.run(f"train:{label}", record, [out.parent], lambda: self._train(train), resumable=True)
+        self.run_training(label, train, data=self._data_hash(),
+                          rollouts=file_hash(source_rollouts) if source_rollouts else None,
+                          sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None)
         return out
+
+    def run_training(self, label: str, train, **inputs: object) -> None:
+        """Trains as `train` (a TrainConfig) says, as the stage train:<label>; `inputs` stand in the record
+        for the fields whose content matters rather than their path (hashes of the data, the start weights).
+        The mix fields, set only by the lifelong schedule, are left out of the record when unused, so that
+        records written before they existed still match."""
+        unused = ("mix_data", "mix_share") if train.mix_data is None else ()
+        record = config_record(train, drop=("data", "out", "verdicts", *unused), **inputs)
+        # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py)
+        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train), resumable=True)
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
@@ -376,7 +400,7 @@ def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def _sizes_dict(sizes) -> dict | None:
+def sizes_dict(sizes) -> dict | None:
     return None if sizes is None else {"train": sizes.train, "single": sizes.single, "multiple": sizes.multiple}
 
 

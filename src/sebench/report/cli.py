@@ -14,7 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="tables and plots from one or more judged runs",
         description="Writes REPORT_DIR/report.md, report.json and PNG plots from the verdicts of one or more "
         "run directories (RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl). Runs of the same model "
-        "(e.g. several seeds) are pooled into one row per regime, mode and split.",
+        "(e.g. several seeds) are pooled into one row per regime, mode and split. Runs of `sebench run --preset "
+        "lifelong` get its report instead: accuracy matrices, transfer, forgetting and mix-ups.",
     )
     p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="run directories to combine")
     p.add_argument("--out", type=Path, required=True, metavar="REPORT_DIR", help="where to write the report")
@@ -31,9 +32,16 @@ def _main(args: argparse.Namespace) -> int:
 
     from sebench.output_files import OutputLock, check_dir_target, refuse_same_file
     from sebench.report.build import build_report, main_table_markdown
+    from sebench.report.continual_report import build_continual_report, is_lifelong_run, summary_markdown
 
     check_dir_target(args.out)
     refuse_same_file(args.out, [("RUN_DIR", d) for d in args.run_dirs] + [("--data", args.data)])
+    if all(is_lifelong_run(d) for d in args.run_dirs):  # `sebench run --preset lifelong` runs
+        with OutputLock(args.out):
+            md = build_continual_report(args.run_dirs, args.out, plots_enabled=not args.no_plots)
+        print(summary_markdown(json.loads((args.out / "report.json").read_text(encoding="utf-8"))))
+        print(f"report: {md}")
+        return 0
     with OutputLock(args.out):
         md = build_report(args.run_dirs, args.out, plots_enabled=not args.no_plots, data=args.data,
                           protocol=args.protocol)

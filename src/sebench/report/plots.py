@@ -141,6 +141,36 @@ def function_heatmap(functions_table: dict, out: Path) -> Path:
     return _save(fig, out)
 
 
+def accuracy_matrices(tracks: list[dict], out: Path, split: str) -> Path:
+    """One heatmap per track: accuracy by stage (rows) and library (columns), "accuracy % / n" in each cell."""
+    plt = _pyplot()
+    width = max(len(t["libraries"]) for t in tracks)
+    height = max(len(t["rows"]) for t in tracks)
+    columns = min(len(tracks), 3)
+    lines = -(-len(tracks) // columns)
+    fig, axes = plt.subplots(lines, columns, figsize=((1.1 * width + 1.4) * columns + 1, (0.5 * height + 1) * lines + 0.8),
+                             squeeze=False, layout="constrained")
+    for ax in axes.flat[len(tracks):]:
+        ax.axis("off")
+    for ax, track in zip(axes.flat, tracks):
+        grid = [[float("nan") if a is None else a for a in row] for row in track["accuracy"]]
+        image = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(track["libraries"])), track["libraries"])
+        ax.set_yticks(range(len(track["rows"])), track["rows"], fontsize=8)
+        for i, row in enumerate(grid):
+            for j, value in enumerate(row):
+                if value == value:  # not NaN
+                    ax.text(j, i, f"{100 * value:.0f}\nn={track['n'][i][j]}", ha="center", va="center", fontsize=7,
+                            color="white" if value < 0.6 else "black")
+        ax.set_title(track["name"], fontsize=9)
+    fig.colorbar(image, ax=axes.ravel().tolist(), label="accuracy", shrink=0.8)
+    fig.suptitle(f"Closed-book accuracy on each library after each stage ({split})")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return out
+
+
 def _save(fig, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()

@@ -110,6 +110,12 @@ class TrainConfig:
                                          "list of public names (default: all); self-play writes tasks for these "
                                          "functions")
     max_examples: int | None = option(None, "use at most this many training examples")
+    mix_data: list[str] | None = option(None, "SFT: other instance directories (comma-separated) whose training "
+                                        "tasks' reference solutions join --data's examples, each prompted with its "
+                                        "own package: replay of libraries learned before, or several libraries "
+                                        "learned at once")
+    mix_share: float = option(1.0, "SFT: the share of each --mix-data instance's training examples used (a seeded "
+                              "choice, at least one)", above=0.0, maximum=1.0)
     epochs: float = option(3.0, "passes over the training data")
     max_steps: int | None = option(None, "stop after this many optimizer steps (overrides --epochs)")
     lr: float = option(2e-4, "learning rate (2e-4 taught SmolLM2-135M 20 renamed functions in 3-5 epochs; 5e-5 did "
@@ -230,6 +236,8 @@ class TrainConfig:
                 setattr(self, name, Path(value))
         if isinstance(self.functions, str):
             self.functions = [f.strip() for f in self.functions.split(",") if f.strip()]
+        if isinstance(self.mix_data, str):
+            self.mix_data = [p.strip() for p in self.mix_data.split(",") if p.strip()]
         if isinstance(self.sandbox_url, str):
             self.sandbox_url = [self.sandbox_url]
 
@@ -254,6 +262,8 @@ class TrainConfig:
         check_choice("train-source", source, TRAIN_SOURCES)
         if source == "rollouts" and self.rollouts is None and regime.sft and not regime.self_play:
             raise SebenchError("--train-source rollouts needs --rollouts FILE (a rollouts.jsonl judged by `sebench judge`)")
+        if self.mix_data and not (regime.sft and not regime.self_play):
+            raise SebenchError(f"--mix-data adds SFT examples; regime {regime.name} has no SFT stage on tasks")
         verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
         if not 0 <= self.warmup_ratio < 1:
             raise SebenchError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}")

@@ -163,10 +163,23 @@ def prepare(cfg: TrainConfig, instance: Instance) -> Prepared:
             prepared.inputs = {"rollouts": cfg.rollouts, "verdicts": cfg.verdicts}
         pairs = data.seeded_choice(pairs, cfg.max_examples, cfg.seed)
         prepared.sft = data.sft_examples(instance, pairs, spec.sft, original)
+        for i, path in enumerate(cfg.mix_data or []):
+            other = Instance.open(path)
+            prepared.sft += mixed_examples(other, cfg.mix_share, cfg.seed, spec.sft, original_prompts(cfg, other))
+            prepared.inputs[f"mix_data.{i}"] = other.manifest_path
     if spec.rl:
         prepared.rl_tasks = data.seeded_choice(data.select_tasks(instance, cfg.functions), cfg.max_examples, cfg.seed)
         prepared.rl = data.rl_prompts(instance, prepared.rl_tasks, cfg.sample_mode, spec.rl_train, original)
     return prepared
+
+
+def mixed_examples(instance: Instance, share: float, seed: int, mode: str, original: Any = None) -> list[dict]:
+    """`share` of another instance's training examples (reference solutions, at least one), each prompted
+    with that instance's own package (`original`: the original's prompts for it, under --protocol original)."""
+    pairs = data.reference_pairs(data.select_tasks(instance))
+    pairs = data.seeded_choice(pairs, max(1, round(share * len(pairs))), seed)
+    log.info("mixed in %d training examples of %s (package %s)", len(pairs), instance.root, instance.package_name)
+    return data.sft_examples(instance, pairs, mode, original)
 
 
 def original_prompts(cfg: TrainConfig, instance: Instance):
