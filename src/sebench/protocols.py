@@ -38,17 +38,22 @@ class Protocol:
     rl_sample_until: str  # GRPO sampling stops at: "code-block" (the first complete one) | "eos"
     rl_max_prompt_tokens: int | None  # GRPO rows whose open-book prompt has this many tokens are dropped
     rl_closed_in_order: bool  # closed-rl reads its prompts in the data's order, unshuffled (open-rl shuffles)
+    sft_optimizer: tuple[float, float]  # AdamW (weight decay, beta2) of SFT stages, where the config leaves them
+    rl_optimizer: tuple[float, float]  # the same for GRPO stages
 
 
 PROTOCOLS: dict[str, Protocol] = {
     "sebench": Protocol(name="sebench", prompts="sebench", thinking=None, max_tokens=None, temperature=None,
                         samples=None, judge="sebench", printing="sebench", run_timeout_s=3.0,
                         reward="binary", sft_examples="distinct", rl_sample_until="code-block",
-                        rl_max_prompt_tokens=None, rl_closed_in_order=False),
+                        rl_max_prompt_tokens=None, rl_closed_in_order=False,
+                        sft_optimizer=(0.0, 0.999), rl_optimizer=(0.0, 0.999)),
     "original": Protocol(name="original", prompts="original", thinking=True, max_tokens=8192, temperature=0.6,
                          samples=5, judge="original", printing="original", run_timeout_s=3.0,
                          reward="original", sft_examples="all", rl_sample_until="eos",
-                         rl_max_prompt_tokens=2000, rl_closed_in_order=True),
+                         rl_max_prompt_tokens=2000, rl_closed_in_order=True,
+                         # verl_evolve/verl/trainer/config/sft_trainer.yaml; optim/fsdp.yaml (the actor's)
+                         sft_optimizer=(0.01, 0.95), rl_optimizer=(0.01, 0.999)),
 }
 DEFAULT = "sebench"
 

@@ -125,9 +125,11 @@ class TrainConfig:
     lr_scheduler: str = option("linear", "learning-rate schedule (transformers' names: linear, cosine, constant, "
                                "...)")
     warmup_ratio: float = option(0.0, "share of the steps spent warming the learning rate up (below 1)")
-    weight_decay: float = option(0.0, "AdamW weight decay")
+    weight_decay: float | None = option(None, "AdamW weight decay (default: the protocol's: sebench 0; original 0.01, "
+                                        "as verl's SFT and actor optimizers)")
     adam_beta1: float = option(0.9, "AdamW beta1")
-    adam_beta2: float = option(0.999, "AdamW beta2 (the paper: 0.95)")
+    adam_beta2: float | None = option(None, "AdamW beta2 (default: the protocol's: sebench 0.999; original 0.95 for SFT "
+                                      "and 0.999 for GRPO, as verl's sft_trainer.yaml and optim/fsdp.yaml)")
     max_length: int = option(2048, "SFT: longest tokenized prompt+answer; longer ones are cut")
     lora: bool = option(False, "train LoRA adapters (merged into the weights before saving)")
     lora_r: int = option(16, "LoRA rank")
@@ -309,6 +311,13 @@ class TrainConfig:
 
     def to_json(self) -> dict:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(self).items()}
+
+    def optimizer(self, stage: str) -> tuple[float, float]:
+        """AdamW's (weight decay, beta2) for an "sft" or "rl" stage: the fields where set, else the protocol's."""
+        protocol = get_protocol(self.protocol)
+        weight_decay, beta2 = protocol.sft_optimizer if stage == "sft" else protocol.rl_optimizer
+        return (weight_decay if self.weight_decay is None else self.weight_decay,
+                beta2 if self.adam_beta2 is None else self.adam_beta2)
 
     def identity(self) -> dict:
         """What a GRPO resume point must match (train/resume.py): the settings that change what is trained,

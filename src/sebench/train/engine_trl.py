@@ -105,7 +105,7 @@ def grpo_trainer(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
     from sebench.train.sft import common_args, peft_config
 
     mode = vllm_mode(cfg)
-    args = common_args(cfg, cfg.out / "trainer" / stage)
+    args = common_args(cfg, cfg.out / "trainer" / stage, "rl")
     args.pop("num_train_epochs", None)
     args.update(gradient_accumulation_steps=cfg.grad_accum // cfg.mini_batches, seed=seed, data_seed=seed,
                 max_steps=planned_steps(len(rows), cfg, seed))

@@ -94,8 +94,8 @@ def train_rl_own(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
     plan = batch_plan(len(rows), per_batch, cfg, seed)
     steps = cfg.max_steps or len(plan) * cfg.mini_batches
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr, betas=(cfg.adam_beta1, cfg.adam_beta2),
-                                  weight_decay=cfg.weight_decay)
+    weight_decay, beta2 = cfg.optimizer("rl")
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, betas=(cfg.adam_beta1, beta2), weight_decay=weight_decay)
     scheduler = get_scheduler(cfg.lr_scheduler, optimizer, num_warmup_steps=int(cfg.warmup_ratio * steps),
                               num_training_steps=steps)
     by_id = {t.task_id: t for t in tasks}

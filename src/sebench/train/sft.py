@@ -24,12 +24,13 @@ from sebench.train.data import LeftPaddedBatches
 log = logging.getLogger(__name__)
 
 
-def common_args(cfg: TrainConfig, workdir: Path) -> dict[str, Any]:
-    """The SFT trainer's TrainingArguments."""
+def common_args(cfg: TrainConfig, workdir: Path, stage: str = "sft") -> dict[str, Any]:
+    """The trainer's TrainingArguments for an "sft" or (engine_trl's) "rl" stage."""
     import torch
 
     bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     steps = {"max_steps": cfg.max_steps} if cfg.max_steps else {"num_train_epochs": cfg.epochs}
+    weight_decay, beta2 = cfg.optimizer(stage)
     return dict(
         output_dir=str(workdir),
         learning_rate=cfg.lr,
@@ -45,9 +46,9 @@ def common_args(cfg: TrainConfig, workdir: Path) -> dict[str, Any]:
         report_to="none",
         lr_scheduler_type=cfg.lr_scheduler,
         warmup_steps=cfg.warmup_ratio,  # a float below 1 is a share of the steps
-        weight_decay=cfg.weight_decay,
+        weight_decay=weight_decay,
         adam_beta1=cfg.adam_beta1,
-        adam_beta2=cfg.adam_beta2,
+        adam_beta2=beta2,
         **steps,
     )
 
