@@ -114,3 +114,22 @@ def test_too_long_examples_are_left_out(instance, tiny_model, caplog):
         assert fit_length(examples, tokenizer, 100_000) == examples
         with pytest.raises(SebenchError, match="raise it"):
             fit_length(examples, tokenizer, 10)
+
+
+def test_mixed_in_examples_are_a_seeded_share_of_the_other_librarys_own(instance, tmp_path):
+    """Replay (lifelong): --mix-data adds --mix-share of another instance's reference solutions, each prompted
+    with that instance's package, to the SFT data; the same seed picks the same examples."""
+    from sebench.train.config import TrainConfig
+    from sebench.train.run import prepare
+
+    cfg = TrainConfig(data=instance.root, regime="closed-sft", out=tmp_path / "out", train_source="reference",
+                      mix_data=[instance.root], mix_share=0.25).resolved()
+    own = prepare(TrainConfig(data=instance.root, regime="closed-sft", out=tmp_path / "out",
+                              train_source="reference").resolved(), instance).sft
+    mixed = prepare(cfg, instance).sft
+    added = mixed[len(own):]
+    assert mixed[:len(own)] == own
+    assert len(added) == round(0.25 * len(data.reference_pairs(data.select_tasks(instance))))
+    assert all(instance.package_name in example["completion"][0]["content"] for example in added)
+    assert added == prepare(cfg, instance).sft[len(own):]
+    assert "mix_data.0" in prepare(cfg, instance).inputs
