@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from readme_tables import readme_table
 
 from sebench.experiment.config import resolve
 from sebench.train.config import REGIME_ALIASES, REGIME_SPECS
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def _table(first_header: str) -> list[list[str]]:
-    """The rows (cells, stripped) of the README table whose first header cell is `first_header`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return rows
 
 
 def _preset_value(cfg, path: str):
@@ -36,7 +22,7 @@ def _preset_value(cfg, path: str):
 
 def test_the_gpu_recipe_table_matches_the_preset():
     cfg = resolve("gpu", {})
-    rows = [r for r in _table("recipe item") if r[2].startswith("`")]
+    rows = [r for r in readme_table("recipe item") if r[2].startswith("`")]
     assert len(rows) >= 30
     for item, paper, field, value in rows:
         expected = json.loads(value)
@@ -52,7 +38,7 @@ def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_epochs_and_
 
 
 def test_the_regime_table_matches_the_regime_specs():
-    rows = {r[0].strip("`"): r for r in _table("regime") if len(r) == 5}
+    rows = {r[0].strip("`"): r for r in readme_table("regime") if len(r) == 5}
     assert list(rows) == list(REGIME_SPECS)
     aliases = {new: old for old, new in REGIME_ALIASES.items()}
     for name, (_, stages, sample, train, earlier) in rows.items():

@@ -4,25 +4,16 @@ defaults, under `--protocol original`, and in the gpu preset's closed-rl (read f
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from readme_tables import readme_table
 
 from sebench.experiment.config import resolve
 from sebench.train.config import TrainConfig
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
 
 def _rows() -> list[list[str]]:
-    lines = README.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| item | the original, and where |"))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return rows
+    return readme_table("item | the original, and where")
 
 
 def _resolved(**settings) -> TrainConfig:
