@@ -182,9 +182,9 @@ _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_complet
 _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
                 "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
-# paper-mini's self-play rounds (train.selfplay): 3 tasks per studied function a round, a written task cut
+# paper-mini's self-play rounds (train.selfplay): 15 tasks per studied function a round, a written task cut
 # at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
-_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 24, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
+_SELF_PLAY = {"rounds": 2, "selfplay_tasks": 120, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
 # what cpu and paper-mini share: the embedded model, warmed up on compact docs first; its untrained
 # baselines closed-book, open-book and with memory; greedy short answers; SFT on its judged open-book answers
