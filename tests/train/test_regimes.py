@@ -129,6 +129,8 @@ def test_rl_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scrip
     rows = _loss_rows(ckpt)
     assert [r["stage"] for r in rows] == ["grpo", "grpo"]
     assert all(float(r["reward"]) == 0.5 for r in rows)  # the reference scores 1, the non-answer 0
+    if engine == "own":  # epochs of the prompts seen: one prompt a step
+        assert [float(r["epoch"]) for r in rows] == [1.0, 2.0]
     samples = _samples(ckpt)
     assert [s["reward"] for s in samples] == [1.0, 0.0, 1.0, 0.0]
     assert [s["advantage"] for s in samples] == pytest.approx(group_advantages([1.0, 0.0, 1.0, 0.0], 2))

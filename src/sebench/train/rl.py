@@ -126,7 +126,7 @@ def train_rl_own(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
             scheduler.step()
             reward = sum(s.reward for s in samples) / len(samples)
             losses.add(stage, step, stats["loss"], scheduler.get_last_lr()[0], reward=reward,
-                       epoch=round((b + 1) / max(1, len(plan)) * _epochs(cfg), 3))
+                       epoch=round((b + 1) * per_batch / len(rows), 3))
             append_rows(cfg.out / STEPS_FILE, [{"stage": stage, "step": step, "batch": b + 1, "reward": reward, **stats}])
         append_rows(cfg.out / SAMPLES_FILE, [asdict(s) for s in samples])
         if cfg.resume_every and step < steps and step - saved >= cfg.resume_every:
@@ -138,10 +138,6 @@ def train_rl_own(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
     if hasattr(model, "merge_and_unload"):  # a PeftModel
         model = model.merge_and_unload()
     return model.to("cpu")
-
-
-def _epochs(cfg: TrainConfig) -> float:
-    return cfg.epochs if not cfg.max_steps else float("nan")
 
 
 def batch_plan(prompts: int, per_batch: int, cfg: TrainConfig, seed: int) -> list[list[int]]:
