@@ -17,12 +17,13 @@ def _sample(reward, advantage, new, old, sampled, tokens):
 SAMPLES = [_sample(1.0, 1.5, -40.0, -40.0, -10.0, 10), _sample(1.0, 0.5, -20.0, -20.0, -12.0, 4),
            _sample(0.0, -1.0, -5.0, -5.0, -6.0, 2), _sample(0.0, -1.0, -7.0, -7.5, -7.0, 5)]
 STEPS = [{"grad_norm_positive": 2.0, "grad_norm_negative": 4.0, "grad_cosine": -0.5},
-         {"grad_norm_positive": 4.0, "grad_norm_negative": float("nan"), "grad_cosine": float("nan")}]
+         {"grad_norm_positive": 4.0, "grad_norm_negative": float("nan"), "grad_cosine": float("nan")},  # old records
+         {"grad_norm_positive": 3.0, "grad_norm_negative": None, "grad_cosine": None}]
 
 
 def test_the_summary_of_known_samples():
     got = summarise(SAMPLES, STEPS)
-    assert (got["samples"], got["rewarded"], got["positive"], got["negative"], got["steps"]) == (4, 2, 2, 2, 2)
+    assert (got["samples"], got["rewarded"], got["positive"], got["negative"], got["steps"]) == (4, 2, 2, 2, 3)
     assert got["log_ratio_rewarded"] == pytest.approx((-30.0 + -8.0) / 2)  # median of -30 and -8
     assert got["log_ratio_rewarded_per_token"] == pytest.approx((-3.0 + -2.0) / 2)
     assert got["ppo_log_ratio_abs"] == pytest.approx(0.0)  # three of four on-policy

@@ -103,3 +103,6 @@ def test_split_gradients_add_up_to_the_whole_and_are_measured(tiny_model, tmp_pa
     # the positive sample alone, with the mini-batch's two samples in the denominator as in the split
     assert stats["grad_norm_positive"] == pytest.approx(alone["grad_norm"] / 2, rel=1e-4)
     assert stats["grad_norm_negative"] > 0 and -1.0 <= stats["grad_cosine"] <= 1.0
+    positive = {}
+    _gradients(tiny_model, tmp_path, [1.0], "keep", grad_split=True, stats=positive)
+    assert positive["grad_norm_negative"] == 0 and positive["grad_cosine"] is None  # JSON null, not NaN

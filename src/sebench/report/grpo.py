@@ -27,9 +27,11 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def _mean(values: list[float]) -> float | None:
-    values = [v for v in values if v == v]  # NaN: a step with no sample of one sign
-    return sum(values) / len(values) if values else None
+def _mean(values: list[float | None]) -> float | None:
+    """The mean of the values recorded (None, or NaN in records made before 2026-11-26: a step without a
+    sample of one sign)."""
+    kept = [v for v in values if v is not None and v == v]
+    return sum(kept) / len(kept) if kept else None
 
 
 def grpo_rows(run_dirs: list[Path]) -> list[dict]:
@@ -54,9 +56,9 @@ def summarise(samples: list[dict], steps: list[dict]) -> dict:
         "positive": sum(s["advantage"] > 0 for s in samples), "negative": sum(s["advantage"] < 0 for s in samples),
         "log_ratio_rewarded": _median(ratio), "log_ratio_rewarded_per_token": _median(per_token),
         "ppo_log_ratio_abs": _median([abs(s["new_logp"] - s["old_logp"]) for s in samples]),
-        "grad_norm_positive": _mean([s.get("grad_norm_positive", float("nan")) for s in steps]),
-        "grad_norm_negative": _mean([s.get("grad_norm_negative", float("nan")) for s in steps]),
-        "grad_cosine": _mean([s.get("grad_cosine", float("nan")) for s in steps]),
+        "grad_norm_positive": _mean([s.get("grad_norm_positive") for s in steps]),
+        "grad_norm_negative": _mean([s.get("grad_norm_negative") for s in steps]),
+        "grad_cosine": _mean([s.get("grad_cosine") for s in steps]),
     }
 
 

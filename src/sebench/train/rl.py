@@ -361,7 +361,7 @@ class _GradSplit:
 
         pos, neg = flat(self.parts.get("positive")), flat(self.parts.get("negative"))
         n_pos, n_neg = float(pos.norm()), float(neg.norm())
-        cosine = float(pos @ neg) / (n_pos * n_neg) if n_pos and n_neg and len(pos) == len(neg) else float("nan")
+        cosine = float(pos @ neg) / (n_pos * n_neg) if n_pos and n_neg and len(pos) == len(neg) else None
         for i, p in enumerate(self.params):
             got = [part[i] for part in self.parts.values() if part[i] is not None]
             p.grad = sum(got[1:], got[0]) if got else None
