@@ -181,3 +181,24 @@ def test_a_task_written_as_a_proposal_parses_back(built_instance):
     assert max(map(len, proposal.inputs)) <= sorted(map(len, inputs))[len(proposal.inputs) - 1]
     prompt = proposal_prompt(instance, task.selected_functions)
     assert f"### {task.selected_functions[0]}\n" in prompt and f"{TEST_INPUTS} different" in prompt
+
+
+def test_proposals_are_written_a_batch_at_a_time_with_progress(built_instance, caplog):
+    """Five proposals through a backend of batch size 2: three calls, a progress line after each, the
+    answers used in the order asked (the first, a good proposal, is the one kept)."""
+    from sebench.rollout.backends.fake import FakeBackend
+    from sebench.train.modelgen import generate_many
+
+    mean = Instance(built_instance).mapping()["functions"]["numpy.mean"]
+    pkg = Instance(built_instance).package_name
+    good = "```json\n" + json.dumps({
+        "query": "A class records test marks in `marks`. Return the average mark.",
+        "function_name": "def average_mark(marks):",
+        "test_inputs": ["marks=[1, 2, 3]", "marks=[4, 8]", "marks=[10]", "marks=[0, 5, 7]", "marks=[2, 2, 6]"],
+        "solution": f"import {pkg}\n\ndef average_mark(marks):\n    return {mean}(marks)\n"}) + "\n```"
+    backend = FakeBackend(responses=[good] + ["I cannot."] * 4, batch_size=2)
+    caplog.set_level("INFO", logger="sebench.train.modelgen")
+    got = generate_many(Instance(built_instance), backend, [([mean], 5)], seed=0, samples=0, min_cases=5)[0]
+    assert [m for m in caplog.messages if "proposals written" in m] == [
+        f"modelgen: {k} of 5 proposals written (0 s)" for k in (2, 4, 5)]
+    assert (got.asked, got.parsed, len(got.tasks)) == (5, 1, 1) and got.texts[0] == good

@@ -158,3 +158,77 @@ def test_a_task_must_run_on_selfplay_min_cases_inputs(built_instance, tiny_model
         ))
     summary = json.loads((tmp_path / "sp/rounds/round-1/summary.json").read_text())
     assert summary["rejected"] == {"static": 1, "few_inputs": 2}
+
+
+def _stop_after_round(monkeypatch, stop_at: int) -> None:
+    """A stop (an exception) right after round `stop_at` has played, before its point could be saved."""
+    from sebench.train import selfplay
+
+    real = selfplay.play_round
+
+    def play_then_stop(*args, **kwargs):
+        played = real(*args, **kwargs)
+        if args[-1] == stop_at:
+            raise KeyboardInterrupt(f"stopped after round {stop_at}")
+        return played
+
+    monkeypatch.setattr(selfplay, "play_round", play_then_stop)
+
+
+@pytest.mark.parametrize("regime", ["self-play-sft", "self-play-rl"])
+def test_a_stopped_self_play_goes_on_after_its_last_finished_round(built_instance, tiny_model, tmp_path,
+                                                                   scripted_sampling, monkeypatch, caplog, regime):
+    """Stopped in round 3 of 3, the run resumes after round 2 (round 1 and 2 are not played again) and ends
+    as an unbroken run does: the same weights, summaries, examples, loss rows and GRPO records, none twice."""
+    from safetensors.torch import load_file
+
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    backend = _script(tmp_path, built_instance)
+    scripted_sampling.answers = {"A shop logs the amounts": json.loads((tmp_path / "script.json").read_text())[5]}
+    settings = dict(data=built_instance, regime=regime, model=str(tiny_model), functions=[total], rounds=3,
+                    selfplay_tasks=5, selfplay_solves=1, selfplay_backend=backend, max_steps=1, batch_size=2,
+                    num_generations=2, judge_workers=2, threads=1)
+    unbroken = train_model(TrainConfig(out=tmp_path / "unbroken", **settings))
+
+    with monkeypatch.context() as patch:
+        _stop_after_round(patch, 3)
+        with pytest.raises(KeyboardInterrupt):
+            train_model(TrainConfig(out=tmp_path / "stopped", **settings))
+    stopped = tmp_path / "stopped"
+    assert (stopped / "trainer" / "selfplay-rounds").is_dir() and not (stopped / "train_config.json").exists()
+    round_2 = (stopped / "rounds" / "round-2" / "summary.json").stat().st_mtime_ns
+    caplog.set_level("INFO", logger="sebench.train.selfplay")
+    resumed = train_model(TrainConfig(out=stopped, **settings))
+
+    assert "self-play: resuming after round 2" in caplog.text
+    assert (stopped / "rounds" / "round-2" / "summary.json").stat().st_mtime_ns == round_2  # not played again
+    assert not (stopped / "trainer").exists()
+    ours, theirs = load_file(str(resumed / "model.safetensors")), load_file(str(unbroken / "model.safetensors"))
+    assert all(bool((ours[k] == v).all()) for k, v in theirs.items())
+    info, reference = (json.loads((c / "train_config.json").read_text()) for c in (resumed, unbroken))
+    drop = ("seconds", "seconds_write")
+    assert [{k: v for k, v in r.items() if k not in drop} for r in info["rounds"]] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in reference["rounds"]]
+    assert info["examples"] == reference["examples"] and info["data_sha256"] == reference["data_sha256"]
+    assert [r.split(",")[:2] for r in (resumed / "loss.csv").read_text().splitlines()[1:]] == \
+        [["1", "round-1"], ["2", "round-2"], ["3", "round-3"]]
+    for name in ("rl_samples.jsonl", "rl_steps.jsonl") if regime == "self-play-rl" else ():
+        rows = [json.loads(line) for line in (resumed / name).read_text().splitlines()]
+        assert [r["stage"] for r in rows] == [json.loads(line)["stage"] for line in (unbroken / name).read_text().splitlines()]
+        assert {r["stage"] for r in rows} == {"round-1", "round-2", "round-3"}
+
+
+def test_a_round_point_of_other_settings_is_not_used(built_instance, tiny_model, tmp_path, monkeypatch, caplog):
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    settings = dict(data=built_instance, regime="self-play-sft", model=str(tiny_model), functions=[total], rounds=2,
+                    selfplay_tasks=5, selfplay_solves=1, selfplay_backend=_script(tmp_path, built_instance),
+                    max_steps=1, batch_size=1, judge_workers=2, out=tmp_path / "sp")
+    with monkeypatch.context() as patch:
+        _stop_after_round(patch, 2)
+        with pytest.raises(KeyboardInterrupt):
+            train_model(TrainConfig(**settings))
+    caplog.set_level("INFO", logger="sebench.train.selfplay")
+    train_model(TrainConfig(**{**settings, "lr": 1e-3}))
+    assert "discarded" in caplog.text and "resuming" not in caplog.text
+    rows = (tmp_path / "sp" / "loss.csv").read_text().splitlines()[1:]
+    assert [r.split(",")[:2] for r in rows] == [["1", "round-1"], ["2", "round-2"]]

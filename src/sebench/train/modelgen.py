@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -155,9 +156,9 @@ def generate(instance: Instance, backend, functions: list[str], n: int, seed: in
 
 def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]], seed: int = 0, samples: int = 2,
                   min_cases: int = MIN_CASES, max_tokens: int = 1500, temperature: float = 0.8) -> list[Generated]:
-    """generate() for each (functions, n) of `plan`, with every proposal asked for in one call of the backend
-    (a batched backend writes them side by side), then every fresh solution in one more; task ids are
-    gen-SEED-NNNN, numbered across the plan."""
+    """generate() for each (functions, n) of `plan`: the proposals asked for a batch's worth at a time (a
+    batched backend writes them side by side; a progress line after each), then every fresh solution the
+    same way; task ids are gen-SEED-NNNN, numbered across the plan."""
     from sebench.answers import extract_code
     from sebench.judge import program_outputs
     from sebench.rollout import GenerationRequest
@@ -171,8 +172,9 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
     if samples < 0 or any(n < 1 for _, n in plan):
         raise SebenchError("--n must be at least 1 and --samples at least 0")
     asks = [(g, proposal_prompt(instance, functions)) for g, (functions, n) in enumerate(plan) for _ in range(n)]
-    replies = backend.generate([GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=temperature,
-                                                  max_tokens=max_tokens, seed=seed + i) for i, (_, ask) in enumerate(asks)])
+    replies = _generate_logged(backend, [GenerationRequest([{"role": "user", "content": ask}], n=1, temperature=temperature,
+                                                           max_tokens=max_tokens, seed=seed + i)
+                                         for i, (_, ask) in enumerate(asks)], "proposals")
     texts = [c[0].text if c else "" for c in replies]
     parsed = [(g, parse_proposal(text)) for (g, _), text in zip(asks, texts)]
     parsed = [(g, p) for g, p in parsed if p is not None]
@@ -182,11 +184,11 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
     answers = [[] for _ in proposals]
     if proposals and samples:
         pkg = mapping["package"]
-        answers = backend.generate([
+        answers = _generate_logged(backend, [
             GenerationRequest([{"role": "user", "content": SOLVE.format(
                 pkg=pkg, docs=_docs_text(instance, plan[g][0]), query=p.query, signature=p.function_name)}],
                 n=samples, temperature=temperature, max_tokens=1200, seed=seed + 1000 + i)
-            for i, (g, p) in enumerate(proposals)])
+            for i, (g, p) in enumerate(proposals)], "fresh solutions")
     kept: list[tuple[int, Task]] = []
     rejected: list[tuple[int, str]] = []
     for (g, p), completions in zip(proposals, answers):
@@ -202,6 +204,20 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
                       clean=sum(h == g for h, _ in proposals), tasks=[t for h, t in kept if h == g],
                       rejected={why: n for why in REJECTIONS if (n := sum((h, why) == (g, r) for h, r in rejected))})
             for g in range(len(plan))]
+
+
+def _generate_logged(backend, requests: list, what: str) -> list:
+    """backend.generate over `requests` a batch's worth at a time (the hf backend's batch size, else 64), with
+    a progress line after each."""
+    chunk = getattr(backend, "batch_size", None) or 64
+    replies: list = []
+    started = time.time()
+    for start in range(0, len(requests), chunk):
+        replies += backend.generate(requests[start:start + chunk])
+        if len(requests) > chunk:
+            log.info("modelgen: %d of %d %s written (%.0f s)", len(replies), len(requests), what,
+                     time.time() - started)
+    return replies
 
 
 def _docs_text(instance: Instance, functions: list[str]) -> str:

@@ -9,7 +9,8 @@ the batch's index, so the continued run draws the same samples as an unbroken on
 --threads).
 
 A point belongs to one GRPO stage of one set of rows (`key`); any other stage or data ignores it. The save is
-atomic: a new point is written beside the old one and swapped in.
+atomic: a new point is written beside the old one and swapped in (save_state, which self-play's round points
+use too: train/selfplay.py).
 """
 
 from __future__ import annotations
@@ -79,18 +80,35 @@ def kept_point(out: Path, key: str, record_files: tuple[str, ...]) -> ResumePoin
 
 def save(out: Path, point: ResumePoint, model: Any, optimizer: Any, scheduler: Any) -> None:
     """Writes `point` and the training state beside the current point, then swaps it in."""
+    point.file_sizes = file_sizes(out, point.file_sizes)
+    save_state(folder(out), asdict(point), {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                                            "scheduler": scheduler.state_dict()})
+
+
+def file_sizes(out: Path, names) -> dict[str, int]:
+    """The byte length of each record file `names` under `out` (0 where there is none)."""
+    return {name: (Path(out) / name).stat().st_size if (Path(out) / name).exists() else 0 for name in names}
+
+
+def cut_back(out: Path, sizes: dict[str, int]) -> None:
+    """Cuts each record file under `out` back to its length in `sizes` (rows written after a point)."""
+    for name, size in sizes.items():
+        path = Path(out) / name
+        if path.exists():
+            with path.open("r+b") as handle:
+                handle.truncate(size)
+
+
+def save_state(target: Path, meta: dict, tensors: dict) -> None:
+    """Writes a point (meta as JSON, tensors with torch.save) beside `target`, then swaps it in: a reader
+    finds the old point or the new one, never half of one."""
     import torch
 
-    target = folder(out)
-    fresh = target.with_name(FOLDER + ".new")
+    fresh, old = target.with_name(target.name + ".new"), target.with_name(target.name + ".old")
     shutil.rmtree(fresh, ignore_errors=True)
     fresh.mkdir(parents=True)
-    point.file_sizes = {name: (Path(out) / name).stat().st_size if (Path(out) / name).exists() else 0
-                        for name in point.file_sizes}
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict()}, fresh / TENSORS_FILE)
-    (fresh / STATE_FILE).write_text(json.dumps(asdict(point)), encoding="utf-8")
-    old = target.with_name(FOLDER + ".old")
+    torch.save(tensors, fresh / TENSORS_FILE)
+    (fresh / STATE_FILE).write_text(json.dumps(meta), encoding="utf-8")
     shutil.rmtree(old, ignore_errors=True)
     if target.exists():
         target.rename(old)
@@ -98,23 +116,27 @@ def save(out: Path, point: ResumePoint, model: Any, optimizer: Any, scheduler: A
     shutil.rmtree(old, ignore_errors=True)
 
 
+def load_state(target: Path) -> tuple[dict, dict] | None:
+    """The (meta, tensors) of the point in `target`; None when there is none."""
+    import torch
+
+    if not (target / STATE_FILE).is_file() or not (target / TENSORS_FILE).is_file():
+        return None
+    meta = json.loads((target / STATE_FILE).read_text(encoding="utf-8"))
+    return meta, torch.load(target / TENSORS_FILE, map_location="cpu", weights_only=False)
+
+
 def restore(out: Path, key: str, model: Any, optimizer: Any, scheduler: Any) -> ResumePoint | None:
     """Loads the point of stage `key` into the model, optimizer and scheduler and cuts the record files back
     to their lengths at the point; None (nothing changed) when there is no point for `key`."""
-    import torch
-
     point = read_point(out)
     if point is None or point.key != key:
         return None
-    state = torch.load(folder(out) / TENSORS_FILE, map_location="cpu", weights_only=False)
+    _meta, state = load_state(folder(out)) or ({}, {})
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
-    for name, size in point.file_sizes.items():
-        path = Path(out) / name
-        if path.exists():
-            with path.open("r+b") as handle:
-                handle.truncate(size)
+    cut_back(out, point.file_sizes)
     log.info("%s: resuming after step %d (batch %d) from %s", key.split(":")[0], point.step, point.batches,
              folder(out))
     return point

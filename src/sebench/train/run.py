@@ -55,8 +55,8 @@ def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
             raise SebenchError(f"extra SFT examples need an SFT regime, not {cfg.regime}")
         prepared.sft += extra_sft
     prepare_out(cfg.out, cfg.overwrite)
-    if cfg.spec.self_play or cfg.engine == "trl" or not cfg.resume_every:
-        resume.discard(cfg.out, RECORD_FILES)  # only the own loop's non-self-play GRPO stage resumes
+    if not cfg.spec.self_play and (cfg.engine == "trl" or not cfg.resume_every):
+        resume.discard(cfg.out, RECORD_FILES)  # the own loop's GRPO resumes from its points, self-play from its rounds
     started = time.time()
     reset_thread_usage()
 

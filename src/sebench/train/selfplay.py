@@ -20,7 +20,12 @@ with the real library's (NumPy's original of the function, via the private mappi
 OUT/rounds/round-K/ keeps each round's proposals.jsonl (the model's answers as written), tasks.jsonl,
 rollouts.jsonl, verdicts.jsonl and summary.json (the counts: asked, parsed, no_leak, kept, rejected by
 reason, agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
-and solves with the very model object being trained (the hf backend over it): no intermediate checkpoint.
+and solves with the very model object being trained (the hf backend over it).
+
+A stopped run goes on after its last finished round: each round but the last saves a point to
+OUT/trainer/selfplay-rounds/ (the weights, the examples and summaries of the rounds done, the loss rows, the
+byte lengths of the GRPO record files), and a run of the same config restores it, cuts the record files back
+and plays the next round. Round k's seeds depend only on k, so the rounds after it are those of an unbroken run.
 """
 
 from __future__ import annotations
@@ -37,11 +42,14 @@ from sebench.errors import SebenchError
 from sebench.files import write_json
 from sebench.instance import Instance
 from sebench.records import Task, write_records
-from sebench.train import data
+from sebench.train import data, resume
 from sebench.train.artifacts import LossLog
 from sebench.train.config import TrainConfig
+from sebench.train.rl import RECORD_FILES
 
 log = logging.getLogger(__name__)
+
+POINT = "selfplay-rounds"  # under OUT/trainer: the rounds done (removed with it when the regime finishes)
 
 
 def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainConfig, workdir: Path,
@@ -52,13 +60,18 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
     functions = cfg.functions or [doc.name for doc in instance.api_docs()]
     if cfg.functions:
         data.check_functions(instance, functions)
-    all_examples, summary = [], []
+    key = resume.stage_key("self-play", functions, cfg.identity())
+    all_examples, summary = restore_rounds(workdir / POINT, key, model, losses, cfg.out)
     with reward_judge(instance, cfg.reward, cfg.judge_workers, cfg.sandbox_url) as judge:
-        for k in range(1, cfg.rounds + 1):
+        for k in range(len(summary) + 1, cfg.rounds + 1):
             model, examples, record = play_round(model, tokenizer, instance, judge, functions, cfg, workdir,
                                                  losses, k)
             all_examples += examples
             summary.append(record)
+            if k < cfg.rounds:
+                meta = {"key": key, "examples": all_examples, "rounds": summary, "loss_rows": losses.rows,
+                        "loss_offset": losses.snapshot()[1], "file_sizes": resume.file_sizes(cfg.out, RECORD_FILES)}
+                resume.save_state(workdir / POINT, meta, {"model": model.state_dict()})
     if not all_examples:
         raise SebenchError(
             f"self-play kept no training example in {cfg.rounds} round(s): "
@@ -68,6 +81,24 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
             "`sebench warmup --skills docs,tasks`)"
         )
     return model, all_examples, summary
+
+
+def restore_rounds(point: Path, key: str, model: Any, losses: LossLog, out: Path) -> tuple[list[dict], list[dict]]:
+    """The examples and summaries of the rounds a stopped run of the same config (`key`) finished, with the
+    model's weights, the loss rows and the record files put back as they were after them; with no such point,
+    ([], []) and the GRPO record files removed (the rounds start from scratch)."""
+    state = resume.load_state(point)
+    if state is None or state[0].get("key") != key:
+        if state is not None:
+            log.info("self-play: a round point of other settings or data is discarded")
+        resume.discard(out, RECORD_FILES)
+        return [], []
+    meta, tensors = state
+    model.load_state_dict(tensors["model"])
+    losses.restore(meta["loss_rows"], meta["loss_offset"])
+    resume.cut_back(out, meta["file_sizes"])
+    log.info("self-play: resuming after round %d from %s", len(meta["rounds"]), point)
+    return meta["examples"], meta["rounds"]
 
 
 def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, functions: list[str], cfg: TrainConfig,
