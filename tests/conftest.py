@@ -9,6 +9,8 @@ does not take every stage's tests down with it.
 from __future__ import annotations
 
 import logging
+import os
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,14 @@ def small_task_sizes():
     from sebench.tasks.generate import TaskSizes
 
     return TaskSizes(**SMALL_SIZES)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory):
+    """sebench's cache folder (files.cache_root) in the session's temporary folder, not the user's."""
+    os.environ["SEBENCH_CACHE_DIR"] = str(tmp_path_factory.mktemp("sebench-cache"))
+    yield Path(os.environ["SEBENCH_CACHE_DIR"])
+    os.environ.pop("SEBENCH_CACHE_DIR", None)
 
 
 @pytest.fixture(scope="session")

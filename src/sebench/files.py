@@ -1,4 +1,5 @@
-"""Small file helpers that several stages share: atomic JSON writes and sha256 digests of files and trees."""
+"""Small file helpers that several stages share: the cache folder, atomic JSON writes and sha256 digests of
+files and trees."""
 
 from __future__ import annotations
 
@@ -7,6 +8,14 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+
+def cache_root() -> Path:
+    """Where sebench caches what it can reuse across runs (warm-up checkpoints, self-play's first writes):
+    $SEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/sebench, else ~/.cache/sebench."""
+    if os.environ.get("SEBENCH_CACHE_DIR"):
+        return Path(os.environ["SEBENCH_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sebench"
 
 
 def write_json(path: str | Path, data: Any, indent: int = 1) -> None:

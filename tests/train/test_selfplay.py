@@ -232,3 +232,22 @@ def test_a_round_point_of_other_settings_is_not_used(built_instance, tiny_model,
     assert "discarded" in caplog.text and "resuming" not in caplog.text
     rows = (tmp_path / "sp" / "loss.csv").read_text().splitlines()[1:]
     assert [r.split(",")[:2] for r in rows] == [["1", "round-1"], ["2", "round-2"]]
+
+
+def test_the_self_play_regimes_play_their_first_round_on_the_same_written_tasks(built_instance, tiny_model, tmp_path):
+    """The start model's first-round answers are cached (train/selfplay.first_round_cache): self-play-rl
+    reads the tasks self-play-sft's first round wrote instead of writing them again."""
+    from sebench.train.selfplay import first_round_cache
+
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    settings = dict(data=built_instance, model=str(tiny_model), functions=[total], rounds=1, selfplay_tasks=3,
+                    selfplay_write_tokens=12, max_steps=1, batch_size=2, num_generations=2, judge_workers=2)
+    for regime in ("self-play-sft", "self-play-rl"):
+        with pytest.raises(SebenchError, match="kept no training example"):  # a random tiny model writes no task
+            train_model(TrainConfig(regime=regime, out=tmp_path / regime, **settings))
+    sft, rl = (tmp_path / r / "rounds" / "round-1" for r in ("self-play-sft", "self-play-rl"))
+    assert (rl / "proposals.jsonl").read_text() == (sft / "proposals.jsonl").read_text()
+    reused = [json.loads((f / "summary.json").read_text())["reused_answers"] for f in (sft, rl)]
+    assert reused == [0, 3]
+    assert first_round_cache(TrainConfig(regime="self-play-rl", out=tmp_path, **settings)).is_file()
+    assert first_round_cache(TrainConfig(regime="self-play-rl", out=tmp_path, selfplay_backend="fake:", **settings)) is None

@@ -317,7 +317,8 @@ class Study:
         records written before they existed still match."""
         unused = ("mix_data", "mix_share") if train.mix_data is None else ()
         record = config_record(train, drop=("data", "out", "verdicts", *unused), **inputs)
-        # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py)
+        # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py), self-play
+        # after its last finished round (train/selfplay.py)
         self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train), resumable=True)
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):

@@ -32,7 +32,6 @@ import fcntl
 import hashlib
 import json
 import logging
-import os
 import re
 import shutil
 import time
@@ -41,14 +40,14 @@ from pathlib import Path
 
 from sebench.cliflags import option
 from sebench.errors import SebenchError
-from sebench.files import file_sha256, tree_sha256, write_json
+from sebench.files import cache_root, file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
 from sebench.records import ApiDoc
 from sebench.rollout import DOCS_FORMS
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sebench" / "warmup"
+DEFAULT_CACHE_DIR = cache_root() / "warmup"
 KEY_VERSION = 1  # raise when the warm-up's data or training changes meaning, so old entries are not reused
 SKILLS = ("docs", "tasks")
 

@@ -26,10 +26,15 @@ A stopped run goes on after its last finished round: each round but the last sav
 OUT/trainer/selfplay-rounds/ (the weights, the examples and summaries of the rounds done, the loss rows, the
 byte lengths of the GRPO record files), and a run of the same config restores it, cuts the record files back
 and plays the next round. Round k's seeds depend only on k, so the rounds after it are those of an unbroken run.
+
+The first round's answers (tasks written, and solved, by the start model) are kept in the cache folder
+(first_round_cache), so self-play-sft and self-play-rl of one run play their first round on the same tasks,
+and a stop in the middle of the writing keeps what was written; the summary's reused_answers counts them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
@@ -112,6 +117,11 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
     folder.mkdir(parents=True, exist_ok=True)
     started = time.time()
     backend = round_backend(cfg, model, tokenizer)
+    cache = first_round_cache(cfg) if k == 1 else None
+    if cache is not None:
+        from sebench.rollout import CachedBackend
+
+        backend = CachedBackend(backend, cache)
     tasks, written, counts = write_tasks(instance, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
     record = {"round": k, **counts}
     agree = library_agreement(instance, tasks, written, workers=cfg.judge_workers or 2)
@@ -132,7 +142,8 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
             model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
     if not examples:
         log.warning("self-play round %d: no task was written and solved; the model is unchanged", k)
-    record.update(examples=len(examples), seconds=round(time.time() - started, 1),
+    record.update(examples=len(examples), reused_answers=getattr(backend, "reused", 0),
+                  seconds=round(time.time() - started, 1),
                   agreement={t.task_id: a for t, a in zip(tasks, agree)})
     write_json(folder / "summary.json", record)
     log.info("self-play round %d: %s", k, {key: v for key, v in record.items() if key != "agreement"})
@@ -148,6 +159,24 @@ def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
         return get_backend(cfg.selfplay_backend)
     model.eval()
     return get_backend(f"hf:{cfg.model}", model=model, tokenizer=tokenizer, threads=cfg.threads)
+
+
+def first_round_cache(cfg: TrainConfig) -> Path | None:
+    """Where the first round's answers are kept (rollout/backends/cached.py): they are the start model's, so
+    the self-play regimes of one run share them; None when the writer is not a local model folder or the
+    embedded default, whose weights cannot change under the same name."""
+    from sebench.files import cache_root, tree_sha256
+    from sebench.models import EMBEDDED_DEFAULT
+
+    if cfg.selfplay_backend:
+        return None
+    if Path(cfg.model).is_dir():
+        weights = tree_sha256(cfg.model)
+    elif cfg.model == EMBEDDED_DEFAULT:
+        weights = EMBEDDED_DEFAULT
+    else:
+        return None
+    return cache_root() / "selfplay" / f"{hashlib.sha256(weights.encode()).hexdigest()[:20]}.jsonl"
 
 
 def round_plan(functions: list[str], n: int, seed: int) -> list[tuple[str, int]]:
