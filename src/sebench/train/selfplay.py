@@ -74,8 +74,9 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
             all_examples += examples
             summary.append(record)
             if k < cfg.rounds:
-                meta = {"key": key, "examples": all_examples, "rounds": summary, "loss_rows": losses.rows,
-                        "loss_offset": losses.snapshot()[1], "file_sizes": resume.file_sizes(cfg.out, RECORD_FILES)}
+                rows, offset = losses.snapshot()
+                meta = {"key": key, "examples": all_examples, "rounds": summary, "loss_rows": rows,
+                        "loss_offset": offset, "file_sizes": resume.file_sizes(cfg.out, RECORD_FILES)}
                 resume.save_state(workdir / POINT, meta, {"model": model.state_dict()})
     if not all_examples:
         raise SebenchError(
