@@ -158,6 +158,47 @@ def test_a_train_stage_record_is_the_train_config_it_trains_with(tmp_path):
     assert plain.sandbox_url is None  # judged in-process, as the study's verdicts are
 
 
+def _train_record(tmp_path, label, **changes):
+    from sebench.experiment.run import Study
+    from sebench.experiment.state import config_record
+
+    study = Study(resolve("paper-mini", {"model": "hf:some/model"}), tmp_path / "run")
+    study.data = tmp_path
+    train = study.train_config(label, tmp_path / "out", None, None)
+    return {**config_record(train, drop=("data", "out", "verdicts"), data="hash"), **changes}
+
+
+def test_a_train_record_in_an_earlier_form_continues_a_run(tmp_path):
+    """A record an earlier sebench wrote (an unset optimizer field written out as the value it stands for, a
+    field it predates missing, a field the regime does not use at another value) is the same stage; a
+    setting that trains differently is still refused."""
+    from sebench.train import comparable_settings
+
+    now = _train_record(tmp_path, "closed-rl")
+    assert now["adam_beta2"] is None and now["selfplay_samples"] == 0
+    earlier = {k: v for k, v in now.items() if k not in ("selfplay_min_cases", "vllm_server")}
+    earlier.update(adam_beta2=0.999, selfplay_samples=2)  # sebench's GRPO beta2; a self-play field
+    assert comparable_settings(earlier) == comparable_settings(now)
+    for changed in ({"adam_beta2": 0.95}, {"weight_decay": 0.0}, {"old_logps": "sampling"}, {"data": "other"},
+                    {"dual_clip": 0.0}):
+        assert comparable_settings({**earlier, **changed}) != comparable_settings(now), changed
+    selfplay = {**now, "regime": "self-play-sft"}
+    assert comparable_settings({**selfplay, "selfplay_samples": 2}) != comparable_settings(selfplay)
+    assert comparable_settings({**selfplay, "old_logps": "sampling"}) == comparable_settings(selfplay)
+    assert comparable_settings({**now, "regime": "no-such-regime"}) is None
+
+    out, calls = tmp_path / "ckpt", []
+    book = StageBook(tmp_path)
+    book.run("train:closed-rl", earlier, [out], _writer(out, calls), comparable=comparable_settings)
+    book.run("train:closed-rl", now, [out], _writer(out, calls), comparable=comparable_settings)
+    assert calls == ["ckpt"]  # done already: skipped
+    with pytest.raises(SebenchError, match=r"\(old_logps: \"recompute\" -> \"sampling\"\)"):
+        book.run("train:closed-rl", {**now, "old_logps": "sampling"}, [out], _writer(out, calls),
+                 comparable=comparable_settings)
+    with pytest.raises(SebenchError, match="--overwrite"):
+        book.run("train:closed-rl", now, [out], _writer(out, calls))  # without the stage's rule: refused
+
+
 def test_a_derived_stage_is_redone_when_its_inputs_change(tmp_path):
     book = StageBook(tmp_path)
     out, calls = tmp_path / "report", []

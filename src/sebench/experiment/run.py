@@ -27,6 +27,7 @@ from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import RunConfig
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
+from sebench.train import comparable_settings
 
 log = logging.getLogger(__name__)
 
@@ -319,7 +320,8 @@ class Study:
         record = config_record(train, drop=("data", "out", "verdicts", *unused), **inputs)
         # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py), self-play
         # after its last finished round (train/selfplay.py)
-        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train), resumable=True)
+        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train), resumable=True,
+                      comparable=comparable_settings)
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,

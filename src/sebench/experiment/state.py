@@ -9,7 +9,9 @@ it ran at each torch CPU thread count (sebench.threads; none for stages without 
 - "running" (the process died): resumed when the stage can resume (rollouts, sample by sample),
   otherwise its partial outputs are removed and it starts again;
 - a different config (finished or not): refused with the settings that changed, unless `--overwrite`,
-  which removes the stage's outputs and runs it again. A stage's config holds the hashes of the outputs
+  which removes the stage's outputs and runs it again. A stage may bring its own rule for configs that
+  differ in form only (training: `train.config.comparable_settings`, so that a run started by an earlier
+  sebench goes on under a later one); those count as the same. A stage's config holds the hashes of the outputs
   it reads, so the stages downstream of a redone one see a changed config too.
 """
 
@@ -103,17 +105,27 @@ class StageBook:
         return sorted((read_json(p) for p in self.dir.glob("*.json")), key=lambda r: r.get("order", 0))
 
     def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
-            resumable: bool = False, derived: bool = False) -> dict:
+            resumable: bool = False, derived: bool = False,
+            comparable: Callable[[dict], dict | None] | None = None) -> dict:
         """Runs `fn` unless the stage is already done with this config; returns the stage's record.
         A `derived` stage (the report: made from other stages' outputs alone, in seconds) is redone when its
-        config changes, without --overwrite: nothing is lost by redoing it."""
+        config changes, without --overwrite: nothing is lost by redoing it. With `comparable`, two configs
+        whose comparable forms are equal (and not None) are the same config."""
         config = _normal(config)
         old = self.get(name)
+        shown = (old["config"], config) if old is not None else ({}, {})  # the settings named when refused
+        if old is not None and old["config"] != config and comparable is not None:
+            forms = comparable(old["config"]), comparable(config)
+            if forms[0] is not None and forms[0] == forms[1]:
+                log.info("stage %s: recorded by an earlier sebench with the same settings in another form", name)
+                old = {**old, "config": config}
+            elif None not in forms:
+                shown = forms
         if old is not None and old["config"] != config:
             if not (self.overwrite or derived):
                 raise SebenchError(
                     f"stage '{name}' of {self.root} was {'run' if old['status'] == 'done' else 'started'} with "
-                    f"other settings ({_changes(old['config'], config)}); pass --overwrite to redo it and the "
+                    f"other settings ({_changes(*shown)}); pass --overwrite to redo it and the "
                     "stages that depend on it, or choose another --out"
                 )
             log.info("stage %s: settings changed, redoing it%s", name, "" if derived else " (--overwrite)")

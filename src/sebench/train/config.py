@@ -31,6 +31,11 @@ SFT_EXAMPLES = ("distinct", "all")
 ENGINES = ("auto", "own", "trl")
 VLLM_MODES = ("auto", "off", "colocate", "server")
 
+# The stages a field matters to (its `uses` metadata; a field without it matters to every regime): a regime's
+# completion record compares only the fields its stages use (`comparable_settings`).
+SFT, RL, SELF_PLAY = ("sft",), ("rl",), ("self_play",)
+RL_OR_SELF_PLAY, SFT_OR_SELF_PLAY = RL + SELF_PLAY, SFT + SELF_PLAY
+
 
 @dataclass(frozen=True)
 class Regime:
@@ -50,6 +55,11 @@ class Regime:
     @property
     def rl(self) -> bool:
         return self.rl_train is not None
+
+    @property
+    def uses(self) -> set[str]:
+        """The kinds of stage it runs ("sft", "rl", "self_play"): the fields it reads (TrainConfig's `uses`)."""
+        return {kind for kind, runs in (("sft", self.sft), ("rl", self.rl), ("self_play", self.self_play)) if runs}
 
 
 # The one definition of the regimes (`sebench train --regime`, `sebench run --regimes`); evaluation is
@@ -105,7 +115,7 @@ class TrainConfig:
     verdicts: Path | None = option(None, "verdicts.jsonl of --rollouts (default: verdicts.jsonl beside it)")
     target: str = option("response", "SFT target: response (the whole judged answer, reasoning included, as in the "
                          "paper) or code (only its code block); reference solutions are code either way",
-                         choices=TARGETS)
+                         choices=TARGETS, uses=SFT_OR_SELF_PLAY)
     functions: list[str] | None = option(None, "train only on tasks whose functions are all in this comma-separated "
                                          "list of public names (default: all); self-play writes tasks for these "
                                          "functions")
@@ -113,9 +123,9 @@ class TrainConfig:
     mix_data: list[str] | None = option(None, "SFT: other instance directories (comma-separated) whose training "
                                         "tasks' reference solutions join --data's examples, each prompted with its "
                                         "own package: replay of libraries learned before, or several libraries "
-                                        "learned at once")
+                                        "learned at once", uses=SFT)
     mix_share: float = option(1.0, "SFT: the share of each --mix-data instance's training examples used (a seeded "
-                              "choice, at least one)", above=0.0, maximum=1.0)
+                              "choice, at least one)", above=0.0, maximum=1.0, uses=SFT)
     epochs: float = option(3.0, "passes over the training data")
     max_steps: int | None = option(None, "stop after this many optimizer steps (overrides --epochs)")
     lr: float = option(2e-4, "learning rate (2e-4 taught SmolLM2-135M 20 renamed functions in 3-5 epochs; 5e-5 did "
@@ -130,7 +140,7 @@ class TrainConfig:
     adam_beta1: float = option(0.9, "AdamW beta1")
     adam_beta2: float | None = option(None, "AdamW beta2 (default: the protocol's: sebench 0.999; original 0.95 for SFT "
                                       "and 0.999 for GRPO, as verl's sft_trainer.yaml and optim/fsdp.yaml)")
-    max_length: int = option(2048, "SFT: longest tokenized prompt+answer; longer ones are cut")
+    max_length: int = option(2048, "SFT: longest tokenized prompt+answer; longer ones are cut", uses=SFT)
     lora: bool = option(False, "train LoRA adapters (merged into the weights before saving)")
     lora_r: int = option(16, "LoRA rank")
     lora_alpha: int = option(32, "LoRA alpha")
@@ -144,54 +154,57 @@ class TrainConfig:
     sft_examples: str | None = option(None, "SFT from --rollouts: distinct (one example per task and code: sebench) "
                                       "or all (every correct answer, as the original's "
                                       "src/filter_correct_trajectory.py); default: the protocol's",
-                                      choices=SFT_EXAMPLES)
+                                      choices=SFT_EXAMPLES, uses=SFT)
     # GRPO
     reward: str | None = option(None, "GRPO reward: binary (1 if the judge says correct), graded (share of tests "
                                 "passed, when the code uses the package) or original (the original's rule, "
                                 "verl_evolve/verl/utils/reward_score/self_question.py); default: binary under "
-                                "--protocol sebench, original under original", choices=REWARDS)
-    num_generations: int = option(4, "GRPO: completions sampled per prompt (group size)")
-    max_completion_length: int = option(384, "GRPO / self-play: longest generated answer, tokens")
+                                "--protocol sebench, original under original", choices=REWARDS, uses=RL_OR_SELF_PLAY)
+    num_generations: int = option(4, "GRPO: completions sampled per prompt (group size)", uses=RL)
+    max_completion_length: int = option(384, "GRPO / self-play: longest generated answer, tokens", uses=RL_OR_SELF_PLAY)
     sample_until: str | None = option(None, "GRPO: a sample ends at its first complete code block (code-block: what "
                                       "the judge reads, fast on a CPU) or at end of sequence / "
                                       "--max-completion-length (eos: the original's vLLM sampling); default: the "
-                                      "protocol's", choices=SAMPLE_UNTIL)
+                                      "protocol's", choices=SAMPLE_UNTIL, uses=RL)
     max_prompt_tokens: int | None = option(None, "GRPO: drop tasks whose open-book prompt has at least this many "
                                            "tokens (the original: 2000, evolve_folder/scripts/rl_train.py); 0: keep "
-                                           "all; default: the protocol's", minimum=0)
+                                           "all; default: the protocol's", minimum=0, uses=RL)
     rl_order: str | None = option(None, "GRPO: prompts in a seeded shuffle per epoch, or in the data's order (the "
                                   "original's closed-rl: data.shuffle=False, provided-Closed-RL.sh); default: "
                                   "in-order for regimes that train on another prompt than they sample from under "
-                                  "--protocol original, else shuffled", choices=RL_ORDERS)
-    temperature: float = option(1.0, "GRPO / self-play: sampling temperature")
-    epsilon: float = option(0.2, "GRPO: lower clipping range of the importance ratio")
-    epsilon_high: float | None = option(None, "GRPO: upper clipping range (default: --epsilon; DAPO uses 0.28)")
+                                  "--protocol original, else shuffled", choices=RL_ORDERS, uses=RL)
+    temperature: float = option(1.0, "GRPO / self-play: sampling temperature", uses=RL_OR_SELF_PLAY)
+    epsilon: float = option(0.2, "GRPO: lower clipping range of the importance ratio", uses=RL)
+    epsilon_high: float | None = option(None, "GRPO: upper clipping range (default: --epsilon; DAPO uses 0.28)",
+                                        uses=RL)
     negative_advantages: str = option("keep", "GRPO: keep, or drop (samples with a negative advantage give no "
                                       "gradient), one of the two suspects of the paper's RL gap",
-                                      choices=NEGATIVE_ADVANTAGES)
+                                      choices=NEGATIVE_ADVANTAGES, uses=RL)
     old_logps: str = option("recompute", "GRPO: the 'old' log-probabilities of the PPO ratio: recompute (the "
                             "original's: the policy's on the training prompt before the batch's updates, "
                             "verl_evolve/verl/trainer/offline_ray_trainer.py; with one mini-batch the ratio is 1) or "
                             "sampling (importance-weighted against the sampling policy on the prompt it sampled "
-                            "from: an off-policy variant, not the original's)", choices=OLD_LOGPS)
+                            "from: an off-policy variant, not the original's)", choices=OLD_LOGPS, uses=RL)
     dual_clip: float = option(3.0, "GRPO: dual-clip constant c: a negative-advantage token's loss is at most -c x A "
                               "(the original's clip_ratio_c, verl/trainer/ppo/core_algos.py); 0 switches it off",
-                              minimum=0)
+                              minimum=0, uses=RL)
     log_ratio_clamp: float = option(20.0, "GRPO: the per-token log-ratio is clamped to +-this before exp (the "
-                                    "original's, core_algos.py); 0 switches it off", minimum=0)
+                                    "original's, core_algos.py); 0 switches it off", minimum=0, uses=RL)
     loss_agg: str = option("seq-mean-token-mean", "GRPO loss aggregation: seq-mean-token-mean (each sample's token "
                            "mean, averaged: the original's token-mean over micro-batches of one sequence) or "
                            "token-mean (over all tokens of the mini-batch: long answers weigh more)",
-                           choices=LOSS_AGGREGATIONS)
+                           choices=LOSS_AGGREGATIONS, uses=RL)
     grad_split: bool = option(False, "GRPO diagnostics: per update, the gradient norms of the positive- and "
                               "negative-advantage samples and their cosine, in OUT/rl_steps.jsonl (one more backward "
-                              "pass a step)")
+                              "pass a step)", uses=RL)
     sample_mode: str | None = option(None, "GRPO: prompt to sample from, open or closed (default: the regime's; "
-                                     "closed-rl samples open)", choices=PROMPT_MODES)
+                                     "closed-rl samples open)", choices=PROMPT_MODES, uses=RL)
     mini_batches: int = option(1, "GRPO: optimizer steps per sampled batch (the batch split into this many "
-                               "mini-batches, the PPO way; the paper: batch 32, mini-batch 16 open / 32 closed)")
+                               "mini-batches, the PPO way; the paper: batch 32, mini-batch 16 open / 32 closed)",
+                               uses=RL)
     generation_batch: int | None = option(None, "GRPO: rows sampled per generate call (default: all of a batch's "
-                                          "samples at once; lower it when the KV cache of long answers does not fit)")
+                                          "samples at once; lower it when the KV cache of long answers does not fit)",
+                                          uses=RL)
     sft_checkpoint: Path | None = option(None, "closed-sft-rl: Closed-SFT checkpoint to start from (default: train "
                                          "Closed-SFT first, in the same run)")
     judge_workers: int | None = option(None, "judge sandbox workers for rewards and filtering", speed=True)
@@ -204,27 +217,28 @@ class TrainConfig:
     engine: str = option("auto", "GRPO engine: own (sebench's loop, rl.py: one process, fastest on a CPU), trl "
                          "(TRL's GRPOTrainer with sebench's loss, advantages and reward: vLLM sampling, several GPUs "
                          "through accelerate/DeepSpeed) or auto (trl where a CUDA GPU is visible, else own)",
-                         choices=ENGINES)
+                         choices=ENGINES, uses=RL)
     vllm: str = option("auto", "--engine trl: sample with vLLM colocated in the training processes, from a `trl "
                        "vllm-serve` server, or off (transformers' generate); auto: colocate when vLLM is installed "
-                       "and a GPU is visible, else off", choices=VLLM_MODES)
+                       "and a GPU is visible, else off", choices=VLLM_MODES, uses=RL)
     vllm_server: str | None = option(None, "--vllm server: the `trl vllm-serve` server's base URL (default: TRL's, "
-                                     "port 8000)")
+                                     "port 8000)", uses=RL)
     vllm_gpu_memory: float = option(0.3, "--vllm colocate: share of each GPU's memory vLLM may hold (TRL's "
-                                    "vllm_gpu_memory_utilization)", above=0.0, maximum=1.0)
+                                    "vllm_gpu_memory_utilization)", above=0.0, maximum=1.0, uses=RL)
     # Self-play
-    rounds: int = option(2, "self-play: rounds of write tasks -> solve open-book -> train closed-book")
-    selfplay_tasks: int = option(32, "self-play: tasks the model is asked to write per round")
+    rounds: int = option(2, "self-play: rounds of write tasks -> solve open-book -> train closed-book", uses=SELF_PLAY)
+    selfplay_tasks: int = option(32, "self-play: tasks the model is asked to write per round", uses=SELF_PLAY)
     selfplay_samples: int = option(0, "self-play: fresh solutions per written task that must agree with its own (0: "
                                    "none; a task is kept when it parses, has no leak and its solution runs)",
-                                   minimum=0)
-    selfplay_solves: int = option(2, "self-play: open-book answers sampled per kept task")
+                                   minimum=0, uses=SELF_PLAY)
+    selfplay_solves: int = option(2, "self-play: open-book answers sampled per kept task", uses=SELF_PLAY)
     selfplay_write_tokens: int = option(1500, "self-play: longest written task (the model's answer to the "
-                                        "task-writing prompt), tokens", minimum=1)
+                                        "task-writing prompt), tokens", minimum=1, uses=SELF_PLAY)
     selfplay_min_cases: int = option(5, "self-play: a written task is kept when its solution runs on at least this "
-                                     "many of its test inputs (with two different outputs)", minimum=1)
+                                     "many of its test inputs (with two different outputs)", minimum=1, uses=SELF_PLAY)
     selfplay_backend: str | None = option(None, "self-play: backend spec that writes and solves the tasks (default: "
-                                          "the model being trained, in-process; e.g. fake:... in tests)")
+                                          "the model being trained, in-process; e.g. fake:... in tests)",
+                                          uses=SELF_PLAY)
     overwrite: bool = option(False, "replace an existing checkpoint in OUT", speed=True)
     threads: int | None = option(None, "CPU threads for training (default: $SEBENCH_THREADS, else every core, fewer "
                                  "while other processes keep some busy: re-decided every few seconds)", minimum=1, speed=True)
@@ -320,11 +334,35 @@ class TrainConfig:
                 beta2 if self.adam_beta2 is None else self.adam_beta2)
 
     def identity(self) -> dict:
-        """What a GRPO resume point must match (train/resume.py): the settings that change what is trained,
-        without where the run reads and writes."""
-        kept = outcome_fields(self)
-        return {k: (str(v) if isinstance(v, Path) else v) for k, v in kept.items()
+        """What a GRPO or self-play resume point must match (train/resume.py): the settings that change what
+        is trained, without where the run reads and writes, in the form that outlasts sebench's own changes
+        (`comparable_settings`), as the run's stage record is compared."""
+        kept = {k: (str(v) if isinstance(v, Path) else v) for k, v in outcome_fields(self).items()
                 if k not in ("data", "out", "sandbox_url")}
+        return comparable_settings(kept) or kept
+
+
+def comparable_settings(record: dict) -> dict | None:
+    """A training stage's completion record (TrainConfig's outcome fields, hashes in place of input paths) in a
+    form that outlasts sebench's own changes, for telling whether two records train alike: each field as its
+    run resolves it (a field left unset is the protocol's value it stands for, the optimizer's per stage), a
+    field the record predates at its default (a new field's default keeps the earlier behaviour), only the
+    fields the regime's stages use; keys that are no TrainConfig field (the input hashes) as they are. None
+    when the record does not describe a valid run."""
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    try:
+        cfg = TrainConfig(**{k: v for k, v in record.items() if k in fields and k not in ("data", "out")},
+                          data=Path("."), out=Path(".")).resolved()
+    except (SebenchError, TypeError, ValueError, KeyError):
+        return None
+    uses = cfg.spec.uses
+    form = {k: (str(v) if isinstance(v, Path) else v) for k, v in outcome_fields(cfg).items()
+            if k not in ("data", "out", "verdicts", "weight_decay", "adam_beta2")
+            and set(fields[k].metadata.get("uses", uses)) & uses}
+    for stage in sorted(uses & {"sft", "rl"}):
+        form[f"{stage}_optimizer"] = list(cfg.optimizer(stage))
+    form.update({k: v for k, v in record.items() if k not in fields or k == "data"})
+    return form
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
