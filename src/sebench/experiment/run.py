@@ -71,7 +71,7 @@ class Study:
                 try:
                     checkpoints[regime] = self.train(regime, checkpoints)
                     self.not_trained.pop(regime, None)
-                except SebenchError as exc:  # e.g. self-play that kept no task: the other regimes still run
+                except SebenchError as exc:  # e.g. a served model with no weights: the other regimes still run
                     log.error("regime %s was not trained: %s", regime, exc)
                     self.not_trained[regime] = str(exc)
                     self._update_manifest(finished=False)  # the report reads it from the manifest

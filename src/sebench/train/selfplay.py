@@ -27,6 +27,10 @@ OUT/trainer/selfplay-rounds/ (the weights, the examples and summaries of the rou
 byte lengths of the GRPO record files), and a run of the same config restores it, cuts the record files back
 and plays the next round. Round k's seeds depend only on k, so the rounds after it are those of an unbroken run.
 
+Rounds that keep no example leave the model as it was (a warning says so); when no round keeps one, the
+checkpoint is the start model, evaluated like any other: self-play measured to teach nothing, as GRPO groups
+whose samples all score alike teach nothing.
+
 The first round's answers (tasks written, and solved, by the start model) are kept in the cache folder
 (first_round_cache), so self-play-sft and self-play-rl of one run play their first round on the same tasks,
 and a stop in the middle of the writing keeps what was written; the summary's reused_answers counts them.
@@ -43,7 +47,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sebench.errors import SebenchError
 from sebench.files import write_json
 from sebench.instance import Instance
 from sebench.records import Task, write_records
@@ -78,14 +81,13 @@ def train_self_play(model: Any, tokenizer: Any, instance: Instance, cfg: TrainCo
                 meta = {"key": key, "examples": all_examples, "rounds": summary, "loss_rows": rows,
                         "loss_offset": offset, "file_sizes": resume.file_sizes(cfg.out, RECORD_FILES)}
                 resume.save_state(workdir / POINT, meta, {"model": model.state_dict()})
-    if not all_examples:
-        raise SebenchError(
-            f"self-play kept no training example in {cfg.rounds} round(s): "
-            + "; ".join(f"round {r['round']}: {r['asked']} tasks asked, {r['parsed']} parsed, {r['kept']} kept, "
-                        f"{r['solved']} solved" for r in summary)
-            + "; try more --selfplay-tasks, more --selfplay-solves, or a stronger --model (one that writes tasks: "
-            "`sebench warmup --skills docs,tasks`)"
-        )
+    if not all_examples:  # a result, like GRPO groups that all score alike: the model learned nothing
+        log.warning(
+            "self-play kept no training example in %d round(s): %s; the checkpoint is the start model. Try more "
+            "--selfplay-tasks, more --selfplay-solves, or a stronger --model (one that writes tasks: `sebench "
+            "warmup --skills docs,tasks`)", cfg.rounds,
+            "; ".join(f"round {r['round']}: {r['asked']} tasks asked, {r['parsed']} parsed, {r['kept']} kept, "
+                      f"{r['solved']} solved" for r in summary))
     return model, all_examples, summary
 
 
