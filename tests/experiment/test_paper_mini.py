@@ -55,22 +55,27 @@ def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, tiny_model, m
 
 def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_path, built_instance, tiny_model,
                                                                           monkeypatch, capsys):
+    """open-rl cannot train (every prompt is over its token limit); self-play-sft, whose tiny model writes no
+    usable task, ends with the start model and is evaluated like any other, its round reported."""
     monkeypatch.setenv("SEBENCH_THREADS", "1")
     out = tmp_path / "run"
     args = ["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
-            "--functions", "3", "--max-tokens", "8", "--regimes", "self-play-sft", "closed-sft",
+            "--functions", "3", "--max-tokens", "8", "--regimes", "self-play-sft", "open-rl", "closed-sft",
             "--set", "max_train=6", "--set", "max_single=4", "--set", "max_multiple=2",
             "--set", "rollout.concurrency=2", "--set", "judge.workers=1", "--set", "train.max_steps=1",
             "--set", 'splits=["single_test"]', "--set", 'trained_modes=["closed"]', "--set", "train_source=reference",
-            "--set", "train.grad_accum=1", "--set", 'train_regimes={"self-play-sft": {"rounds": 1, "selfplay_tasks": 1}}']
+            "--set", "train.grad_accum=1", "--set",
+            'train_regimes={"self-play-sft": {"rounds": 1, "selfplay_tasks": 1}, '
+            '"open-rl": {"max_prompt_tokens": 1, "num_generations": 2, "batch_size": 2}}']
     code = main(args)
-    assert code == 1  # the tiny model writes no task: self-play has nothing to train on
-    assert "regime self-play-sft was not trained" in capsys.readouterr().err
+    assert code == 1
+    assert "regime open-rl was not trained: every GRPO prompt has 1 tokens or more" in capsys.readouterr().err
     report = json.loads((out / "report/report.json").read_text())
-    assert "self-play-sft" in report["not_trained"]
-    assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft"}
-    assert "Not trained (no row): **self-play-sft**" in (out / "report/report.md").read_text()
-    # it wrote for the studied functions only (the subset keeps every function's docs), and its round is reported
+    assert list(report["not_trained"]) == ["open-rl"]
+    assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft", "self-play-sft"}
+    assert "Not trained (no row): **open-rl**" in (out / "report/report.md").read_text()
+    # self-play wrote for the studied functions only (the subset keeps every function's docs), and its round
+    # is reported
     studied = json.loads((out / "data/manifest.json").read_text())["subset"]["functions"]
     folder = out / "train/self-play-sft/checkpoint/rounds/round-1"
     assert {json.loads(line)["function"] for line in (folder / "proposals.jsonl").read_text().splitlines()} <= set(studied)
@@ -78,8 +83,8 @@ def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_pat
 
     # a later command adds a regime: the report is redone (no --overwrite needed: it is made from the other
     # stages' outputs), and the regime the first command could not train is still reported
-    args = [a if a != "self-play-sft" else "open-sft" for a in args]
+    args = [a if a != "open-rl" else "open-sft" for a in args]
     assert main(args) == 1
     report = json.loads((out / "report/report.json").read_text())
-    assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft", "open-sft"}
-    assert "self-play-sft" in report["not_trained"]
+    assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft", "self-play-sft", "open-sft"}
+    assert "open-rl" in report["not_trained"]
