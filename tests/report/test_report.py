@@ -236,7 +236,8 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
                 folder = root / "train" / regime / "checkpoint" / "rounds" / f"round-{k}"
                 folder.mkdir(parents=True)
                 summary = {"round": k, **dict(zip(keys, values)), "seconds": 60.0 * k, "agreement": {"gen-1": True},
-                           "rejected": {"few_inputs": values[2] - values[3]} if values[2] > values[3] else {}}
+                           "rejected": {"few_inputs": values[2] - values[3]} if values[2] > values[3] else {},
+                           "failed_inputs": {"signature": 2 * (values[2] - values[3]), "error": 1}}
                 (folder / "summary.json").write_text(json.dumps(summary))
         dirs.append(root)
     md = build_report(dirs, tmp_path / "report", plots_enabled=False).read_text()
@@ -251,6 +252,8 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
     assert rows[0][10] == f"{100 * 3 / 9:.1f}"  # noise: 3 of the 9 kept tasks disagree with NumPy
     total = rows[-1]
     assert total[:10] == ["| all", "all", "48", "36", "35", "29", "20", "17", "21", "19"]
-    assert total[10:] == [f"{100 * 9 / 29:.1f}", "4.0", "too few inputs run 6 |"]
+    assert total[10:] == [f"{100 * 9 / 29:.1f}", "4.0",
+                          "too few inputs run 6; their failed inputs: not fitting its signature 12, errors 3 |"]
     rl = section.split("**self-play-rl**")[1]
-    assert "| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 | too few inputs run 2 |" in rl  # no noise share, no total
+    assert ("| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 | too few inputs run 2; their failed inputs: not fitting "
+            "its signature 4, errors 1 |") in rl  # no noise share, no total

@@ -202,3 +202,22 @@ def test_proposals_are_written_a_batch_at_a_time_with_progress(built_instance, c
     assert [m for m in caplog.messages if "proposals written" in m] == [
         f"modelgen: {k} of 5 proposals written (0 s)" for k in (2, 4, 5)]
     assert (got.asked, got.parsed, len(got.tasks)) == (5, 1, 1) and got.texts[0] == good
+
+
+def test_a_rejected_tasks_failed_inputs_are_counted_by_reason(built_instance):
+    """A task whose own solution runs on one input of five is rejected (too few inputs run); its four failed
+    inputs are told apart from the sandbox's error texts: one that is not a literal call, two that do not fit
+    the task's signature, one where the solution raises."""
+    from sebench.rollout.backends.fake import FakeBackend
+
+    mapping = Instance(built_instance).mapping()
+    pkg, mean = mapping["package"], mapping["functions"]["numpy.mean"]
+    text = "```json\n" + json.dumps({
+        "query": "A teacher stores exam scores in `scores`. Return their average.",
+        "function_name": "def student_average(scores):",
+        "test_inputs": ["scores=[[1, 2]]", "scores=[[1, 2]", "values=[[1]]", "scores=[[3]], extra=1", "scores='abc'"],
+        "solution": f"import {pkg}\n\ndef student_average(scores):\n    return {mean}(scores)\n",
+    }) + "\n```"
+    got = generate(Instance(built_instance), FakeBackend(responses=[text]), [mean], n=1, seed=0, samples=0)
+    assert (got.clean, got.tasks, got.rejected) == (1, [], {"few_inputs": 1})
+    assert got.failed_inputs == {"not_literal": 1, "signature": 2, "error": 1}

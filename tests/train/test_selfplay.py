@@ -170,6 +170,7 @@ def test_a_task_must_run_on_selfplay_min_cases_inputs(built_instance, tiny_model
     summary = json.loads((tmp_path / "sp/rounds/round-1/summary.json").read_text())
     assert (summary["asked"], summary["parsed"], summary["kept"], summary["examples"]) == (5, 4, 0, 0)
     assert summary["rejected"] == {"static": 1, "few_inputs": 2}
+    assert summary["failed_inputs"] == {}  # the two ran on all their 8 inputs: 9 were asked for
 
 
 def _stop_after_round(monkeypatch, stop_at: int) -> None:

@@ -136,6 +136,8 @@ SELF_PLAY_COLUMNS = (  # (summary key, column title) of a self-play round (train
 
 REJECTED_SHORT = {"static": "static rules", "few_inputs": "too few inputs run", "no_agreement": "no agreement",
                   "one_output": "one output"}  # sebench.train.modelgen.REJECTIONS
+FAILED_SHORT = {"signature": "not fitting its signature", "not_literal": "not literals",
+                "error": "errors"}  # sebench.train.modelgen.INPUT_FAILURES
 
 
 def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
@@ -152,6 +154,9 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
             noise = "" if not r.get("kept") else _pct(1 - r.get("agree_with_library", 0) / r["kept"])
             minutes = "" if r.get("seconds") is None else f"{r['seconds'] / 60:.1f}"
             why = ", ".join(f"{REJECTED_SHORT.get(k, k)} {n}" for k, n in (r.get("rejected") or {}).items())
+            if r.get("failed_inputs"):
+                why += "; their failed inputs: " + ", ".join(f"{FAILED_SHORT.get(k, k)} {n}"
+                                                             for k, n in r["failed_inputs"].items())
             cells = ([r.get("run", "")] if several else []) + [str(r["round"])]
             cells += [str(r.get(key, "")) for key, _ in SELF_PLAY_COLUMNS] + [noise, minutes, why]
             lines.append("| " + " | ".join(cells) + " |")
@@ -161,11 +166,12 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
 
 def _total(rounds: list[dict]) -> dict:
     keys = [key for key, _ in SELF_PLAY_COLUMNS] + ["seconds"]
-    rejected: dict[str, int] = {}
+    reasons: dict[str, dict[str, int]] = {"rejected": {}, "failed_inputs": {}}
     for r in rounds:
-        for why, n in (r.get("rejected") or {}).items():
-            rejected[why] = rejected.get(why, 0) + n
-    return {"run": "all", "round": "all", "rejected": rejected, **{k: sum(r.get(k) or 0 for r in rounds) for k in keys}}
+        for kind, counts in reasons.items():
+            for why, n in (r.get(kind) or {}).items():
+                counts[why] = counts.get(why, 0) + n
+    return {"run": "all", "round": "all", **reasons, **{k: sum(r.get(k) or 0 for r in rounds) for k in keys}}
 
 
 def render_markdown(data: dict) -> str:
@@ -191,7 +197,9 @@ def render_markdown(data: dict) -> str:
             "two different outputs at least); the kept tasks whose expected "
             "outputs all agree with NumPy's original function called on the same inputs (noise: the share that "
             "do not); the kept tasks the model solved open-book at least once, its correct answers, and the "
-            "training examples made from them.\n",
+            "training examples made from them. Why the clean tasks not kept were not, and, for those, why their "
+            "own solution failed on its inputs: an input that does not fit the task's own signature, one that is "
+            "not a call's arguments in Python literals, or an error the solution raised.\n",
             self_play_markdown(data["self_play"]),
         ]
     figures = data.get("figures", {})

@@ -25,7 +25,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sebench import values
@@ -135,6 +135,7 @@ class Generated:
     clean: int  # of those, the ones without a leak
     tasks: list[Task]  # kept (see the module docstring)
     rejected: dict[str, int]  # clean proposals not kept, by reason (REJECTIONS)
+    failed_inputs: dict[str, int] = field(default_factory=dict)  # their own solutions' failed inputs, by reason
 
     @property
     def asked(self) -> int:
@@ -191,18 +192,21 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
             for i, (g, p) in enumerate(proposals)], "fresh solutions")
     kept: list[tuple[int, Task]] = []
     rejected: list[tuple[int, str]] = []
+    failed: list[tuple[int, str]] = []
     for (g, p), completions in zip(proposals, answers):
         programs = [p.solution] + [extract_code(c.text) or "" for c in completions]
         outputs = program_outputs(instance, programs, p.entry_point, p.inputs)
         task = _vote(p, programs, outputs, max(samples, 1), min_cases, known)
         if isinstance(task, str):
             rejected.append((g, task))
+            failed += [(g, input_failure(c.error or "", p.entry_point)) for c in outputs[0] or [] if not c.ok]
         else:
             kept.append((g, _numbered(task, len(kept), seed)))
     log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(kept), len(proposals), max(samples, 1))
     return [Generated(texts=[t for (h, _), t in zip(asks, texts) if h == g], parsed=sum(h == g for h, _ in parsed),
                       clean=sum(h == g for h, _ in proposals), tasks=[t for h, t in kept if h == g],
-                      rejected={why: n for why in REJECTIONS if (n := sum((h, why) == (g, r) for h, r in rejected))})
+                      rejected={why: n for why in REJECTIONS if (n := sum((h, why) == (g, r) for h, r in rejected))},
+                      failed_inputs={why: n for why in INPUT_FAILURES if (n := sum((h, why) == (g, r) for h, r in failed))})
             for g in range(len(plan))]
 
 
@@ -241,6 +245,22 @@ REJECTIONS = {  # why a clean proposal was not kept (Generated.rejected)
     "no_agreement": "too few programs agree",
     "one_output": "the same output for every input",
 }
+
+
+INPUT_FAILURES = {  # why a rejected task's own solution failed on one of its inputs (Generated.failed_inputs)
+    "not_literal": "the input is not a call's arguments in Python literals",
+    "signature": "the input does not fit the task's own signature (an unknown or a missing argument)",
+    "error": "the solution raised an error on it",
+}
+
+
+def input_failure(error: str, entry_point: str) -> str:
+    """The INPUT_FAILURES key of a failed case's error text (the sandbox's "Type: message")."""
+    if error.startswith("bad test input"):
+        return "not_literal"
+    if re.match(rf"TypeError: {re.escape(entry_point)}\(\) (got an unexpected keyword|missing \d+ required|takes )", error):
+        return "signature"
+    return "error"
 
 
 def _vote(p: Proposal, programs: list[str], results: list[list | None], samples: int, min_cases: int,

@@ -19,7 +19,7 @@ with the real library's (NumPy's original of the function, via the private mappi
 
 OUT/rounds/round-K/ keeps each round's proposals.jsonl (the model's answers as written), tasks.jsonl,
 rollouts.jsonl, verdicts.jsonl and summary.json (the counts: asked, parsed, no_leak, kept, rejected by
-reason, agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
+reason, the rejected tasks' failed inputs by reason, agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
 and solves with the very model object being trained (the hf backend over it).
 
 A stopped run goes on after its last finished round: each round but the last saves a point to
@@ -200,7 +200,7 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
                                samples=cfg.selfplay_samples, min_cases=cfg.selfplay_min_cases,
                                max_tokens=cfg.selfplay_write_tokens)
     tasks, written, proposals = [], [], []
-    counts: dict = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0, "rejected": {}}
+    counts: dict = {"asked": 0, "parsed": 0, "no_leak": 0, "kept": 0, "rejected": {}, "failed_inputs": {}}
     for (name, _), got in zip(plan, written_by):
         tasks += got.tasks
         written += [name] * len(got.tasks)
@@ -208,8 +208,9 @@ def write_tasks(instance: Instance, backend: Any, functions: list[str], cfg: Tra
         for key, value in (("asked", got.asked), ("parsed", got.parsed), ("no_leak", got.clean),
                            ("kept", len(got.tasks))):
             counts[key] += value
-        for why, n in got.rejected.items():
-            counts["rejected"][why] = counts["rejected"].get(why, 0) + n
+        for kind in ("rejected", "failed_inputs"):
+            for why, n in getattr(got, kind).items():
+                counts[kind][why] = counts[kind].get(why, 0) + n
     (folder / "proposals.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in proposals),
                                             encoding="utf-8")
     write_records(folder / "tasks.jsonl", tasks)
