@@ -11,8 +11,8 @@ it ran at each torch CPU thread count (sebench.threads; none for stages without 
 - a different config (finished or not): refused with the settings that changed, unless `--overwrite`,
   which removes the stage's outputs and runs it again. A stage may bring its own rule for configs that
   differ in form only (training: `train.config.comparable_settings`, so that a run started by an earlier
-  sebench goes on under a later one); those count as the same. A stage's config holds the hashes of the outputs
-  it reads, so the stages downstream of a redone one see a changed config too.
+  sebench goes on under a later one); those count as the same. A stage's config holds the hashes of the
+  outputs it reads, so the stages downstream of a redone one see a changed config too.
 """
 
 from __future__ import annotations

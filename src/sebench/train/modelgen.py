@@ -205,9 +205,13 @@ def generate_many(instance: Instance, backend, plan: list[tuple[list[str], int]]
     log.info("modelgen: %d of %d tasks kept (agreement of %d programs)", len(kept), len(proposals), max(samples, 1))
     return [Generated(texts=[t for (h, _), t in zip(asks, texts) if h == g], parsed=sum(h == g for h, _ in parsed),
                       clean=sum(h == g for h, _ in proposals), tasks=[t for h, t in kept if h == g],
-                      rejected={why: n for why in REJECTIONS if (n := sum((h, why) == (g, r) for h, r in rejected))},
-                      failed_inputs={why: n for why in INPUT_FAILURES if (n := sum((h, why) == (g, r) for h, r in failed))})
+                      rejected=_count(rejected, g, REJECTIONS), failed_inputs=_count(failed, g, INPUT_FAILURES))
             for g in range(len(plan))]
+
+
+def _count(reasons: list[tuple[int, str]], g: int, keys: dict) -> dict[str, int]:
+    """How many of plan entry g's (entry, reason) pairs have each reason, in the order of `keys` (none: left out)."""
+    return {why: n for why in keys if (n := reasons.count((g, why)))}
 
 
 def _generate_logged(backend, requests: list, what: str) -> list:
@@ -258,7 +262,8 @@ def input_failure(error: str, entry_point: str) -> str:
     """The INPUT_FAILURES key of a failed case's error text (the sandbox's "Type: message")."""
     if error.startswith("bad test input"):
         return "not_literal"
-    if re.match(rf"TypeError: {re.escape(entry_point)}\(\) (got an unexpected keyword|missing \d+ required|takes )", error):
+    call = rf"TypeError: {re.escape(entry_point)}\(\) "  # Python's own complaint about the call's arguments
+    if re.match(call + r"(got an unexpected keyword|missing \d+ required|takes )", error):
         return "signature"
     return "error"
 

@@ -19,8 +19,9 @@ with the real library's (NumPy's original of the function, via the private mappi
 
 OUT/rounds/round-K/ keeps each round's proposals.jsonl (the model's answers as written), tasks.jsonl,
 rollouts.jsonl, verdicts.jsonl and summary.json (the counts: asked, parsed, no_leak, kept, rejected by
-reason, the rejected tasks' failed inputs by reason, agree_with_library, solved, ...); train_config.json's "rounds" lists the same summaries. Each round writes
-and solves with the very model object being trained (the hf backend over it).
+reason, the rejected tasks' failed inputs by reason, agree_with_library, solved, ...); train_config.json's
+"rounds" lists the same summaries. Each round writes and solves with the very model object being trained
+(the hf backend over it).
 
 A stopped run goes on after its last finished round: each round but the last saves a point to
 OUT/trainer/selfplay-rounds/ (the weights, the examples and summaries of the rounds done, the loss rows, the
