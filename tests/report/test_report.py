@@ -238,6 +238,8 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
                 summary = {"round": k, **dict(zip(keys, values)), "seconds": 60.0 * k, "agreement": {"gen-1": True},
                            "rejected": {"few_inputs": values[2] - values[3]} if values[2] > values[3] else {},
                            "failed_inputs": {"signature": 2 * (values[2] - values[3]), "error": 1}}
+                if run == "seed1":  # trained with --selfplay-train-writer: one example per kept task
+                    summary["writer_examples"] = values[3]
                 (folder / "summary.json").write_text(json.dumps(summary))
         dirs.append(root)
     md = build_report(dirs, tmp_path / "report", plots_enabled=False).read_text()
@@ -249,11 +251,14 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
     sft = section.split("**self-play-sft**")[1].split("**")[0]
     rows = [line.split(" | ") for line in sft.splitlines() if line.startswith("| seed") or line.startswith("| all")]
     assert rows[0][:10] == ["| seed0", "1", "16", "12", "11", "9", "6", "5", "7", "6"]
-    assert rows[0][10] == f"{100 * 3 / 9:.1f}"  # noise: 3 of the 9 kept tasks disagree with NumPy
+    assert "| task-writing examples | noise %" in sft  # shown where a round has some
+    assert rows[0][10:12] == ["", f"{100 * 3 / 9:.1f}"]  # noise: 3 of the 9 kept tasks disagree with NumPy
+    assert rows[2][:2] == ["| seed1", "1"] and rows[2][10] == "8"
     total = rows[-1]
-    assert total[:10] == ["| all", "all", "48", "36", "35", "29", "20", "17", "21", "19"]
-    assert total[10:] == [f"{100 * 9 / 29:.1f}", "4.0",
+    assert total[:11] == ["| all", "all", "48", "36", "35", "29", "20", "17", "21", "19", "8"]
+    assert total[11:] == [f"{100 * 9 / 29:.1f}", "4.0",
                           "too few inputs run 6; their failed inputs: not fitting its signature 12, errors 3 |"]
-    rl = section.split("**self-play-rl**")[1]
+    rl = section.split("**self-play-rl**")[1].split("**")[0]
+    assert "task-writing" not in rl
     assert ("| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 | too few inputs run 2; their failed inputs: not fitting "
             "its signature 4, errors 1 |") in rl  # no noise share, no total

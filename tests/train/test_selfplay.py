@@ -85,6 +85,42 @@ def test_self_play_rounds_train_closed_book_on_judged_tasks(built_instance, tiny
     assert [r.split(",")[:2] for r in rows[1:]] == [["1", "round-1"], ["2", "round-2"]]
 
 
+def test_the_writer_is_trained_on_its_kept_tasks_with_selfplay_train_writer(built_instance, tiny_model, tmp_path):
+    """--selfplay-train-writer: each kept task, solved or not, is also an SFT example of writing it (the
+    task-writing prompt of the function it was written from, the task as the answer: only the inputs its
+    solution ran on), trained in the round's SFT pass beside the closed-book answers."""
+    from safetensors.torch import load_file
+
+    from sebench.train.modelgen import TEST_INPUTS, parse_proposal
+
+    total = Instance.open(built_instance).mapping()["functions"]["numpy.sum"]
+    settings = dict(data=built_instance, regime="self-play-sft", model=str(tiny_model), functions=[total], rounds=1,
+                    selfplay_tasks=5, selfplay_solves=1, selfplay_backend=_script(tmp_path, built_instance),
+                    max_steps=3, batch_size=1, judge_workers=2)
+    plain = train_model(TrainConfig(out=tmp_path / "plain", **settings))
+    ckpt = train_model(TrainConfig(out=tmp_path / "writer", selfplay_train_writer=True, **settings))
+
+    summary = json.loads((ckpt / "rounds" / "round-1" / "summary.json").read_text())
+    assert (summary["kept"], summary["examples"], summary["writer_examples"]) == (2, 1, 2)
+    kept = read_records(ckpt / "rounds" / "round-1" / "tasks.jsonl", Task)
+    rows = [json.loads(line) for line in (ckpt / "train_data.jsonl").read_text().splitlines()]
+    writing = [r for r in rows if "You write programming exercises" in r["prompt"][-1]["content"]]
+    assert len(rows) == 3 and [r["task_id"] for r in writing] == [t.task_id for t in kept]
+    for row, task in zip(writing, kept):
+        assert f"### {total}" in row["prompt"][-1]["content"]  # the docs it was written from
+        proposal = parse_proposal(row["completion"][0]["content"])
+        assert proposal is not None and proposal.query == task.query
+        assert len(proposal.inputs) == TEST_INPUTS and set(proposal.inputs) <= {c["input"] for c in task.test_cases}
+    assert json.loads((plain / "rounds" / "round-1" / "summary.json").read_text())["writer_examples"] == 0
+    ours, theirs = load_file(str(ckpt / "model.safetensors")), load_file(str(plain / "model.safetensors"))
+    assert any(not bool((ours[k] == v).all()) for k, v in theirs.items())  # it trained on more than the answers
+
+
+def test_only_self_play_sft_trains_the_writer(built_instance, tmp_path):
+    with pytest.raises(SebenchError, match=r"selfplay-train-writer.*self-play-rl"):
+        TrainConfig(data=built_instance, regime="self-play-rl", out=tmp_path, selfplay_train_writer=True).resolved()
+
+
 @pytest.mark.parametrize("engine", ["own", "trl"])
 def test_self_play_rl_runs_closed_rl_on_the_written_tasks(built_instance, tiny_model, tmp_path, scripted_sampling, engine):
     from safetensors.torch import load_file

@@ -218,7 +218,7 @@ def task_writing_examples(instance: Instance, functions: list[str], excluded: li
                           seed: int) -> list[dict]:
     """Up to `count` examples of writing a task (a seeded choice): modelgen's proposal prompt with one
     warm-up function's docs, answered with a training task of that function (see the module docstring)."""
-    from sebench.train import MIN_CASES, proposal_answer, proposal_prompt, seeded_choice
+    from sebench.train import MIN_CASES, seeded_choice, writing_example
 
     allowed = set(functions)
     called = re.compile(rf"(?<![\w.]){re.escape(instance.package_name)}(?:\.\w+)+")
@@ -228,8 +228,7 @@ def task_writing_examples(instance: Instance, functions: list[str], excluded: li
              and len(t.test_cases) >= MIN_CASES and set(called.findall(t.reference_solution)) == set(t.selected_functions)]
     examples = []
     for task in tasks:
-        prompt, answer = proposal_prompt(instance, task.selected_functions), proposal_answer(task)
-        if named is None or not named.search(prompt + answer):
-            examples.append({"prompt": [{"role": "user", "content": prompt}],
-                             "completion": [{"role": "assistant", "content": answer}], "task_id": task.task_id})
+        example = writing_example(instance, task.selected_functions, task)
+        if named is None or not named.search(example["prompt"][0]["content"] + example["completion"][0]["content"]):
+            examples.append(example)
     return seeded_choice(examples, count, seed)

@@ -130,8 +130,9 @@ def functions_markdown(functions: dict) -> str:
 SELF_PLAY_COLUMNS = (  # (summary key, column title) of a self-play round (train.selfplay)
     ("asked", "asked"), ("parsed", "parsed"), ("no_leak", "no leak"), ("kept", "kept"),
     ("agree_with_library", "agree with NumPy"), ("solved", "solved"), ("correct", "correct answers"),
-    ("examples", "training examples"),
+    ("examples", "training examples"), ("writer_examples", "task-writing examples"),
 )
+OPTIONAL_COLUMNS = {"writer_examples"}  # shown only where a round has some (--selfplay-train-writer)
 
 
 REJECTED_SHORT = {"static": "static rules", "few_inputs": "too few inputs run", "no_agreement": "no agreement",
@@ -147,7 +148,9 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
     parts = []
     for label, rounds in self_play.items():
         several = len({r["run"] for r in rounds}) > 1
-        head = (["run"] if several else []) + ["round"] + [title for _, title in SELF_PLAY_COLUMNS]
+        columns = [(key, title) for key, title in SELF_PLAY_COLUMNS
+                   if key not in OPTIONAL_COLUMNS or any(r.get(key) for r in rounds)]
+        head = (["run"] if several else []) + ["round"] + [title for _, title in columns]
         head += ["noise %", "minutes", "not kept, why"]
         lines = [f"**{label}**\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
@@ -158,7 +161,7 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
                 why += "; their failed inputs: " + ", ".join(f"{FAILED_SHORT.get(k, k)} {n}"
                                                              for k, n in r["failed_inputs"].items())
             cells = ([r.get("run", "")] if several else []) + [str(r["round"])]
-            cells += [str(r.get(key, "")) for key, _ in SELF_PLAY_COLUMNS] + [noise, minutes, why]
+            cells += [str(r.get(key, "")) for key, _ in columns] + [noise, minutes, why]
             lines.append("| " + " | ".join(cells) + " |")
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
@@ -197,7 +200,8 @@ def render_markdown(data: dict) -> str:
             "two different outputs at least); the kept tasks whose expected "
             "outputs all agree with NumPy's original function called on the same inputs (noise: the share that "
             "do not); the kept tasks the model solved open-book at least once, its correct answers, and the "
-            "training examples made from them. Why the clean tasks not kept were not, and, for those, why their "
+            "training examples made from them (and, with --selfplay-train-writer, the task-writing examples: the kept "
+            "tasks as answers to the prompt they were written from). Why the clean tasks not kept were not, and, for those, why their "
             "own solution failed on its inputs: an input that does not fit the task's own signature, one that is "
             "not a call's arguments in Python literals, or an error the solution raised.\n",
             self_play_markdown(data["self_play"]),

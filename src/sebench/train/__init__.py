@@ -7,13 +7,13 @@ it writes a checkpoint that the rollout backends load.
 from sebench.exports import front_door
 
 __all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "TrainConfig", "batch_plan",
-           "canonical_regime", "comparable_settings", "drop_long_prompts", "proposal_answer", "proposal_prompt",
-           "rl_prompts", "rollout_pairs", "score", "seeded_choice", "select_tasks", "sft_examples", "train_model"]
+           "canonical_regime", "comparable_settings", "drop_long_prompts", "rl_prompts", "rollout_pairs",
+           "score", "seeded_choice", "select_tasks", "sft_examples", "train_model", "writing_example"]
 __getattr__ = front_door(__name__, __all__, {
     "config": ("REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "TrainConfig", "canonical_regime",
                "comparable_settings"),
     "data": ("drop_long_prompts", "rl_prompts", "rollout_pairs", "seeded_choice", "select_tasks", "sft_examples"),
-    "modelgen": ("MIN_CASES", "proposal_answer", "proposal_prompt"),
+    "modelgen": ("MIN_CASES", "writing_example"),
     "reward": ("score",),
     "rl": ("batch_plan",),
     "run": ("train_model",),

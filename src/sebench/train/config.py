@@ -236,6 +236,10 @@ class TrainConfig:
                                         "task-writing prompt), tokens", minimum=1, uses=SELF_PLAY)
     selfplay_min_cases: int = option(5, "self-play: a written task is kept when its solution runs on at least this "
                                      "many of its test inputs (with two different outputs)", minimum=1, uses=SELF_PLAY)
+    selfplay_train_writer: bool = option(False, "self-play-sft: also train the model to write tasks, each round: SFT "
+                                         "on its kept tasks as answers to the task-writing prompt (as Absolute Zero "
+                                         "trains its proposer; off: only the answers are trained on)",
+                                         uses=SELF_PLAY)
     selfplay_backend: str | None = option(None, "self-play: backend spec that writes and solves the tasks (default: "
                                           "the model being trained, in-process; e.g. fake:... in tests)",
                                           uses=SELF_PLAY)
@@ -280,6 +284,9 @@ class TrainConfig:
             raise SebenchError("--train-source rollouts needs --rollouts FILE (a rollouts.jsonl judged by `sebench judge`)")
         if self.mix_data and not (regime.sft and not regime.self_play):
             raise SebenchError(f"--mix-data adds SFT examples; regime {regime.name} has no SFT stage on tasks")
+        if self.selfplay_train_writer and not (regime.self_play and regime.sft):
+            raise SebenchError(f"--selfplay-train-writer adds SFT examples to self-play-sft's rounds; regime "
+                               f"{regime.name} has no such SFT stage")
         verdicts = self.verdicts or (self.rollouts.with_name("verdicts.jsonl") if self.rollouts else None)
         if not 0 <= self.warmup_ratio < 1:
             raise SebenchError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}")

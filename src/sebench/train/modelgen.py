@@ -126,6 +126,13 @@ def proposal_answer(task: Task) -> str:
     return "```json\n" + json.dumps(data, indent=1, ensure_ascii=False) + "\n```"
 
 
+def writing_example(instance: Instance, functions: list[str], task: Task) -> dict:
+    """An SFT example of writing a task: proposal_prompt over `functions`, answered with `task` as a proposal
+    (the warm-up's task-writing skill, and self-play's --selfplay-train-writer)."""
+    return {"prompt": [{"role": "user", "content": proposal_prompt(instance, functions)}],
+            "completion": [{"role": "assistant", "content": proposal_answer(task)}], "task_id": task.task_id}
+
+
 @dataclass(frozen=True)
 class Generated:
     """One call of `generate`: the model's answers, how many passed each check, the kept tasks."""

@@ -13,7 +13,11 @@ One round, k = 1..rounds:
   4. train: self-play-sft trains closed-book on the judged-correct answers (Closed-SFT); self-play-rl runs
      closed-rl (train_rl: sampled open-book, the loss on the closed prompt, the reward from the judge
      against the task's own tests) on the tasks it solved at least once: on a task it never solves every
-     sample's reward is 0, and GRPO's group-normalised advantage gives it no gradient.
+     sample's reward is 0, and GRPO's group-normalised advantage gives it no gradient;
+  5. self-play-sft with --selfplay-train-writer also trains the model to write tasks, in the same SFT pass:
+     every kept task (solved or not) as the answer to the prompt it was written from (modelgen.writing_example:
+     its own query, signature and solution, with the inputs its solution ran on). Absolute Zero trains its
+     proposer too, with RL on learnability; this is an SFT form of it, off by default.
 The kept tasks' noise is measured too (sebench.tasks.noise): the share whose expected outputs agree
 with the real library's (NumPy's original of the function, via the private mapping) on the same inputs.
 
@@ -112,9 +116,11 @@ def restore_rounds(point: Path, key: str, model: Any, losses: LossLog, out: Path
 
 def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, functions: list[str], cfg: TrainConfig,
                workdir: Path, losses: LossLog, k: int) -> tuple[Any, list[dict], dict]:
-    """One round (see the module docstring); returns the model, its training examples and its summary."""
+    """One round (see the module docstring); returns the model, its training examples (the writer's too) and
+    its summary."""
     from sebench.tasks import library_agreement
     from sebench.train.grpo import train_rl
+    from sebench.train.modelgen import writing_example
     from sebench.train.sft import train_sft
 
     folder = cfg.out / "rounds" / f"round-{k}"
@@ -134,6 +140,7 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
     pairs, counts = solve_tasks(instance, judge, backend, tasks, cfg, seed=cfg.seed + k, folder=folder)
     record.update(counts)
     solved = list({task.task_id: task for task, _ in pairs}.values())
+    writer: list[dict] = []
     if cfg.spec.rl:
         examples = data.rl_prompts(instance, solved, cfg.sample_mode, cfg.spec.rl_train)
         if examples:
@@ -142,16 +149,18 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
                              f"round-{k}", cfg.seed + k)
     else:
         examples = data.sft_examples(instance, pairs, cfg.spec.sft)
-        if examples:
-            model = train_sft(model, tokenizer, examples, cfg, workdir, losses, f"round-{k}")
-    if not examples:
+        if cfg.selfplay_train_writer:
+            writer = [writing_example(instance, [name], task) for task, name in zip(tasks, written)]
+        if examples or writer:
+            model = train_sft(model, tokenizer, examples + writer, cfg, workdir, losses, f"round-{k}")
+    if not examples and not writer:
         log.warning("self-play round %d: no task was written and solved; the model is unchanged", k)
-    record.update(examples=len(examples), reused_answers=getattr(backend, "reused", 0),
+    record.update(examples=len(examples), writer_examples=len(writer), reused_answers=getattr(backend, "reused", 0),
                   seconds=round(time.time() - started, 1),
                   agreement={t.task_id: a for t, a in zip(tasks, agree)})
     write_json(folder / "summary.json", record)
     log.info("self-play round %d: %s", k, {key: v for key, v in record.items() if key != "agreement"})
-    return model, examples, record
+    return model, examples + writer, record
 
 
 def round_backend(cfg: TrainConfig, model: Any, tokenizer: Any):
