@@ -182,6 +182,10 @@ _MINI_RL = {"num_generations": 4, "batch_size": 4, "grad_accum": 1, "max_complet
 _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advantages": "drop"},
                 "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
+# self-play-sft beside the paper's, also trained to write tasks on its kept ones (--selfplay-train-writer):
+# the 135M model then keeps 30 tasks a seed (README "paper-mini, seeds 0-2: self-play")
+_WRITER_VARIANT = {"self-play-sft-writer": {"regime": "self-play-sft", "selfplay_train_writer": True}}
+
 # paper-mini's self-play rounds (train.selfplay): 15 tasks per studied function a round, a written task cut
 # at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
 _SELF_PLAY = {"rounds": 2, "selfplay_tasks": 120, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
@@ -231,8 +235,9 @@ PRESETS: dict[str, dict] = {
         _WARMED_CPU,
         # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
         warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},
+        variants={**_RL_VARIANTS, **_WRITER_VARIANT},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
-                 "closed-sft-rl", "self-play-sft", "self-play-rl"],
+                 "closed-sft-rl", "self-play-sft", "self-play-rl", "self-play-sft-writer"],
         functions=8, max_train=32, max_single=24, max_multiple=8,
         train_regimes={
             "open-rl": dict(_MINI_RL, max_steps=48),
