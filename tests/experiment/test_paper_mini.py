@@ -88,3 +88,19 @@ def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_pat
     report = json.loads((out / "report/report.json").read_text())
     assert {r["regime"] for r in report["main_table"]} == {"untrained", "closed-sft", "self-play-sft", "open-sft"}
     assert "open-rl" in report["not_trained"]
+
+
+def test_the_writer_variant_is_self_play_sft_with_the_writer_trained(tmp_path):
+    """paper-mini's self-play-sft-writer trains exactly as its self-play-sft, but for the task writer."""
+    import dataclasses
+
+    from sebench.experiment.config import resolve
+    from sebench.experiment.run import Study
+
+    study = Study(resolve("paper-mini", {"model": "hf:some/model", "train.functions": ["pkg.f"]}), tmp_path / "run")
+    study.data = tmp_path
+    plain, writer = (study.train_config(label, tmp_path / "out", None, None)
+                     for label in ("self-play-sft", "self-play-sft-writer"))
+    assert "self-play-sft-writer" in study.cfg.regimes and (writer.regime, writer.rounds) == ("self-play-sft", 2)
+    assert (plain.selfplay_train_writer, writer.selfplay_train_writer) == (False, True)
+    assert dataclasses.replace(writer, selfplay_train_writer=False) == plain
