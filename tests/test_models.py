@@ -60,6 +60,16 @@ def test_missing_folder_is_a_clear_error(tmp_path):
         models.load_causal_lm(f"hf:{tmp_path / 'absent'}", device="cpu")
 
 
+def test_the_embedded_tokenizer_takes_its_special_tokens_from_the_gguf_file():
+    ids = models.gguf_special_tokens(models.embedded_gguf_path())
+    assert ids == {"bos": 1, "eos": 2, "pad": 2}  # the file's metadata: <|im_start|>, <|im_end|>, <|im_end|>
+    misread = models.load_embedded_tokenizer()
+    misread.eos_token = misread.pad_token = "<|im_start|>"  # as transformers 5.17 reads the file
+    fixed = models.set_special_tokens(misread, ids)
+    assert (fixed.bos_token, fixed.eos_token, fixed.pad_token) == ("<|im_start|>", "<|im_end|>", "<|im_end|>")
+    assert models.load_embedded_tokenizer().eos_token_id == 2
+
+
 @pytest.mark.slow
 def test_embedded_default_loads_dequantized_and_saves(tmp_path):
     from transformers import AutoModelForCausalLM
