@@ -53,6 +53,7 @@ class FakeOpenAIServer:
         self.concurrent = 0
         self.max_concurrent = 0
         self.bodies: list[dict] = []
+        self.stalled: list[dict] = []  # the bodies of the requests that a scripted "stall" held
         self.authorizations: list[str | None] = []  # the Authorization header of each chat request
         self._script: deque[str] = deque()
         self._lock = threading.Lock()
@@ -142,6 +143,7 @@ class FakeOpenAIServer:
 
     async def _chat(self, body: dict, event: str, writer: asyncio.StreamWriter) -> bool:
         if event == "stall":
+            self.stalled.append(body)
             await asyncio.sleep(self.stall_s)
             return False
         if event == "drop":

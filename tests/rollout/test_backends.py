@@ -181,10 +181,11 @@ def test_context_length_is_asked_of_the_server(server):
 
 def test_stream_yields_as_requests_finish():
     with FakeOpenAIServer() as server:
-        server.script(["stall"])  # the first request (q0) stalls until the client times out and retries
+        server.script(["stall"])  # the first request to arrive stalls until the client times out and retries
         backend = get_backend(f"openai:fake-model@{server.url}", timeout_s=1.0, concurrency=4, **QUICK)
         order = [index for index, _ in backend.generate_stream([ask(f"q{i}") for i in range(4)])]
-        assert sorted(order) == [0, 1, 2, 3] and order[0] != 0
+        [stalled] = [int(body["messages"][-1]["content"][1:]) for body in server.stalled]
+        assert sorted(order) == [0, 1, 2, 3] and order[-1] == stalled  # the other three did not wait for it
 
 
 # ---- text helpers ----
