@@ -108,14 +108,14 @@ def set_special_tokens(tokenizer: Any, ids: dict[str, int]) -> Any:
     return tokenizer
 
 
-def _embedded_tokenizer(transformers: Any, path: Path) -> Any:
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+def _embedded_tokenizer(path: Path) -> Any:
+    tokenizer = _require_transformers().AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
     return _fix_tokenizer(set_special_tokens(tokenizer, gguf_special_tokens(path)))
 
 
 def load_embedded_tokenizer() -> Any:
     """The embedded model's tokenizer alone (a few seconds; no weights)."""
-    return _embedded_tokenizer(_require_transformers(), embedded_gguf_path())
+    return _embedded_tokenizer(embedded_gguf_path())
 
 
 def _load_embedded(device: str, dtype: Any) -> tuple[Any, Any]:
@@ -131,7 +131,7 @@ def _load_embedded(device: str, dtype: Any) -> tuple[Any, Any]:
     )
     if getattr(model, "hf_quantizer", None) is not None:  # older transformers: strip it by hand
         model.hf_quantizer.remove_quantization_config(model)
-    tokenizer = _embedded_tokenizer(transformers, path)
+    tokenizer = _embedded_tokenizer(path)
     for config in (model.config, model.generation_config):
         config.eos_token_id, config.pad_token_id = tokenizer.eos_token_id, tokenizer.pad_token_id
     return model, tokenizer
