@@ -5,12 +5,10 @@ splits), for tests that need the real thing.
 The leak audit is not run here (tests/builder/test_build.py checks that it passes), so one finding
 does not take every stage's tests down with it.
 
-The suite runs on the CPU even where a GPU is visible: its references (fp32 log-probabilities, bit-for-bit
-resumes, the threads each stage records) are the CPU's. On an H100 (2026-11-26), 8 of the first 115 tests
-of tests/train and tests/test_models.py failed with the GPU visible, for reasons the run did not live to
-print (one of them from that machine's transformers 5.17, since fixed). `SEBENCH_TEST_GPU=1` leaves the
-GPU visible, to look into them. The GPU path itself ran through bench/gpu_small.sh (README, "Run on a GPU
-at small sizes").
+The suite runs on the CPU even where a GPU is visible, so that `make test` on a GPU box checks what CI
+checks; `SEBENCH_TEST_GPU=1` leaves the GPU visible. The tests that touch torch ran that way on an H100 and an
+H200 (2026-11-26, README "Run on a GPU at small sizes"); those that failed compared GPU results (bf16 autocast)
+with CPU fp32 references or assumed a CPU, and now take the device into account.
 """
 
 from __future__ import annotations

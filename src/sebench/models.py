@@ -70,11 +70,28 @@ def resolve_device(device: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def gpu_bf16(device: str = "cuda") -> bool:
+    """True where `device` is a GPU that has bf16: there models load in bf16 and training runs bf16 mixed
+    precision (the one source of that rule); elsewhere everything stays fp32."""
+    import torch
+
+    return device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+
+
+def mixed_precision(device: str) -> Any:
+    """The autocast context that training's forward passes run in on `device` (see gpu_bf16)."""
+    import contextlib
+
+    import torch
+
+    return torch.autocast("cuda", dtype=torch.bfloat16) if gpu_bf16(device) else contextlib.nullcontext()
+
+
 def _resolve_dtype(dtype: Any, device: str) -> Any:
     import torch
 
     if dtype is None:
-        return torch.bfloat16 if device.startswith("cuda") and torch.cuda.is_bf16_supported() else torch.float32
+        return torch.bfloat16 if gpu_bf16(device) else torch.float32
     if isinstance(dtype, str):
         return getattr(torch, dtype)
     return dtype

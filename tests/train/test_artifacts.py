@@ -42,4 +42,3 @@ def test_hashes_and_versions(tmp_path):
     digest = artifacts.write_examples(tmp_path / "d.jsonl", [{"a": 1}])
     assert digest == artifacts.sha256_file(tmp_path / "d.jsonl")
     assert artifacts.input_hashes({"x": tmp_path / "d.jsonl", "missing": tmp_path / "no", "none": None}) == {"x": digest}
-    assert artifacts.versions()["sebench"]

@@ -138,18 +138,28 @@ def test_rl_with_the_judge_as_reward(built_instance, tiny_model, tmp_path, scrip
 
 
 def _start_logp(model_dir, messages, completion_ids, temperature):
-    """The starting model's log-probability of a completion after a prompt: one plain forward pass."""
+    """The starting model's log-probability of a completion after a prompt: one plain forward pass, on the
+    device and in the precision that training uses (fp32 weights, bf16 autocast on a GPU that has it)."""
     import torch
 
-    from sebench.models import load_causal_lm
+    from sebench.models import load_causal_lm, mixed_precision, resolve_device
 
-    model, tokenizer = load_causal_lm(str(model_dir), device="cpu")
+    device = resolve_device(None)
+    model, tokenizer = load_causal_lm(str(model_dir), device=device, dtype=torch.float32)
     text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     prompt = tokenizer(text, add_special_tokens=False)["input_ids"]
-    with torch.no_grad():
-        logits = model(torch.tensor([prompt + completion_ids])).logits[0, len(prompt) - 1:-1].float()
-    logps = torch.log_softmax(logits / temperature, dim=-1)
+    with torch.no_grad(), mixed_precision(device):
+        logits = model(torch.tensor([prompt + completion_ids], device=device)).logits[0, len(prompt) - 1:-1].float()
+    logps = torch.log_softmax(logits / temperature, dim=-1).cpu()
     return float(logps.gather(-1, torch.tensor(completion_ids)[:, None]).sum())
+
+
+def _logp_tolerance(on_open, on_closed):
+    """How near a recorded log-probability must be to its reference: 1e-4 in fp32; in bf16 mixed precision,
+    whose rounding depends on the batch's shape, a quarter of what separates the two prompts' values."""
+    from sebench.models import gpu_bf16
+
+    return abs(on_open - on_closed) / 4 if gpu_bf16() else 1e-4
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -169,10 +179,11 @@ def test_closed_rl_samples_open_and_computes_its_loss_closed(built_instance, tin
         on_open = _start_logp(tiny_model, open_prompt, sample["completion_ids"], 0.25)
         on_closed = _start_logp(tiny_model, closed_prompt, sample["completion_ids"], 0.25)
         assert abs(on_open - on_closed) > 1e-3  # the two prompts give the completion different probabilities
-        assert sample["new_logp"] == pytest.approx(on_closed, abs=1e-4)  # the loss is on the closed prompt
+        tol, seen = _logp_tolerance(on_open, on_closed), (on_open, on_closed, sample)
+        assert sample["new_logp"] == pytest.approx(on_closed, abs=tol), seen  # the loss is on the closed prompt
         expected_old = on_open if old_logps == "sampling" else on_closed
-        assert sample["old_logp"] == pytest.approx(expected_old, abs=1e-4)
-        assert sample["sample_logp"] == pytest.approx(on_open, abs=1e-4)  # recorded either way
+        assert sample["old_logp"] == pytest.approx(expected_old, abs=tol), seen
+        assert sample["sample_logp"] == pytest.approx(on_open, abs=tol), seen  # recorded either way
         if old_logps == "recompute":  # the original's rule, one mini-batch: on-policy, the ratio exactly 1
             assert sample["old_logp"] == sample["new_logp"]
 

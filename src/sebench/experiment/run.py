@@ -17,23 +17,20 @@ build_report) with files in and files out; nothing here re-implements a stage.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import platform
-from importlib import metadata
 from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import RunConfig
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
+from sebench.provenance import versions
 from sebench.train import comparable_settings
 
 log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
-VERSIONED = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "matplotlib")
 
 
 class Study:
@@ -386,7 +383,7 @@ class Study:
             "preset": self.cfg.preset,
             "data": _rel(self.root, data) if data.is_relative_to(self.root) else str(data),
             "config": self.cfg.to_dict(),
-            "versions": _versions(),
+            "versions": versions(),
             "commands": commands,
             "finished": finished,
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
@@ -405,14 +402,6 @@ def _rel(root: Path, path: Path) -> str:
 
 def sizes_dict(sizes) -> dict | None:
     return None if sizes is None else {"train": sizes.train, "single": sizes.single, "multiple": sizes.multiple}
-
-
-def _versions() -> dict:
-    out = {"python": platform.python_version(), "platform": platform.platform()}
-    for name in VERSIONED:
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            out[name] = metadata.version(name)
-    return out
 
 
 def _data_hashes(data: Path) -> dict:

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.metadata
 import json
 import logging
-import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,19 +25,6 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 LOSS_COLUMNS = ("step", "stage", "epoch", "loss", "learning_rate", "reward")
-_VERSIONED = ("sebench", "torch", "transformers", "trl", "peft", "accelerate", "datasets", "numpy")
-
-
-def versions() -> dict[str, str | None]:
-    found = {"python": platform.python_version()}
-    for name in _VERSIONED:
-        try:
-            found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found[name] = None
-    return found
-
-
 def device_info() -> dict[str, Any]:
     import torch
 

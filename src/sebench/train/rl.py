@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sebench.models import mixed_precision, resolve_device
 from sebench.records import Task
 from sebench.train import resume
 from sebench.train.artifacts import LossLog
@@ -81,7 +82,7 @@ def train_rl_own(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows
 
     from sebench.train.sft import peft_config
 
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(resolve_device(None))
     model.to(device)
     if cfg.lora:
         from peft import get_peft_model
@@ -272,23 +273,13 @@ def token_logps(model: Any, prompts: list[list[int]], completions: list[list[int
         attention[i, width_p - len(p):width_p + len(c)] = 1
     positions = (attention.cumsum(dim=1) - 1).clamp(min=0)
     ids, attention, positions = ids.to(device), attention.to(device), positions.to(device)
-    with _autocast(device):
+    with mixed_precision(str(device)):
         logits = model(input_ids=ids, attention_mask=attention, position_ids=positions, use_cache=False,
                        logits_to_keep=width_c + 1).logits[:, :-1]
     logits = logits.float() / (temperature if temperature > 0 else 1.0)
     targets = ids[:, width_p:]
     logps = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
     return logps, attention[:, width_p:].bool()
-
-
-def _autocast(device: Any):
-    import contextlib
-
-    import torch
-
-    if device.type == "cuda" and torch.cuda.is_bf16_supported():
-        return torch.autocast("cuda", dtype=torch.bfloat16)
-    return contextlib.nullcontext()
 
 
 def _update(model: Any, optimizer: Any, samples: list[Sample], tensors: list[_Tensors], cfg: TrainConfig,

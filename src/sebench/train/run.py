@@ -26,6 +26,7 @@ from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.provenance import versions
 from sebench.threads import reset_thread_usage, thread_usage
 from sebench.train import artifacts, data, resume
 from sebench.train.config import TrainConfig
@@ -63,13 +64,12 @@ def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
     import torch
     from transformers import set_seed
 
-    from sebench.models import load_causal_lm
+    from sebench.models import gpu_bf16, load_causal_lm
 
     set_seed(cfg.seed)
     start = cfg.sft_checkpoint if cfg.regime == "closed-sft-rl" and cfg.sft_checkpoint else cfg.model
     # fp32 weights (bf16 autocast on GPUs that have it); frozen LoRA base weights may stay bf16 on GPUs.
-    lora_bf16 = cfg.lora and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-    dtype = torch.bfloat16 if lora_bf16 else torch.float32
+    dtype = torch.bfloat16 if cfg.lora and gpu_bf16() else torch.float32
     model, tokenizer = load_causal_lm(str(start), device="cpu", dtype=dtype,  # the trainer moves it to the GPU
                                       threads=cfg.threads)
     losses = artifacts.LossLog()
@@ -87,7 +87,7 @@ def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
             "examples": len(examples),
             "data_sha256": data_hash,
             "input_sha256": artifacts.input_hashes({"manifest": instance.manifest_path, **prepared.inputs}),
-            "versions": artifacts.versions(),
+            "versions": versions(),
             "device": artifacts.device_info(),
             "threads": thread_usage(),  # seconds at each torch CPU thread count (sebench.threads)
             "seconds": round(time.time() - started, 1),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.models import gpu_bf16
 from sebench.train.artifacts import LossLog
 from sebench.train.config import TrainConfig
 from sebench.train.data import LeftPaddedBatches
@@ -28,7 +29,7 @@ def common_args(cfg: TrainConfig, workdir: Path, stage: str = "sft") -> dict[str
     """The trainer's TrainingArguments for an "sft" or (engine_trl's) "rl" stage."""
     import torch
 
-    bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    bf16 = gpu_bf16()
     steps = {"max_steps": cfg.max_steps} if cfg.max_steps else {"num_train_epochs": cfg.epochs}
     weight_decay, beta2 = cfg.optimizer(stage)
     return dict(
