@@ -46,7 +46,7 @@ from collections.abc import Callable
 log = logging.getLogger(__name__)
 
 THREADS_ENV = "SEBENCH_THREADS"  # the documented fallback of the stages' `threads` settings
-INTERVAL = 2.0  # seconds between two decisions of the adaptive policy while the count holds
+INTERVAL = 1.0  # seconds between two decisions of the adaptive policy while the count holds
 CHECK = 0.5  # seconds before a new count (a stage's start, a probe) is checked: a wrong one costs little
 SLACK = 0.25  # thread-seconds a second of waiting that are noise (a kernel thread), not a busy core
 PROBE = 30.0  # seconds on fewer threads than cores before one more is tried
