@@ -5,14 +5,14 @@ from __future__ import annotations
 import platform
 from importlib import metadata
 
+from sebench import __version__
+
 ENGINES = ("numpy", "torch", "transformers", "trl", "peft", "accelerate", "datasets", "matplotlib")
 
 
 def versions() -> dict[str, str | None]:
     """Python's, the platform's, sebench's (also when run from a source tree) and each engine's version (None:
     not installed)."""
-    from sebench import __version__
-
     found: dict[str, str | None] = {"python": platform.python_version(), "platform": platform.platform(),
                                     "sebench": __version__}
     for name in ENGINES:

@@ -25,6 +25,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 LOSS_COLUMNS = ("step", "stage", "epoch", "loss", "learning_rate", "reward")
+
+
 def device_info() -> dict[str, Any]:
     import torch
 
