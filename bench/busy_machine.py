@@ -4,8 +4,9 @@
     python bench/busy_machine.py --policies adaptive      # only sebench's policy (about 2 min)
 
 The competitor is one Python busy loop (one core, steady). Each thread policy runs in a process of its
-own (OpenMP reads its wait policy once, when torch loads), the model loaded once, through these
-scenarios, each a "stage" that chooses its threads when it starts:
+own (OpenMP reads its wait policy once, when torch loads), the model loaded once and warmed up by two
+untimed idle stages (a first idle stage ran 10-20% slower than later ones: the earlier 1-step warm-up
+flattered every ratio), through these scenarios, each a "stage" that chooses its threads when it starts:
 
   idle      nothing else runs
   loaded    the competitor runs from before the stage starts to its end
@@ -191,7 +192,9 @@ def child(policy: str, args: argparse.Namespace) -> dict:
     model, tokenizer = load_causal_lm(args.model, device="cpu")
     rows = examples(args.steps, args.tokens)
     competitor = Competitor()
-    sft_seconds(model, tokenizer, rows, 1, Stage(policy, "idle", competitor))  # warm-up, untimed
+    for _ in range(2):  # warm-up, untimed: after one step the next idle steps still ran 10-20% faster
+        sft_seconds(model, tokenizer, rows, args.steps, Stage(policy, "idle", competitor))
+    generation_seconds(model, tokenizer, args.prompts, args.max_tokens, Stage(policy, "idle", competitor))
     results = {"runnable_before": int(Path("/proc/loadavg").read_text().split()[3].split("/")[0]) - 1}
     try:
         for scenario in SCENARIOS[policy]:
