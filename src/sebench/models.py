@@ -11,6 +11,7 @@ tests that must run a real generation or training step in seconds.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import logging
@@ -80,8 +81,6 @@ def gpu_bf16(device: str = "cuda") -> bool:
 
 def mixed_precision(device: str) -> Any:
     """The autocast context that training's forward passes run in on `device` (see gpu_bf16)."""
-    import contextlib
-
     import torch
 
     return torch.autocast("cuda", dtype=torch.bfloat16) if gpu_bf16(device) else contextlib.nullcontext()

@@ -27,7 +27,7 @@ Why not all cores with OpenMP's passive wait policy: measured on 2 cores beside 
 step about 6x slower than idle (on a matrix product they waited 0.84 thread-seconds a second); with OMP_WAIT_POLICY=PASSIVE
 (honoured when set in os.environ before torch is first imported, not after) two threads still ran it
 1.2-2.7x slower than one thread did beside the same loop, and the passive policy made the idle step
-1.05-1.5x slower. One thread beside the loop ran at its idle speed: SFT 1.5-1.6x slower than two idle
+1.05-1.5x slower. One thread beside the loop ran at its idle speed: SFT 1.4-1.9x slower than two idle
 threads (one core's speed against two), generation about 1.1x. So the count follows the waiting, with
 OpenMP's default wait policy.
 
