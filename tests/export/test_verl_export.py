@@ -30,8 +30,8 @@ def setup(verl_original):
 
 def _export(setup, out, *flags):
     repo, inst = setup
-    return main(["export", "--format", "verl", "--data", str(inst), "--out", str(out), "--original-repo", str(repo),
-                 *flags])
+    return main(["export", "--format", "verl", "--data", str(inst), "--out", str(out), "--protocol", "original",
+                 "--original-repo", str(repo), *flags])
 
 
 def test_rl_files_have_the_originals_columns_and_prompts_and_align_row_by_row(setup, tmp_path):
@@ -111,7 +111,7 @@ def test_sft_file_holds_every_judged_correct_answer_with_both_prompts(setup, tmp
 
 def test_an_export_asks_for_what_it_lacks_in_one_line(setup, tmp_path, capsys):
     _repo, inst = setup
-    assert main(["export", "--data", str(inst), "--out", str(tmp_path / "a")]) == 2
+    assert main(["export", "--data", str(inst), "--out", str(tmp_path / "a"), "--protocol", "original"]) == 2
     assert "--original-repo" in capsys.readouterr().err
     assert _export(setup, tmp_path / "b") == 2  # the original's 2000-token filter needs the model's tokenizer
     assert "--tokenizer" in capsys.readouterr().err
@@ -128,3 +128,10 @@ def test_sebench_prompts_for_a_fresh_instance(built_instance, tmp_path):
     rows = pd.read_parquet(tmp_path / "ex/RL_data/real_train.parquet")
     assert [m["role"] for m in rows.prompt[0]] == ["system", "user"]
     assert json.loads((tmp_path / "ex/sebench_reward.json").read_text())["rule"] == "binary"
+
+
+def test_the_default_protocol_is_sebenchs_and_original_repo_asks_for_the_original(setup, tmp_path, capsys):
+    repo, inst = setup
+    assert main(["export", "--data", str(inst), "--out", str(tmp_path / "a"), "--original-repo", str(repo)]) == 2
+    assert "add --protocol original" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()

@@ -36,8 +36,8 @@ def _rows(out: Path, name: str = "real_train") -> list:
 def original_export(verl_original, tmp_path_factory):
     repo, inst = verl_original
     out = tmp_path_factory.mktemp("reward") / "ex"
-    assert main(["export", "--data", str(inst), "--out", str(out), "--original-repo", str(repo),
-                 "--max-prompt-tokens", "0"]) == 0
+    assert main(["export", "--data", str(inst), "--out", str(out), "--protocol", "original", "--original-repo",
+                 str(repo), "--max-prompt-tokens", "0"]) == 0
     return inst, out
 
 

@@ -22,11 +22,11 @@ imported task's test cases and results are the released row's (`np.array` inputs
 original's scripts write them, so that the original's reward rule sees what it saw); a built task's results
 are what the original's package prints for its reference solution (`OriginalJudge.reward_data`).
 
-Prompts: `--protocol original` (the default) fills the templates of the original's training scripts, read
+Prompts: `--protocol original` fills the templates of the original's training scripts, read
 from --original-repo (`OriginalTrainingPrompts`); rl_test.py's template is the same text as
-rl_real_train.py's, so the validation rows use the latter. `--protocol sebench` writes sebench's own
-prompts (a system and a user message); verl's SFT dataset takes a prompt string, so the SFT file then
-holds the user message alone. The length filter (the original: 2000 tokens of the open-book prompt, with
+rl_real_train.py's, so the validation rows use the latter. `--protocol sebench` (the default, as for every
+command) writes sebench's own prompts (a system and a user message); verl's SFT dataset takes a prompt
+string, so the SFT file then holds the user message alone. The length filter (the original: 2000 tokens of the open-book prompt, with
 the model's tokenizer, rl_train.py and rl_real_train.py alike) is `sebench.train.data.drop_long_prompts`
 on the pairs, so the two RL files keep the same tasks.
 """
@@ -37,21 +37,17 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sebench.cliflags import option
 from sebench.errors import SebenchError
+from sebench.export.config import ExportConfig
 from sebench.instance import Instance
-from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol
-from sebench.records import SPLITS, Task
-from sebench.train import REWARDS
+from sebench.records import Task
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("verl",)
 RL_FILES = {"open": "RL_data/train.parquet", "closed": "RL_data/real_train.parquet", "test": "RL_data/test.parquet"}
 SFT_FILE = "SFT_data/valid_SFT_data.parquet"
 REWARD_FILE, REWARD_SETTINGS, RECORD = "sebench_reward.py", "sebench_reward.json", "export.json"
@@ -71,37 +67,6 @@ from sebench.export.verl_reward import scorer
 
 compute_score = scorer(Path(__file__).with_name("{settings}"))
 '''
-
-
-
-@dataclass
-class ExportConfig:
-    """The options of `sebench export`; each field is one flag."""
-
-    data: Path = option(None, "instance directory (from `sebench build`)", required=True)
-    out: Path = option(None, "folder to write (RL_data/, SFT_data/, sebench_reward.py: the original's layout)",
-                     required=True)
-    format: str = option("verl", "what to write: verl (the files the original's verl scripts read)", choices=FORMATS)
-    protocol: str = option("original", "original: the prompts of the original's training scripts (read from "
-                         "--original-repo), its reward rule, its SFT filter; sebench: sebench's own",
-                         choices=tuple(PROTOCOLS))
-    original_repo: Path | None = option(None, "your copy of github.com/thunlp/SE-Bench (--protocol original reads "
-                                      "its training prompts there)")
-    tokenizer: str | None = option(None, "the trained model's tokenizer, for the prompt-length filter: a local folder "
-                                 "(nothing is downloaded) or smollm2-135m")
-    max_prompt_tokens: int | None = option(None, "drop tasks whose open-book prompt has this many tokens or more (the "
-                                         "original: 2000, rl_train.py); 0 keeps all; default: the protocol's",
-                                         minimum=0)
-    rollouts: Path | None = option(None, "open-book rollouts of the train split, judged (`sebench judge`): their "
-                                 "correct answers become the SFT file")
-    verdicts: Path | None = option(None, "verdicts of --rollouts (default: verdicts.jsonl beside them)")
-    val_split: str = option("single_test", "the split of RL_data/test.parquet (the scripts' data.val_files)",
-                          choices=tuple(s for s in SPLITS if s != "train"))
-    reward: str | None = option(None, "the reward rule of sebench_reward.py: original (the original's, self_question.py), "
-                              "binary or graded (sebench's judge); default: the protocol's", choices=REWARDS)
-    sandbox_url: list | None = option(None, "the reward runs programs on this `sebench sandbox serve` server (repeat "
-                                    "for several); default: in the trainer's process", multiple=True, metavar="URL")
-    overwrite: bool = option(False, "replace files of an earlier export in OUT")
 
 
 def export_verl(cfg: ExportConfig) -> list[Path]:

@@ -23,6 +23,10 @@ the good rows are still imported. Conversion:
   - reference_solution stays "": the released references (`example_output`) are NumPy programs that
     mostly call array methods (`.tolist()`), which the package's arrays do not have (on the released
     single_test, 43 of the 252 that convert pass the judge), so they are only kept aside.
+A row of a sebench export (`sebench export --format hf`: the release's columns in the instance's own
+spellings, plus task_id, kind, entry_point, expected as JSON text, right_code the reference solution) is
+read the same way and keeps those: its task is the exported one, id included. No released row is kept
+for it, as none is for a built task.
 Export (`sebench tasks export --format official|parquet`): official writes one jsonl per split with
 exactly the original's fields (inputs with `np.array(`, selected_functions as NumPy names); parquet
 writes one HuggingFace-datasets parquet file per split with all our fields (`expected` as a JSON
@@ -60,6 +64,8 @@ log = logging.getLogger(__name__)
 
 OFFICIAL_FIELDS = ("query", "function_name", "example", "test_cases", "right_exe_result",
                    "selected_functions", "is_valid")
+# the columns a sebench export (`sebench export --format hf`) adds to the release's (right_code too)
+SEBENCH_COLUMNS = ("task_id", "kind", "entry_point", "expected", "right_code")
 SPLIT_ALIASES = {"single": "single_test", "multiple": "multiple_test", "multi_test": "multiple_test",
                  **{name.split(".")[0]: split for name, split in SPLIT_FILE_NAMES.items()}}
 SCALAR_TYPES = {
@@ -89,7 +95,7 @@ def import_official(files: list[Path], data_dir: Path, split: str | None = None,
     for path in doc_files:
         log.info("%s: %d rows, names agree with %s", path, check_api_doc(path, inst), inst.root)
     mapping = inst.mapping()
-    by_split: dict[str, tuple[list[tuple[Task, KeptRow]], list[BadRow]]] = {}
+    by_split: dict[str, tuple[list[tuple[Task, KeptRow | None]], list[BadRow]]] = {}
     for path in task_files:
         target = split or _split_of(Path(path))
         good, bad = by_split.setdefault(target, ([], []))
@@ -112,7 +118,8 @@ def _convert_file(path: Path, mapping: dict, split: str, good: list, bad: list) 
         where = f"{path}:{lineno}"
         if bad_line is None:
             try:
-                good.append((convert_row(row, mapping, where, split), KeptRow("", where, row)))
+                task = convert_row(row, mapping, where, split)
+                good.append((task, None if is_sebench_row(row) else KeptRow("", where, row)))
                 continue
             except SebenchError as exc:
                 bad_line = BadRow(where, str(exc), json.dumps(row, ensure_ascii=False))
@@ -120,12 +127,15 @@ def _convert_file(path: Path, mapping: dict, split: str, good: list, bad: list) 
         bad.append(bad_line)
 
 
-def _write_split(inst: Instance, split: str, good: list[tuple[Task, KeptRow]], bad: list[BadRow]) -> int:
-    """Writes the split's tasks (numbered in file order) and the rows kept aside; returns the task count."""
-    ids = [f"{split}-{i:04d}" for i in range(len(good))]
+def _write_split(inst: Instance, split: str, good: list[tuple[Task, KeptRow | None]], bad: list[BadRow]) -> int:
+    """Writes the split's tasks and the released rows kept aside; returns the task count. Tasks are numbered
+    in file order, unless every row is a sebench export's, whose task ids are kept."""
+    ids = [t.task_id for t, _ in good]
+    if not all(ids) or len(set(ids)) < len(ids):
+        ids = [f"{split}-{i:04d}" for i in range(len(good))]
     tasks = [replace(t, task_id=i) for i, (t, _) in zip(ids, good)]
     write_records(inst.split_path(split), tasks)
-    write_kept(inst, split, [replace(k, task_id=i) for i, (_, k) in zip(ids, good)], bad)
+    write_kept(inst, split, [replace(k, task_id=i) for i, (_, k) in zip(ids, good) if k is not None], bad)
     invalid = sum(not t.is_valid for t in tasks)
     if invalid:
         log.warning("%s: %d of %d rows kept with is_valid = False (names the instance lacks)",
@@ -162,7 +172,7 @@ def convert_row(row: Any, mapping: dict, where: str, split: str) -> Task:
     functions = [converter.selected(name, where) for name in _selected(row, where)]
     example = converter.code(_example(row, entry, where))
     inputs = [converter.code(c["input"]) for c in cases]
-    return Task(
+    task = Task(
         task_id="", split=split, kind="single" if len(functions) == 1 else "multiple", query=query,
         function_name=signature.strip(), entry_point=entry, example=example,
         test_cases=[{"input": i, "output": o} for i, o in zip(inputs, printed)],
@@ -170,6 +180,32 @@ def convert_row(row: Any, mapping: dict, where: str, split: str) -> Task:
         is_valid=valid and converter.ok,
         expected=[parse_printed(o, converter.wrappers) for o in printed],
     )
+    return _with_sebench_fields(task, row, where) if is_sebench_row(row) else task
+
+
+def is_sebench_row(row: dict) -> bool:
+    """Whether a row is a sebench export's (`sebench export --format hf`): the release's columns and sebench's."""
+    return all(name in row for name in SEBENCH_COLUMNS)
+
+
+def _with_sebench_fields(task: Task, row: dict, where: str) -> Task:
+    """The task with what a sebench export's row adds to the release's columns: its id, kind, reference
+    solution (`right_code`) and the expected outputs as data (`expected`, JSON text)."""
+    try:
+        expected = json.loads(_text(row, "expected", where))
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{where}: field 'expected': not JSON text ({exc.msg})") from None
+    if not isinstance(expected, list) or len(expected) != len(task.test_cases):
+        raise SebenchError(f"{where}: field 'expected': expected a JSON list of {len(task.test_cases)} outputs, one "
+                           "per test case")
+    kind = _text(row, "kind", where)
+    if kind not in ("single", "multiple"):
+        raise SebenchError(f"{where}: field 'kind': expected 'single' or 'multiple', got {kind!r}")
+    entry = _text(row, "entry_point", where)
+    if entry != task.entry_point:
+        raise SebenchError(f"{where}: field 'entry_point': {entry!r}, but function_name defines {task.entry_point!r}")
+    return replace(task, task_id=_text(row, "task_id", where, nonempty=True), kind=kind,
+                   reference_solution=_text(row, "right_code", where), expected=expected)
 
 
 def _example(row: dict, entry: str, where: str) -> str:

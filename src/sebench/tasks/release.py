@@ -114,13 +114,12 @@ def kept_path(inst: Instance, split: str, rejected: bool = False) -> Path:
 
 
 def write_kept(inst: Instance, split: str, kept: list[KeptRow], bad: list[BadRow]) -> None:
-    """Writes the split's kept rows and its rejected lines (the latter file only when there are some)."""
-    write_records(kept_path(inst, split), kept)
-    rejected = kept_path(inst, split, rejected=True)
-    if bad:
-        write_records(rejected, bad)
-    elif rejected.exists():
-        rejected.unlink()
+    """Writes the split's kept rows and its rejected lines (each file only when there are some)."""
+    for path, records in ((kept_path(inst, split), kept), (kept_path(inst, split, rejected=True), bad)):
+        if records:
+            write_records(path, records)
+        elif path.exists():
+            path.unlink()
 
 
 def released_rows(data_dir: Path, split: str | None = None) -> dict[str, dict]:
