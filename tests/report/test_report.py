@@ -97,6 +97,8 @@ def test_main_table_matches_a_recount(runs, tmp_path):
         assert row["verdicts"] == pytest.approx({v: c / n for v, c in counts.items()})
         lo, hi = row["ci95"]
         assert lo <= row["accuracy"] <= hi
+        independent = wilson(row["accuracy"], n)  # clustering never narrows the interval of the samples
+        assert hi - lo >= independent[1] - independent[0] - 1e-12
         # pass@1 equals accuracy when every task has the same number of samples
         assert row["pass@1"] == pytest.approx(row["accuracy"])
         # pass@5 only where every task has 5 samples ("tiny" has 5, the others 3)
@@ -109,8 +111,16 @@ def test_main_table_matches_a_recount(runs, tmp_path):
     pooled = rows[("smollm2-135m", "closed-sft", "closed", "single_test")]
     assert pooled["n"] == 36 and len(pooled["runs"]) == 2
     untrained = rows[("smollm2-135m", "untrained", "closed", "single_test")]
-    assert pooled["gain_vs_untrained"] == pytest.approx(pooled["accuracy"] - untrained["accuracy"])
-    assert untrained["gain_vs_untrained"] is None
+    # every task has 3 samples in both and both answered all 12 (run, task) pairs: Δ is the accuracy difference
+    diff = pooled["vs_untrained"]
+    assert diff["delta"] == pytest.approx(pooled["accuracy"] - untrained["accuracy"]) and diff["pairs"] == 12
+    assert diff["ci95"][0] <= diff["delta"] <= diff["ci95"][1] and 0 <= diff["p"] <= 1
+    assert untrained["vs_untrained"] is None
+    pairs = {(c["a"], c["b"], c["mode"], c["split"]): c for c in data["comparisons"] if c["model"] == "smollm2-135m"}
+    assert {k: v for k, v in pairs[("closed-sft", "untrained", "closed", "single_test")].items() if k in diff} == diff
+    between = pairs[("closed-sft", "open-sft", "closed", "single_test")]
+    open_sft = rows[("smollm2-135m", "open-sft", "closed", "single_test")]
+    assert between["delta"] == pytest.approx(pooled["accuracy"] - open_sft["accuracy"])
 
 
 def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
@@ -119,6 +129,12 @@ def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
     table = [line for line in md.splitlines() if line.startswith("| closed-sft | closed | single_test")]
     row = next(r for r in data["main_table"] if (r["regime"], r["mode"], r["split"]) == ("closed-sft", "closed", "single_test"))
     assert len(table) == 1 and f"| {100 * row['accuracy']:.1f} |" in table[0] and f"| {row['n']} |" in table[0]
+    diff = row["vs_untrained"]
+    lo, hi = diff["ci95"]
+    assert f"| {100 * diff['delta']:+.1f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] |" in table[0]
+    assert f"| {diff['pairs']} |" in table[0]
+    assert "95% CI: Wilson score interval at the effective sample size given by standard errors clustered by task" in md
+    assert "Δ: paired by task (run, task id)" in md and "## Paired comparisons" in md
     assert "model" not in md.split("## Main table")[1].splitlines()[4]  # one model: no model column
 
 
@@ -160,8 +176,8 @@ def test_plots_and_cli(runs, tmp_path, capsys):
 
 
 def test_statistics():
-    assert wilson(0, 10)[0] == 0.0 and 0.2 < wilson(0, 10)[1] < 0.35
-    lo, hi = wilson(7, 10)
+    assert wilson(0.0, 10)[0] == 0.0 and 0.2 < wilson(0.0, 10)[1] < 0.35
+    lo, hi = wilson(0.7, 10)
     assert lo == pytest.approx(0.3968, abs=1e-3) and hi == pytest.approx(0.8922, abs=1e-3)
     assert pass_at_k(10, 0, 5) == 0.0 and pass_at_k(10, 6, 5) == 1.0
     assert pass_at_k(10, 3, 5) == pytest.approx(1 - math.comb(7, 5) / math.comb(10, 5))
@@ -262,3 +278,57 @@ def test_self_play_rounds_are_tabled_per_regime_with_their_noise(tmp_path):
     assert "task-writing" not in rl
     assert ("| 1 | 16 | 3 | 2 | 0 | 0 | 0 | 0 | 0 |  | 1.0 | too few inputs run 2; their failed inputs: not fitting "
             "its signature 4, errors 1 |") in rl  # no noise share, no total
+
+
+def _method_run(root: Path, method: dict | None) -> None:
+    """A run whose label "my-method" answers every task right and the untrained model none (1 sample a task)."""
+    _write_run(root, "m", 0, {"untrained": 0.0, "closed-sft": 0.5}, n=1)
+    for mode in ("closed", "open"):
+        for split in ("single_test", "multiple_test"):
+            base = (root / "evals/untrained" / mode / split / "verdicts.jsonl").read_text().splitlines()
+            verdicts = [Verdict(v["task_id"], 0, "correct", 8, 8, {"split": split, "mode": mode})
+                        for v in map(json.loads, base)]
+            write_records(root / "evals/my-method" / mode / split / "verdicts.jsonl", verdicts)
+    if method is not None:
+        (root / "train/my-method").mkdir(parents=True)
+        (root / "train/my-method/method.json").write_text(json.dumps(method))
+
+
+METHOD = {"label": "my-method", "spec": "my_pkg.train:run", "origin": "entry point", "args": {"lr": 0.1},
+          "returns": "endpoint", "eligible": False, "verified": False,
+          "cost": {"wall_seconds": 75.5, "judge_calls": 1200, "tokens_sampled": 345678, "tokens_trained": 0}}
+
+
+def test_a_users_method_sits_beside_the_built_ins_with_its_delta_and_cost(tmp_path):
+    _method_run(tmp_path / "run", {**METHOD, "versions": {"sebench": "0"}, "refused_reads": []})  # not reported
+    md = build_report([tmp_path / "run"], tmp_path / "report", plots_enabled=False).read_text()
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    rows = {(r["regime"], r["mode"], r["split"]): r for r in data["main_table"]}
+    row = rows[("my-method", "closed", "single_test")]
+    assert row["method"] == {"origin": "entry point", "spec": "my_pkg.train:run", "returns": "endpoint",
+                             "eligible": False, "verified": False}
+    # 6 single tasks, each right for the method and wrong untrained: Δ = +100 points, every pair the same
+    assert row["vs_untrained"] == {"delta": 1.0, "se": 0.0, "ci95": [1.0, 1.0], "p": 0.0, "pairs": 6}
+    regimes = [r["regime"] for r in data["main_table"] if (r["mode"], r["split"]) == ("closed", "single_test")]
+    assert regimes == ["untrained", "closed-sft", "my-method"]
+    line = next(x for x in md.splitlines() if x.startswith("| my-method | entry point | closed | single_test"))
+    assert "| +100.0 | [+100.0, +100.0] | <0.001 | 6 |" in line
+    assert line.endswith("| not eligible: sees the docs at test time; unverified: served endpoint |")
+    assert data["methods"] == [{"run": "run", "seed": 0, **METHOD}]
+    cost = md.split("## Methods and their cost")[1]
+    assert ("| my-method | entry point | `my_pkg.train:run` | endpoint | 75.5 | 1,200 | 345,678 | 0 | not eligible: "
+            "sees the docs at test time; unverified: served endpoint |") in cost
+
+
+def test_without_method_json_the_report_has_no_method_columns(tmp_path):
+    _method_run(tmp_path / "run", None)
+    md = build_report([tmp_path / "run"], tmp_path / "report", plots_enabled=False).read_text()
+    assert json.loads((tmp_path / "report/report.json").read_text())["methods"] == []
+    assert "## Methods and their cost" not in md and "| origin |" not in md
+    assert "| regime | mode | split | protocol | n | accuracy % | 95% CI | Δ vs untrained | Δ 95% CI | p | pairs |" in md
+
+
+def test_a_malformed_method_json_is_a_clear_error(tmp_path):
+    _method_run(tmp_path / "run", {**METHOD, "cost": {"judge_calls": "many"}})
+    with pytest.raises(SebenchError, match=r"method.json: field 'cost.judge_calls': expected a number, got str"):
+        build_report([tmp_path / "run"], tmp_path / "report", plots_enabled=False)

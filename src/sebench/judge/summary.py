@@ -1,8 +1,8 @@
 """The judge's summary of a verdicts file: the statistics of `sebench.metrics`, overall and per group.
 
-Each group's numbers (samples, tasks, accuracy with its Wilson interval, pass@k, verdict shares) are
-`sebench.metrics.verdicts_stats`, the same function the report uses; see that module for the rule on
-tasks with fewer than k samples.
+Each group's numbers (samples, tasks, accuracy with its 95% interval clustered by task, pass@k, verdict
+shares) are `sebench.metrics.verdicts_stats`, the same function the report uses; see that module for the
+interval and for the rule on tasks with fewer than k samples.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sebench.judge.original import OUTCOMES
-from sebench.metrics import KS, group_by, pass_ks, verdicts_stats
+from sebench.metrics import ACCURACY_CI, KS, group_by, pass_ks, verdicts_stats
 from sebench.records import VERDICTS, Verdict
 
 GROUPS = ("split", "kind", "mode", "model")
@@ -56,4 +56,5 @@ def format_table(summary: dict) -> str:
     unjudged = summary["overall"].get("counts", {}).get("judge_error", 0)
     if unjudged:
         lines.append(f"judge_error: {unjudged} samples could not be judged (see each verdict's detail.message)")
-    return "\n".join(lines) + "\n(verdict columns: % of samples; pass@k only where every task has k samples)"
+    return "\n".join(lines) + ("\n(verdict columns: % of samples; pass@k only where every task has k samples; "
+                               f"{ACCURACY_CI})")

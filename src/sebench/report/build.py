@@ -8,11 +8,12 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.metrics import pass_ks
+from sebench.metrics import ACCURACY_CI, DELTA_CI, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.grpo import grpo_markdown, grpo_rows
-from sebench.report.tables import function_table, load_run, main_table, protocol_of
+from sebench.report.methods import cost_markdown, notes
+from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,9 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "sebench_version": __version__,
         "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed} for r in runs],
         "main_table": rows,
+        "comparisons": comparisons(runs),
+        "methods": [{"run": run.root.name, "seed": run.seed, **method, "label": label}
+                    for run in runs for label, method in run.methods.items()],
         "functions": functions,
         "loss_curves": {k: [list(p) for p in v] for k, v in curves.items()},
         "not_trained": {f"{run.root.name}: {label}" if len(runs) > 1 else label: why
@@ -88,28 +92,65 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{100 * x:.1f}"
 
 
+def _signed(x: float) -> str:
+    """Percentage points with their sign; a difference that rounds to zero is +0.0 (never -0.0)."""
+    points = round(100 * x, 1)
+    return f"{points if points else 0.0:+.1f}"
+
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _delta_cells(diff: dict | None) -> list[str]:
+    """Δ, its interval, p and pairs of a paired difference (blank cells without one)."""
+    if diff is None:
+        return ["", "", "", ""]
+    lo, hi = diff["ci95"]
+    return [_signed(diff["delta"]), f"[{_signed(lo)}, {_signed(hi)}]", _p(diff["p"]), str(diff["pairs"])]
+
+
 def main_table_markdown(rows: list[dict]) -> str:
-    """The main table as markdown: accuracy with its CI, gain over untrained, pass@k, verdict shares."""
+    """The main table as markdown: accuracy with its CI, the paired Δ vs untrained, pass@k, verdict shares,
+    and for a user's method its origin and marks; the methods of the intervals below it."""
     with_model = len({r["model"] for r in rows}) > 1
     ks = [k for k in pass_ks(rows) if k > 1]  # pass@1 is the accuracy column
     verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
-    head = (["model"] if with_model else []) + ["regime", "mode", "split", "protocol", "n", "accuracy %", "95% CI",
-                                                 "Δ vs untrained"]
+    methods = any(r.get("method") for r in rows)
+    head = (["model"] if with_model else []) + ["regime"] + (["origin"] if methods else [])
+    head += ["mode", "split", "protocol", "n", "accuracy %", "95% CI", "Δ vs untrained", "Δ 95% CI", "p", "pairs"]
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
     settings = any(r.get("settings") for r in rows)
     head += ["training settings"] if settings else []
+    head += ["notes"] if methods else []
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        gain = r["gain_vs_untrained"]
-        cells = ([r["model"]] if with_model else []) + [
-            r["regime"], r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), _pct(r["accuracy"]),
-            f"{_pct(r['ci95'][0])}–{_pct(r['ci95'][1])}", "" if gain is None else f"{100 * gain:+.1f}",
-        ]
+        method = r.get("method") or {}
+        cells = ([r["model"]] if with_model else []) + [r["regime"]] + ([method.get("origin") or ""] if methods else [])
+        cells += [r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), _pct(r["accuracy"]),
+                  f"{_pct(r['ci95'][0])}–{_pct(r['ci95'][1])}", *_delta_cells(r["vs_untrained"])]
         cells += [_pct(r.get(f"pass@{k}")) for k in ks]
         cells += [_pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
         cells += [r.get("settings", "")] if settings else []
+        cells += ["; ".join(notes(method))] if methods else []
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + f"\n\n{ACCURACY_CI} {DELTA_CI}\n"
+
+
+def comparisons_markdown(pairs: list[dict]) -> str:
+    """The paired differences between trained regimes (those against the untrained model are in the main
+    table), one line each; the method of the intervals below."""
+    rows = [c for c in pairs if BASELINE not in (c["a"], c["b"])]
+    if not rows:
+        return ""
+    with_model = len({c["model"] for c in rows}) > 1
+    head = (["model"] if with_model else []) + ["A", "B", "mode", "split", "protocol", "Δ = A − B", "95% CI", "p",
+                                                "pairs"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in rows:
+        cells = ([c["model"]] if with_model else []) + [c["a"], c["b"], c["mode"], c["split"], c["protocol"]]
+        lines.append("| " + " | ".join(cells + _delta_cells(c)) + " |")
+    return "\n".join(lines) + f"\n\n{DELTA_CI}\n"
 
 
 def functions_markdown(functions: dict) -> str:
@@ -177,14 +218,31 @@ def _total(rounds: list[dict]) -> dict:
     return {"run": "all", "round": "all", **reasons, **{k: sum(r.get(k) or 0 for r in rounds) for k in keys}}
 
 
+def _comparison_and_cost(data: dict) -> list[str]:
+    """The paired comparisons between trained regimes and the methods' cost, where there are some."""
+    parts = []
+    between = comparisons_markdown(data.get("comparisons", []))
+    if between:
+        parts += ["## Paired comparisons\n",
+                  "Each trained regime against each other one of the same model in the same mode and split "
+                  "(percentage points).\n", between]
+    if data.get("methods"):
+        parts += ["## Methods and their cost\n",
+                  "Each method brought by a user as its training recorded it (train/<label>/method.json): where it "
+                  "came from, what it returns, the wall time, judge calls and tokens it spent.\n",
+                  cost_markdown(data["methods"])]
+    return parts
+
+
 def render_markdown(data: dict) -> str:
     runs = data["runs"]
     parts = [
         "# SE-Bench report\n",
         f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']})" for r in runs) + "\n",
         "## Main table\n",
-        "Accuracy is the share of samples judged correct (pass@1); the 95% interval is Wilson's over samples; "
-        "Δ is the difference with the untrained model in the same mode and split (percentage points); "
+        "Accuracy is the share of samples judged correct (pass@1), with its 95% interval; "
+        "Δ is the difference with the untrained model in the same mode and split (percentage points), paired "
+        "by task, with its 95% interval, its p-value and the number of tasks both answered; "
         "pass@k is shown where every task has at least k samples; the other columns are the shares of "
         "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
@@ -192,6 +250,7 @@ def render_markdown(data: dict) -> str:
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")
+    parts += _comparison_and_cost(data)
     if data.get("self_play"):
         parts += [
             "## Self-play rounds\n",

@@ -76,7 +76,7 @@ def accuracy_by_regime(rows: list[dict], out: Path) -> Path:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, handle)
     axes[0][-1].legend(legend.values(), legend.keys(), title="split", fontsize=8)
-    fig.suptitle("Accuracy by regime (95% Wilson CI)")
+    fig.suptitle("Accuracy by regime (95% CI clustered by task)")
     return _save(fig, out)
 
 

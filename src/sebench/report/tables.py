@@ -6,14 +6,17 @@ A run directory (written by `sebench run`, or by hand with the stage commands) h
     RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl   the judge's verdicts of one evaluation
     RUN_DIR/train/<regime>/**/loss.csv                 training loss curves (columns step and loss)
     RUN_DIR/train/<regime>/**/rounds/round-K/summary.json  self-play: one round's counts (train.selfplay)
+    RUN_DIR/train/<label>/method.json                  a user's method: origin, marks, cost (report.methods)
     RUN_DIR/<data>/...                                 the instance whose tasks were evaluated (default
                                                        "data", then "instance"): for the functions of each task
 
 `regime` is "untrained" for the model before training, else the training regime ("closed-sft", ...).
 Several run directories are pooled: samples of runs with the same model are counted together (seeds),
 runs of different models stay in separate rows. Every row's numbers are `sebench.metrics.verdict_stats`
-(the judge's summary counts with the same function): Wilson intervals over samples, unbiased pass@k
-only where every task of the row has at least k samples.
+(the judge's summary counts with the same function): intervals clustered by task with seeds as a second
+level, unbiased pass@k only where every task of the row has at least k samples. Every difference between
+two regimes of a model in the same mode, split and protocol is `sebench.metrics.paired_difference`: paired
+by (run, task id) over the tasks both answered.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
-from sebench.metrics import task_key, verdict_stats
+from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_records
+from sebench.report.methods import read_methods
 
 REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
                 "self-play-rl")
@@ -60,6 +64,7 @@ class RunData:
     settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
     not_trained: dict[str, str] = field(default_factory=dict)  # regime -> why the study could not train it
     self_play: dict[str, list[dict]] = field(default_factory=dict)  # regime -> its rounds' summaries, in order
+    methods: dict[str, dict] = field(default_factory=dict)  # label -> its method.json (a user's method)
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -88,6 +93,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         settings=_train_settings(root),
         not_trained=dict(manifest.get("not_trained") or {}),
         self_play=self_play_rounds(root),
+        methods=read_methods(root),
     )
 
 
@@ -179,9 +185,12 @@ def _rank(value: str, order: tuple[str, ...]) -> tuple[int, str]:
     return (order.index(value) if value in order else len(order), value)
 
 
+def _order(model: str, regime: str, mode: str, split: str) -> tuple:
+    return (model, _rank(regime, REGIME_ORDER), _rank(mode, MODE_ORDER), _rank(split, SPLIT_ORDER))
+
+
 def row_sort_key(row: dict) -> tuple:
-    return (row["model"], _rank(row["regime"], REGIME_ORDER), _rank(row["mode"], MODE_ORDER),
-            _rank(row["split"], SPLIT_ORDER))
+    return _order(row["model"], row["regime"], row["mode"], row["split"])
 
 
 # ---- tables ---------------------------------------------------------------------------------------
@@ -193,35 +202,76 @@ def protocol_of(verdicts: list[Verdict]) -> str:
     return found.pop() if len(found) == 1 else "mixed"
 
 
-def main_table(runs: list[RunData]) -> list[dict]:
-    """One row per (model, regime, mode, split, protocol), pooled over runs (seeds) of the same model."""
-    groups: dict[tuple, list[tuple[tuple, str]]] = defaultdict(list)
-    per_run: dict[tuple, list[dict]] = defaultdict(list)
+RowKey = tuple[str, str, str, str, str]  # (model, regime, mode, split, protocol)
+Sample = tuple[TaskKey, str]  # (task key, verdict name)
+
+
+def _samples(runs: list[RunData]) -> dict[RowKey, list[Sample]]:
+    """The samples of each row, pooled over runs (seeds) of the same model."""
+    groups: dict[RowKey, list[Sample]] = defaultdict(list)
     for run in runs:
         for ev in run.evals:
             key = (run.model, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))
-            samples = [(task_key(v, str(run.root)), v.verdict) for v in ev.verdicts]
-            groups[key] += samples
-            acc = sum(verdict == "correct" for _, verdict in samples) / len(samples) if samples else 0.0
-            per_run[key].append({"run": str(run.root), "seed": run.seed, "n": len(samples), "accuracy": acc})
+            groups[key] += [(task_key(v, str(run.root)), v.verdict) for v in ev.verdicts]
+    return groups
+
+
+def _per_run(runs: list[RunData]) -> dict[RowKey, list[dict]]:
+    """Each row's accuracy in each of its runs."""
+    out: dict[RowKey, list[dict]] = defaultdict(list)
+    for run in runs:
+        for ev in run.evals:
+            n = len(ev.verdicts)
+            acc = sum(v.verdict == "correct" for v in ev.verdicts) / n if n else 0.0
+            out[(run.model, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))].append(
+                {"run": str(run.root), "seed": run.seed, "n": n, "accuracy": acc})
+    return out
+
+
+def main_table(runs: list[RunData]) -> list[dict]:
+    """One row per (model, regime, mode, split, protocol), pooled over runs (seeds) of the same model, with
+    its paired difference against the untrained model and, for a user's method, its method.json's fields."""
+    groups = _samples(runs)
+    per_run = _per_run(runs)
     rows = []
-    for (model, regime, mode, split, protocol), samples in groups.items():
+    for key, samples in groups.items():
+        model, regime, mode, split, protocol = key
         row = {"model": model, "regime": regime, "mode": mode, "split": split, "protocol": protocol,
                **verdict_stats(samples)}
-        row["runs"] = per_run[(model, regime, mode, split, protocol)]
+        row["runs"] = per_run[key]
         row["settings"] = next((r.settings[regime] for r in runs if r.model == model and r.settings.get(regime)), "")
+        method = next((r.methods[regime] for r in runs if r.model == model and regime in r.methods), None)
+        if method is not None:
+            row["method"] = {name: method.get(name) for name in ("origin", "spec", "returns", "eligible", "verified")}
+        base = (model, BASELINE, mode, split, protocol)
+        row["vs_untrained"] = _paired(groups, key, base) if regime != BASELINE and base in groups else None
         rows.append(row)
     rows.sort(key=row_sort_key)
-    _add_gains(rows)
     return rows
 
 
-def _add_gains(rows: list[dict]) -> None:
-    """Each row's accuracy minus the untrained model's in the same mode and split (the headline number)."""
-    base = {(r["model"], r["mode"], r["split"], r["protocol"]): r["accuracy"] for r in rows if r["regime"] == BASELINE}
-    for r in rows:
-        b = base.get((r["model"], r["mode"], r["split"], r["protocol"]))
-        r["gain_vs_untrained"] = None if b is None or r["regime"] == BASELINE else r["accuracy"] - b
+def _paired(groups: dict[RowKey, list[Sample]], a: RowKey, b: RowKey) -> dict | None:
+    diff = paired_difference(groups[a], groups[b])
+    return None if diff is None else {"delta": diff.delta, "se": diff.se, "ci95": list(diff.ci95), "p": diff.p,
+                                      "pairs": diff.pairs}
+
+
+def comparisons(runs: list[RunData]) -> list[dict]:
+    """Every pair of regimes of a model in the same mode, split and protocol: the later regime (in the
+    main table's order) minus the earlier, paired by task; pairs without a task in common are left out."""
+    groups = _samples(runs)
+    by_setting: dict[tuple, list[RowKey]] = defaultdict(list)
+    for key in sorted(groups, key=lambda k: _order(*k[:4])):
+        by_setting[(key[0], key[2], key[3], key[4])].append(key)
+    out = []
+    for (model, mode, split, protocol), keys in by_setting.items():
+        for i, b in enumerate(keys):
+            for a in keys[i + 1:]:
+                diff = _paired(groups, a, b)
+                if diff is not None:
+                    out.append({"model": model, "mode": mode, "split": split, "protocol": protocol, "a": a[1],
+                                "b": b[1], **diff})
+    return out
 
 
 def function_table(runs: list[RunData], mode: str = "closed") -> dict:

@@ -1,0 +1,73 @@
+"""The methods a user brought, as their training wrote them down: `RUN_DIR/train/<label>/method.json`.
+
+    {"label": str, "spec": str, "origin": "built-in" | "entry point" | "file", "args": {...},
+     "returns": "checkpoint" | "endpoint" | "agent", "eligible": bool, "verified": bool,
+     "cost": {"wall_seconds": float, "judge_calls": int, "tokens_sampled": int, "tokens_trained": int}}
+
+The report reads it (never writes it): the row of `label` names its origin and is marked when the method is
+not eligible (it sees the documentation at test time) or unverified (a served endpoint, whose weights the
+run cannot check); the cost section lists what each method spent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sebench.errors import SebenchError
+
+METHOD_FILE = "method.json"
+COST_FIELDS = (("wall_seconds", "wall s"), ("judge_calls", "judge calls"), ("tokens_sampled", "tokens sampled"),
+               ("tokens_trained", "tokens trained"))
+TYPES: dict[str, type] = {"label": str, "spec": str, "origin": str, "args": dict, "returns": str, "eligible": bool,
+                          "verified": bool, "cost": dict}
+NOT_ELIGIBLE = "not eligible: sees the docs at test time"
+UNVERIFIED = "unverified: served endpoint"
+
+
+def read_methods(root: Path) -> dict[str, dict]:
+    """label -> the fields above of RUN_DIR/train/<label>/method.json (the label is its folder's name)."""
+    return {path.parent.name: _read(path) for path in sorted(root.glob(f"train/*/{METHOD_FILE}"))}
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise SebenchError(f"{path}: expected a JSON object")
+    for name, kind in TYPES.items():
+        if data.get(name) is not None and not isinstance(data[name], kind):
+            raise SebenchError(f"{path}: field '{name}': expected {kind.__name__}, got {type(data[name]).__name__}")
+    for name, _ in COST_FIELDS:
+        value = (data.get("cost") or {}).get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise SebenchError(f"{path}: field 'cost.{name}': expected a number, got {type(value).__name__}")
+    return {name: data[name] for name in TYPES if name in data}
+
+
+def notes(method: dict) -> list[str]:
+    """The marks of a method's row: not eligible, unverified (absent fields count as true)."""
+    return ([NOT_ELIGIBLE] if method.get("eligible") is False else []) + (
+        [UNVERIFIED] if method.get("verified") is False else [])
+
+
+def _number(value: float | int | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.1f}" if isinstance(value, float) else f"{value:,}"
+
+
+def cost_markdown(methods: list[dict]) -> str:
+    """One line per method and run: its origin, spec, what it returns, its cost and its marks."""
+    several = len({m["run"] for m in methods}) > 1
+    head = (["run"] if several else []) + ["method", "origin", "spec", "returns"]
+    head += [title for _, title in COST_FIELDS] + ["notes"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m in methods:
+        cells = ([m["run"]] if several else []) + [m["label"], m.get("origin") or "", f"`{m.get('spec') or ''}`",
+                                                  m.get("returns") or ""]
+        cells += [_number((m.get("cost") or {}).get(name)) for name, _ in COST_FIELDS] + ["; ".join(notes(m))]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
