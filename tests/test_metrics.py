@@ -122,6 +122,15 @@ def test_two_identical_models_differ_by_zero():
     assert paired_difference(a, _samples({"other": [1]})) is None  # no task in common
 
 
+def test_a_task_answered_in_two_modes_is_one_cluster():
+    verdicts = [Verdict(task, 0, "correct" if task in "ab" else "wrong_answer", 0, 1, mode=mode, model="m")
+                for task in "abcd" for mode in ("closed", "open")]
+    stats = verdicts_stats(verdicts)
+    # 8 task keys (pass@k), but 4 clusters: each task's two answers sum their residuals (+-1 a task),
+    # V = 4 * 1 / 8^2 = 1/16, n_eff = 0.25 / (1/16) = 4 (as 8 independent samples it would be 8)
+    assert stats["tasks"] == 8 and stats["effective_n"] == pytest.approx(4)
+
+
 def test_tasks_are_keyed_by_mode_and_model():
     verdicts = [Verdict("a", 0, "correct", 1, 1, mode="open", model="m1"),
                 Verdict("a", 0, "wrong_answer", 0, 1, mode="closed", model="m1"),

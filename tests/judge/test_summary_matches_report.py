@@ -45,6 +45,7 @@ def test_unequal_sample_counts_give_one_pass_at_k(instance, tmp_path):
     assert "pass@10" not in summary and "pass@10" not in row
     assert summary["accuracy"] == row["accuracy"] == pytest.approx(1 / 11)
     assert summary["ci95"] == row["ci95"] and summary["min_samples"] == row["min_samples"] == 5
+    assert summary["se"] == row["se"] and summary["effective_n"] == row["effective_n"]
 
 
 def test_a_task_with_fewer_than_k_samples_removes_pass_at_k_from_both(instance, tmp_path):
