@@ -1,4 +1,5 @@
-"""Supervised fine-tuning with TRL's SFTTrainer: loss on the answer only (prompt-completion data).
+"""Supervised fine-tuning with TRL's SFTTrainer: loss on the answer only (prompt-completion data), and
+on every token of plain-text examples ({"text": ...}: the docs-only methods' documents, docs_data.py).
 
 The step is kept close to a plain PyTorch loop: batches of similar length, left-padded so that the
 answers sit in the last columns, and the LM head (a 49k-token vocabulary for the embedded model) run
@@ -72,12 +73,35 @@ def finished_model(trainer: Any):
     return model
 
 
+def example_tokens(example: dict, tokenizer: Any) -> dict:
+    """`input_ids` and `labels` (-100 where there is no loss) of one example. A text example: its tokens and
+    EOS, the loss on every token that has one before it. A prompt-completion example: the chat template
+    over prompt and answer, the loss from where it departs from the prompt alone, as TRL's own
+    tokenization does."""
+    if "text" in example:
+        ids = tokenizer(example["text"])["input_ids"]
+        if tokenizer.eos_token_id is not None:
+            ids = [*ids, tokenizer.eos_token_id]
+        return {"input_ids": ids, "labels": [-100, *ids[1:]]}
+    prompt = tokenizer.apply_chat_template(example["prompt"], add_generation_prompt=True, tokenize=True,
+                                           return_dict=False)
+    ids = tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=True, return_dict=False)
+    start = next((i for i, (a, b) in enumerate(zip(prompt, ids)) if a != b), min(len(prompt), len(ids)))
+    return {"input_ids": list(ids), "labels": [-100] * start + list(ids[start:])}
+
+
+def example_length(example: dict, tokenizer: Any) -> int:
+    """The tokens of one example (prompt and answer, or its text and EOS)."""
+    if "text" in example:
+        return len(tokenizer(example["text"])["input_ids"]) + 1
+    return len(tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=True,
+                                             return_dict=False))
+
+
 def fit_length(examples: list[dict], tokenizer: Any, max_length: int) -> list[dict]:
-    """Drops examples whose prompt+answer exceeds max_length tokens (cutting them would cut the answer)."""
-    kept = [
-        e for e in examples
-        if len(tokenizer.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=False)) <= max_length
-    ]
+    """Drops examples whose prompt+answer (or text) exceeds max_length tokens (cutting them would cut the
+    answer)."""
+    kept = [e for e in examples if example_length(e, tokenizer) <= max_length]
     if len(kept) < len(examples):
         log.warning("%d of %d examples are longer than --max-length %d tokens and were left out",
                     len(examples) - len(kept), len(examples), max_length)
@@ -86,14 +110,23 @@ def fit_length(examples: list[dict], tokenizer: Any, max_length: int) -> list[di
     return kept
 
 
+def sft_rows(examples: list[dict], tokenizer: Any) -> list[dict]:
+    """The dataset rows: prompt-completion pairs for TRL to tokenize, or, where any example is plain text,
+    every example tokenized here (one dataset holds one form)."""
+    if any("text" in e for e in examples):
+        return [example_tokens(e, tokenizer) for e in examples]
+    return [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
+
+
 def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig, workdir: Path,
                 callbacks: list | None = None) -> Any:
-    """An SFTTrainer over conversational prompt-completion `examples`, the loss on the answer only."""
+    """An SFTTrainer over `examples`: conversational prompt-completion ones with the loss on the answer
+    only, plain-text ones with the loss on every token."""
     from datasets import Dataset
     from trl import SFTConfig
 
     examples = fit_length(examples, tokenizer, cfg.max_length)
-    dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in examples])
+    dataset = Dataset.from_list(sft_rows(examples, tokenizer))
     args = SFTConfig(
         **common_args(cfg, workdir),
         max_length=cfg.max_length,
