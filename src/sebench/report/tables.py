@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
@@ -216,29 +216,27 @@ def _samples(runs: list[RunData]) -> dict[RowKey, list[Sample]]:
     return groups
 
 
-def _per_run(runs: list[RunData]) -> dict[RowKey, list[dict]]:
-    """Each row's accuracy in each of its runs."""
-    out: dict[RowKey, list[dict]] = defaultdict(list)
-    for run in runs:
-        for ev in run.evals:
-            n = len(ev.verdicts)
-            acc = sum(v.verdict == "correct" for v in ev.verdicts) / n if n else 0.0
-            out[(run.model, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))].append(
-                {"run": str(run.root), "seed": run.seed, "n": n, "accuracy": acc})
-    return out
+def _per_run(samples: list[Sample], seeds: dict[str, int | None]) -> list[dict]:
+    """A row's samples and accuracy in each of its runs (seeds: run directory -> its seed)."""
+    counts: dict[str, list[int]] = {}
+    for key, verdict in samples:
+        tally = counts.setdefault(key[0], [0, 0])
+        tally[0] += 1
+        tally[1] += verdict == "correct"
+    return [{"run": run, "seed": seeds[run], "n": n, "accuracy": c / n} for run, (n, c) in counts.items()]
 
 
 def main_table(runs: list[RunData]) -> list[dict]:
     """One row per (model, regime, mode, split, protocol), pooled over runs (seeds) of the same model, with
     its paired difference against the untrained model and, for a user's method, its method.json's fields."""
     groups = _samples(runs)
-    per_run = _per_run(runs)
+    seeds = {str(run.root): run.seed for run in runs}
     rows = []
     for key, samples in groups.items():
         model, regime, mode, split, protocol = key
         row = {"model": model, "regime": regime, "mode": mode, "split": split, "protocol": protocol,
                **verdict_stats(samples)}
-        row["runs"] = per_run[key]
+        row["runs"] = _per_run(samples, seeds)
         row["settings"] = next((r.settings[regime] for r in runs if r.model == model and r.settings.get(regime)), "")
         method = next((r.methods[regime] for r in runs if r.model == model and regime in r.methods), None)
         if method is not None:
@@ -252,8 +250,7 @@ def main_table(runs: list[RunData]) -> list[dict]:
 
 def _paired(groups: dict[RowKey, list[Sample]], a: RowKey, b: RowKey) -> dict | None:
     diff = paired_difference(groups[a], groups[b])
-    return None if diff is None else {"delta": diff.delta, "se": diff.se, "ci95": list(diff.ci95), "p": diff.p,
-                                      "pairs": diff.pairs}
+    return None if diff is None else asdict(diff)
 
 
 def comparisons(runs: list[RunData]) -> list[dict]:
