@@ -11,7 +11,8 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
   task, after Miller, "Adding Error Bars to Evals" (arXiv 2411.00640), clustered standard errors: with
   residuals e = score - p,
       V_task = sum over clusters c of (sum of e in c)^2 / n^2.
-  Where a row pools G >= 2 runs (seeds), seeds are a second level:
+  Where a row pools G >= 2 runs (seeds), seeds are a second level (a seed's tasks share its training run and
+  the functions it drew, so they are not independent draws):
       V_seed = G / (G - 1) * sum over runs g of (sum of e in g)^2 / n^2,   V = max(V_task, V_seed).
   Adapted from Miller: clustering at the seed level counts the tasks nested in it too, so the maximum is
   V_task plus a between-seed component estimated by moments and truncated at zero; G / (G - 1), which
@@ -90,7 +91,8 @@ def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
 
 
 def clustered_variance(scores: Sequence[Score]) -> float:
-    """The variance of the mean score: clustered by task, seeds as a second level (module docstring)."""
+    """The variance of the mean score: Miller's clustered standard error squared, clustered by (run, task id),
+    with runs (seeds) as a second level where there are several (module docstring)."""
     n = len(scores)
     mean = sum(value for _, value in scores) / n
     by_task: dict[Cluster, float] = defaultdict(float)
@@ -131,7 +133,8 @@ def task_means(samples: Iterable[tuple[TaskKey, str]]) -> dict[Cluster, float]:
 
 
 def paired_difference(a: Iterable[tuple[TaskKey, str]], b: Iterable[tuple[TaskKey, str]]) -> Paired | None:
-    """A - B paired by cluster (run, task id), over the clusters both answered; None when there are none."""
+    """A - B paired by cluster (run, task id) after Miller's paired differences, over the clusters both
+    answered; None when there are none."""
     mean_a, mean_b = task_means(a), task_means(b)
     diffs = [(c, mean_a[c] - mean_b[c]) for c in sorted(mean_a.keys() & mean_b.keys())]
     if not diffs:
