@@ -15,8 +15,17 @@ _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
 
+_CHILD_PEAK_MB = [0.0]  # the highest peak a child process reported since reset_peak_rss (note_child_peak)
+
+
+def note_child_peak(mb: float) -> None:
+    """A child process's peak (a method's fenced process), counted in this process's stage peak."""
+    _CHILD_PEAK_MB[0] = max(_CHILD_PEAK_MB[0], float(mb))
+
+
 def reset_peak_rss() -> bool:
     """Starts a new peak from the current resident size; False where the OS cannot (then peaks accumulate)."""
+    _CHILD_PEAK_MB[0] = 0.0
     try:
         _CLEAR_REFS.write_text("5")
         return True
@@ -25,7 +34,12 @@ def reset_peak_rss() -> bool:
 
 
 def peak_rss_mb() -> float:
-    """The highest resident memory of this process since it started or since reset_peak_rss, in MiB."""
+    """The highest resident memory of this process (or of a child it noted) since it started or since
+    reset_peak_rss, in MiB."""
+    return max(_own_peak_mb(), _CHILD_PEAK_MB[0])
+
+
+def _own_peak_mb() -> float:
     try:
         for line in _STATUS.read_text().splitlines():
             if line.startswith("VmHWM:"):

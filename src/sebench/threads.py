@@ -177,6 +177,11 @@ class ThreadGovernor:
         """Starts a new tally (a stage); counting starts when the stage next sets or adapts the count."""
         self._seconds, self._since, self._told, self._fresh = {}, None, False, True
 
+    def add_usage(self, usage: dict | None) -> None:
+        """Counts a child process's usage (a method's fenced process) into this stage's tally."""
+        for threads, seconds in (usage or {}).get("seconds", {}).items():
+            self._seconds[int(threads)] = self._seconds.get(int(threads), 0.0) + float(seconds)
+
     def usage(self) -> dict | None:
         """{"cores", "policy", "seconds": {threads: seconds}} since reset_usage; None if torch was not used."""
         self._account(self.clock())
@@ -227,3 +232,8 @@ def reset_thread_usage() -> None:
 def thread_usage() -> dict | None:
     """GOVERNOR.usage: the threads a stage used (None if it set none)."""
     return GOVERNOR.usage()
+
+
+def add_thread_usage(usage: dict | None) -> None:
+    """GOVERNOR.add_usage: a child process's threads count in this stage."""
+    GOVERNOR.add_usage(usage)

@@ -25,6 +25,8 @@ from sebench.errors import SebenchError
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
+from sebench.methods import is_method_spec
+from sebench.methods import resolve as resolve_method
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
 from sebench.rollout import RolloutConfig
@@ -141,6 +143,8 @@ class RunConfig:
     train_regimes: dict = option(factory=dict, help="{regime: {TrainConfig field: value}} for one regime", cli=False)
     variants: dict = option(factory=dict, help="named variants of a regime, listed in `regimes` like one: "
                             "{label: {\"regime\": name, field: value, ...}}", cli=False)
+    methods: dict = option(factory=dict, help="arguments of the methods named in `regimes` (sebench.methods): "
+                           "{label: {argument: value}}, e.g. --set methods.MyMethod.epochs=2", cli=False)
     warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
                                  "lr, batch_size, ...): the untrained rows and every regime then start from it "
                                  "(None: from `model` itself)", cli=False)
@@ -273,7 +277,8 @@ PRESETS: dict[str, dict] = {
         # SFT: 4 rows x 8 accumulated = a global batch of 32 on one GPU
         train=dict(epochs=4.0, lr=1e-5, batch_size=4, grad_accum=8, lr_scheduler="cosine", warmup_ratio=0.1,
                    weight_decay=0.01, adam_beta1=0.9, adam_beta2=0.95, max_length=20000, target="response",
-                   gradient_checkpointing=True),
+                   gradient_checkpointing=True,
+                   selfplay_write_tokens=8192),  # self-play writes its tasks within the preset's token budget
         # GRPO: 32 prompts x 8 samples a batch (2 rows a forward x 128), no KL, clip 0.2
         train_regimes={
             "open-rl": dict(_GRPO, epochs=3.0, mini_batches=2, rl_order="shuffled"),  # mini-batch 16 of 32 prompts
@@ -300,8 +305,11 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
             raise SebenchError(f"variants: '{label}' needs a \"regime\" (one of {', '.join(REGIMES)})")
         _check("regime of variant " + label, [variant["regime"]], REGIMES + tuple(REGIME_ALIASES))
         variant["regime"] = canonical_regime(variant["regime"])
-    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants))
-    cfg.regimes = [r if r in cfg.variants else canonical_regime(r) for r in cfg.regimes]
+    methods = tuple(r for r in cfg.regimes if r not in cfg.variants and r not in REGIMES + tuple(REGIME_ALIASES)
+                    and is_method_spec(r))
+    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants) + methods)
+    cfg.regimes = [r if r in cfg.variants or r in methods else canonical_regime(r) for r in cfg.regimes]
+    _check_methods(cfg, methods)
     if not isinstance(cfg.train_regimes, dict):
         raise SebenchError(f"train_regimes: expected {{regime: {{setting: value}}}}, got {cfg.train_regimes!r}")
     _check("train_regimes key", list(cfg.train_regimes), REGIMES + tuple(REGIME_ALIASES))
@@ -382,6 +390,19 @@ def _check_sections(cfg: RunConfig) -> None:
             setattr(cfg, name, {**SECTIONS[name].defaults(), **given})
     if cfg.lifelong is not None:
         _check_lifelong(cfg)
+
+
+def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
+    """Every method named in `regimes` resolves, and `methods` gives arguments only to those."""
+    labels = {resolve_method(spec).label for spec in specs}
+    if not isinstance(cfg.methods, dict):
+        raise SebenchError(f"methods: expected {{label: {{argument: value}}}}, got {cfg.methods!r}")
+    for label, args in cfg.methods.items():
+        if label not in labels:
+            raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "
+                               f"{', '.join(sorted(labels)) or 'none'})")
+        if not isinstance(args, dict):
+            raise SebenchError(f"methods.{label}: expected {{argument: value}}, got {args!r}")
 
 
 def _check_lifelong(cfg: RunConfig) -> None:

@@ -24,12 +24,14 @@ from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import RunConfig
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
+from sebench.methods import is_method_spec
 from sebench.provenance import versions
 from sebench.train import comparable_settings
 
 log = logging.getLogger(__name__)
 
 UNTRAINED = "untrained"
+AGENT_PREFIX = "agent:"  # the model of an agent's rows: its answers come from the agent's own process
 SFT_FROM_DATA = ("open-sft", "closed-sft")  # the regimes trained on judged answers (or reference solutions)
 
 
@@ -45,6 +47,7 @@ class Study:
         self.base: Path | None = None  # the warmed-up base checkpoint, when the config has a warm-up
         self.not_trained: dict[str, str] = {}  # label -> why its training produced no checkpoint
         self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
+        self._method_jobs: dict = {}  # label -> the MethodJob of a method run in this study
 
     # ---- the whole study -------------------------------------------------------------------------
 
@@ -65,17 +68,22 @@ class Study:
                     self.evaluate(UNTRAINED, self.base_model, mode, split)
             for regime in self._training_order():
                 self.close_backend()  # free the memory for training
+                label = self.label_of(regime)
                 try:
-                    checkpoints[regime] = self.train(regime, checkpoints)
-                    self.not_trained.pop(regime, None)
+                    if is_method_spec(regime) and regime not in self.cfg.variants:
+                        targets = self.run_method(regime)
+                    else:
+                        checkpoints[regime] = self.train(regime, checkpoints)
+                        targets = [(self._trained_spec(checkpoints[regime]), m) for m in self.cfg.trained_modes]
+                    self.not_trained.pop(label, None)
                 except SebenchError as exc:  # e.g. a served model with no weights: the other regimes still run
-                    log.error("regime %s was not trained: %s", regime, exc)
-                    self.not_trained[regime] = str(exc)
+                    log.error("regime %s was not trained: %s", label, exc)
+                    self.not_trained[label] = str(exc)
                     self._update_manifest(finished=False)  # the report reads it from the manifest
                     continue
-                for mode in self.cfg.trained_modes:
+                for model, mode in targets:
                     for split in self.cfg.splits:
-                        self.evaluate(regime, self._trained_spec(checkpoints[regime]), mode, split)
+                        self.evaluate(label, model, mode, split)
         finally:
             self.close_backend()
         report = self.report()
@@ -238,13 +246,19 @@ class Study:
         write_rollouts(rollout, backend=self._backend(rollout))
 
     def _backend(self, rollout_cfg):
-        """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU)."""
+        """One loaded model for all the rollout stages of the same model (loading costs ~20 s on a CPU); an
+        agent's answers come from its own fenced process."""
         from sebench.rollout import backend_options, get_backend
 
         if self._loaded and self._loaded[0] != rollout_cfg.model:
             self.close_backend()
         if not self._loaded:
-            self._loaded = (rollout_cfg.model, get_backend(rollout_cfg.model, **backend_options(rollout_cfg)))
+            model = rollout_cfg.model
+            if model.startswith(AGENT_PREFIX):
+                backend = self._agent_backend(model.removeprefix(AGENT_PREFIX), rollout_cfg)
+            else:
+                backend = get_backend(model, **backend_options(rollout_cfg))
+            self._loaded = (model, backend)
         return self._loaded[1]
 
     def close_backend(self) -> None:
@@ -317,7 +331,7 @@ class Study:
         record = config_record(train, drop=("data", "out", "verdicts", *unused), **inputs)
         # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py), self-play
         # after its last finished round (train/selfplay.py)
-        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(train), resumable=True,
+        self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(label, train), resumable=True,
                       comparable=comparable_settings)
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
@@ -337,13 +351,92 @@ class Study:
                            seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
                            train_source=cfg.train_source if regime in SFT_FROM_DATA else None, **settings)
 
-    @staticmethod
-    def _train(train) -> None:
-        from sebench.process_memory import release_memory
-        from sebench.train import train_model
+    def _train(self, label: str, train) -> None:
+        """A built-in regime through the method contract: sebench.methods.builtins.Regime in its fenced process
+        (the regimes the paper defines with the mapping, self-play's leak filter and the original's training
+        prompts, are given the mapping; their method.json says so)."""
+        from sebench.methods import MethodRef, run_method
+        from sebench.train import REGIME_SPECS
 
-        train_model(train)
-        release_memory()  # the trainer's model, gradients and optimizer state
+        settings = {k: v for k, v in train.to_json().items() if k not in ("data", "rollouts", "verdicts")}
+        ref = MethodRef(label, label, "built-in", "sebench.methods.builtins:Regime", None)
+        with_mapping = REGIME_SPECS[train.regime].self_play or self.cfg.protocol == "original"
+        start = [Path(p) for p in (train.sft_checkpoint, train.model, *(train.mix_data or [])) if p and Path(p).is_dir()]
+        run_method(self.method_job(ref, {"train_config": settings}, train.out.parent, str(train.model),
+                                   readable=tuple(start), with_mapping=with_mapping, answers=train.rollouts,
+                                   data=Path(train.data)))
+
+    # ---- methods ---------------------------------------------------------------------------------
+
+    def label_of(self, regime: str) -> str:
+        """The label of a `regimes` item in folders and the report: a method's own label (its attribute or
+        entry-point name), else the item itself."""
+        from sebench.methods import resolve
+
+        if regime in self.cfg.variants or not is_method_spec(regime):
+            return regime
+        return resolve(regime).label
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What no method may read: this run, the test splits and mapping of the instance it studies,
+        the original repository's test split, and other seeds' evaluations beside this run."""
+        hidden = [self.root]
+        for folder in {Path(self.cfg.instance).resolve() if self.cfg.instance else None, self.data}:
+            if folder is not None and not folder.is_relative_to(self.root):
+                hidden += [folder / "datasets" / "test", folder / "private"]
+        if self.cfg.original_repo:
+            hidden.append(Path(self.cfg.original_repo).resolve() / "datasets" / "test")
+        hidden += [p for p in self.root.parent.glob("*/evals") if p.parent != self.root]
+        return tuple(hidden)
+
+    def method_job(self, ref, args: dict, folder: Path, start_model: str, readable: tuple[Path, ...] = (),
+                   with_mapping: bool = False, answers: Path | None = None, data: Path | None = None):
+        from sebench.methods import MethodJob
+        from sebench.rollout import RolloutConfig, backend_options
+
+        rollout = RolloutConfig(data=self.data, split="train", mode="closed", model=start_model, out=folder,
+                                **{k: v for k, v in self.cfg.rollout.items() if k in ("concurrency", "device",
+                                                                                        "batch_size", "threads")})
+        return MethodJob(ref=ref, args=args, data=data or self.data, folder=folder, start_model=start_model,
+                         seed=self.cfg.seed, hidden=self.hidden_paths(), readable=readable, answers=answers,
+                         with_mapping=with_mapping, judge_workers=self.cfg.judge["workers"],
+                         sandbox_urls=list(self.cfg.judge["sandbox_url"] or []),
+                         backend_options=backend_options(rollout))
+
+    def run_method(self, spec: str) -> list[tuple[str, str]]:
+        """Runs a method named in `regimes` (stage train:<label>) and returns what to evaluate: (model, mode)."""
+        from sebench.methods import METHOD_FILE, resolve
+
+        ref = resolve(spec)
+        args = dict(self.cfg.methods.get(ref.label, {}))
+        folder = self.root / "train" / ref.label
+        answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
+        job = self.method_job(ref, args, folder, self.train_model, readable=self._start_dirs(), answers=answers)
+        record = {"spec": spec, "args": args, "source_sha256": ref.source_sha256(), "data": self._data_hash(),
+                  "start_model": self.train_model, "answers": file_hash(answers) if answers else None}
+        from sebench.methods import run_method
+
+        self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job))
+        self._method_jobs[ref.label] = job
+        result = read_json(folder / METHOD_FILE)["result"]
+        if result["kind"] == "endpoint":
+            return [(f"openai:{result['model']}@{result['url']}", m) for m in self.cfg.trained_modes]
+        if result["kind"] == "agent":
+            return [(AGENT_PREFIX + ref.label, "closed")]
+        path = Path(result["path"])
+        model = self._trained_spec(path) if path.is_dir() else str(path)
+        return [(model, "open")] if result["docs_at_test_time"] else [(model, m) for m in self.cfg.trained_modes]
+
+    def _start_dirs(self) -> tuple[Path, ...]:
+        start = Path(self.train_model)
+        return (start,) if start.is_dir() else ()
+
+    def _agent_backend(self, label: str, rollout_cfg):
+        from sebench.methods import METHOD_FILE, AgentBackend
+
+        job = self._method_jobs[label]
+        result = read_json(job.folder / METHOD_FILE)["result"]
+        return AgentBackend(job, result, batch_size=rollout_cfg.batch_size or rollout_cfg.concurrency)
 
     # ---- report ----------------------------------------------------------------------------------
 

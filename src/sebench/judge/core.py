@@ -35,8 +35,7 @@ class Judge:
                  sandbox_urls: list[str] | None = None, timeout_s: float = 3.0, *, bwrap: bool | None = None,
                  memory_mb: int = 1024):
         self.instance = instance if isinstance(instance, Instance) else Instance.open(instance)
-        self.mapping = self.instance.mapping()
-        self.rules = Rules.from_mapping(self.mapping)
+        self.rules = Rules.of_instance(self.instance)
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.sandbox_urls = list(sandbox_urls or [])
         self.timeout_s = float(timeout_s)

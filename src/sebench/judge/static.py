@@ -23,10 +23,12 @@ In order, the first failing rule gives the verdict:
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 
 from sebench.code_names import bound_names
+from sebench.instance import Instance
 
 ALLOWED_MODULES = frozenset({
     "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
@@ -38,6 +40,7 @@ BANNED_NAMES = frozenset({
     "breakpoint", "input", "help", "__import__", "attrgetter", "methodcaller", "get_type_hints",
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
+RULES_FILE = "judge_rules.json"  # a training view's rules (it has no private mapping)
 IN_PLACE = ("numpy.copyto", "numpy.place", "numpy.put", "numpy.putmask")
 # Functions whose result holds the values of their (first) argument, unchanged, for every input: NumPy's
 # "from existing data" conversions (asarray ... copy, astype), `positive` (documented as a copy), the
@@ -81,6 +84,24 @@ class Rules:
         identity = {functions[n] for n in IDENTITY_LIKE if n in functions} | {constructor, array_type} - {None}
         return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type, in_place,
                    frozenset(identity))
+
+    def to_json(self) -> dict:
+        """The rules as JSON: public names only, no NumPy name (a training view holds this, not the mapping)."""
+        return {"package": self.package, "public": sorted(self.public), "modules": sorted(self.modules),
+                "constructor": self.constructor, "array_type": self.array_type, "in_place": sorted(self.in_place),
+                "identity_like": sorted(self.identity_like)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Rules:
+        return cls(data["package"], frozenset(data["public"]), frozenset(data["modules"]), data.get("constructor"),
+                   data.get("array_type"), frozenset(data.get("in_place", ())), frozenset(data.get("identity_like", ())))
+
+    @classmethod
+    def of_instance(cls, instance: Instance) -> Rules:
+        """From the instance's private mapping, or, in a training view that has none, its rules file."""
+        if not instance.mapping_path.is_file() and (instance.root / RULES_FILE).is_file():
+            return cls.from_json(json.loads((instance.root / RULES_FILE).read_text(encoding="utf-8")))
+        return cls.from_mapping(instance.mapping())
 
 
 @dataclass(frozen=True)

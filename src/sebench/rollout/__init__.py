@@ -4,15 +4,37 @@ serve GRPO's sampling too."""
 
 from sebench.exports import front_door
 
-__all__ = ["DOCS_FORMS", "CachedBackend", "GenerationRequest", "OriginalTrainingPrompts", "PromptBuilder", "RolloutConfig", "RowStop",
-           "answer_tasks", "backend_options", "chat_prompt_ids", "check_model_spec", "compact_doc", "eos_ids",
-           "format_answer", "generate_tokens", "get_backend", "resolve_spec", "write_compact_instance",
-           "write_rollouts"]
+__all__ = [
+           "DOCS_FORMS",
+           "Backend",
+           "CachedBackend",
+           "Completion",
+           "Experience",
+           "ExperienceMemory",
+           "GenerationRequest",
+           "OriginalTrainingPrompts",
+           "PromptBuilder",
+           "RolloutConfig",
+           "RowStop",
+           "answer_tasks",
+           "backend_options",
+           "chat_prompt_ids",
+           "check_model_spec",
+           "compact_doc",
+           "eos_ids",
+           "format_answer",
+           "generate_tokens",
+           "get_backend",
+           "resolve_spec",
+           "write_compact_instance",
+           "write_rollouts",
+]
 __getattr__ = front_door(__name__, __all__, {
-    "backends": ("GenerationRequest", "get_backend", "resolve_spec"),
+    "backends": ("Backend", "Completion", "GenerationRequest", "get_backend", "resolve_spec"),
     "backends.cached": ("CachedBackend",),
     "backends.hf": ("RowStop", "chat_prompt_ids", "eos_ids", "generate_tokens"),
     "compact_docs": ("DOCS_FORMS", "compact_doc", "write_compact_instance"),
+    "experience": ("Experience", "ExperienceMemory"),
     "original_prompts": ("OriginalTrainingPrompts",),
     "prompts": ("PromptBuilder", "format_answer"),
     "run": ("RolloutConfig", "answer_tasks", "backend_options", "check_model_spec", "write_rollouts"),

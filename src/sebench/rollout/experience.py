@@ -65,14 +65,22 @@ class ExperienceMemory:
 
     def recall(self, task: Task, k: int) -> list[Experience]:
         """The best `k` entries for `task`, best first, none of its own."""
+        return self.recall_query(task.query, k, own_id=task.task_id)
+
+    def recall_query(self, query: str, k: int, own_id: str = "") -> list[Experience]:
+        """The best `k` entries for a task's `query`, best first, none of task `own_id`'s."""
         if not self.entries:
             return []
-        hits = self.index.search(task.query, k + sum(e.task_id == task.task_id for e in self.entries))
-        return [e for e in hits if e.task_id != task.task_id][:k]
+        hits = self.index.search(query, k + sum(e.task_id == own_id for e in self.entries))
+        return [e for e in hits if e.task_id != own_id][:k]
 
     def messages(self, closed: list[dict], task: Task, package: str, k: int) -> list[dict]:
         """The closed-book `closed` messages with the recalled entries put before the task."""
-        recalled = self.recall(task, k)
+        return self.messages_for(closed, task.query, package, k, own_id=task.task_id)
+
+    def messages_for(self, closed: list[dict], query: str, package: str, k: int, own_id: str = "") -> list[dict]:
+        """`messages` for a task known by its query alone (an agent at test time)."""
+        recalled = self.recall_query(query, k, own_id)
         if not recalled:
             return closed
         block = "\n\n".join(MEMORY_ENTRY.format(n=i + 1, query=e.query, answer=e.answer) for i, e in enumerate(recalled))

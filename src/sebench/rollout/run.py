@@ -258,7 +258,8 @@ def _generate(cfg: RolloutConfig, backend: Backend, builder: PromptBuilder, inst
         def messages(task: Task) -> list[dict]:
             return memory.messages(builder.messages(task), task, builder.package, cfg.memory_k)
 
-    requests = [_request(cfg, messages(task), len(samples), index) for index, task, samples in todo]
+    requests = [replace(_request(cfg, messages(task), len(samples), index), query=task.query)
+                for index, task, samples in todo]
     for position, completions in backend.generate_stream(requests):
         _, task, samples = todo[position]
         for sample_idx, completion in zip(samples, completions):

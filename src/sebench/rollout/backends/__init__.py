@@ -32,6 +32,7 @@ class GenerationRequest:
     seed: int | None = None
     stop: list[str] | None = None
     thinking: bool | None = None  # the chat template's enable_thinking; None: the template's default
+    query: str | None = None  # the task's text, for backends that answer tasks rather than messages (agents)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 
 def request_key(request: GenerationRequest) -> str:
     """What identifies a request's answer: its messages and every sampling setting."""
-    text = json.dumps(dataclasses.asdict(request), sort_keys=True, ensure_ascii=False, default=str)
+    fields = {k: v for k, v in dataclasses.asdict(request).items() if k != "query"}  # the query is in the messages
+    text = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

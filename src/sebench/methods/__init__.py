@@ -1,0 +1,26 @@
+"""Methods: how a training method plugs into a study (the contract: contract.py; docs/methods.md).
+
+    from sebench.methods import Method, Context, Checkpoint
+
+    class MyMethod(Method):
+        def __init__(self, epochs: int = 1): ...
+        def run(self, ctx: Context) -> Checkpoint: ...
+
+`sebench run --regimes closed-sft ./my_method.py:MyMethod` evaluates it beside the built-ins. A method runs
+in its own process that cannot read the test splits, the private mapping or any evaluation
+(isolation.py); `sebench methods` lists the methods sebench can find.
+"""
+
+from sebench.exports import front_door
+
+__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint", "Context", "Cost",
+           "Endpoint", "Feedback", "Judge", "Method", "MethodError", "MethodJob", "MethodRef", "Prompt", "Result",
+           "Sampler", "entry_points", "is_method_spec", "isolation_layer", "resolve", "run_method"]
+__getattr__ = front_door(__name__, __all__, {
+    "agent_backend": ("AgentBackend",),
+    "contract": ("Agent", "Checkpoint", "Context", "Cost", "Endpoint", "Feedback", "Judge", "Method", "MethodError",
+                 "Prompt", "Result", "Sampler"),
+    "isolation": ("isolation_layer",),
+    "loader": ("BUILTINS", "ENTRY_POINT_GROUP", "MethodRef", "entry_points", "is_method_spec", "resolve"),
+    "run": ("METHOD_FILE", "MethodJob", "run_method"),
+})

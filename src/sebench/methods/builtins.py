@@ -1,0 +1,118 @@
+"""The built-in methods, written against the same contract as anyone's.
+
+- `Regime`: one of the paper's training regimes or a variant (sebench.train), trained on the training view;
+- `Base`: the start model unchanged;
+- `OpenBook`: the start model with the docs in its prompt at test time (a reference, not eligible);
+- `Memory`: the experience-memory baseline as an agent (`MemoryAgent`): the start model's judged-correct
+  open-book training answers, recalled into each closed-book test prompt (sebench.rollout's memory mode).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from sebench.methods.contract import Agent, Checkpoint, Context, Method, MethodError, Prompt, Result, Sampler
+
+
+class Regime(Method):
+    """A regime of sebench.train with its TrainConfig fields (the study gives them: `train_config`)."""
+
+    def __init__(self, train_config: dict):
+        self.train_config = train_config
+
+    def run(self, ctx: Context) -> Result:
+        from sebench.train import TrainConfig, train_model
+
+        settings = {**self.train_config, "data": ctx.view}
+        if settings.get("train_source") == "rollouts":
+            if ctx.answers is None:
+                raise MethodError(f"{settings['regime']} trains on the start model's judged answers, and the "
+                                  "study made none")
+            settings["rollouts"] = ctx.answers
+        out = train_model(TrainConfig(**settings))
+        ctx.cost.add(tokens_trained=trained_tokens(out))
+        return Checkpoint(out)
+
+
+def trained_tokens(checkpoint: Path) -> int:
+    """Tokens of the SFT examples a checkpoint was trained on, times its epochs (0 for GRPO rows, whose
+    sampled tokens the trainer logs instead)."""
+    from transformers import AutoTokenizer
+
+    examples_file = checkpoint / "train_data.jsonl"
+    if not examples_file.is_file():
+        return 0
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+    epochs = float(json.loads((checkpoint / "train_config.json").read_text(encoding="utf-8"))["config"]["epochs"])
+    total = 0
+    for line in examples_file.read_text(encoding="utf-8").splitlines():
+        example = json.loads(line)
+        if "completion" not in example:
+            continue
+        text = "".join(m.get("content", "") for m in [*example.get("prompt", []), *example["completion"]])
+        total += len(tokenizer(text)["input_ids"])
+    return round(total * epochs)
+
+
+class Base(Method):
+    """The start model unchanged: the row every method is compared with."""
+
+    def run(self, ctx: Context) -> Result:
+        return Checkpoint(Path(ctx.start_model))
+
+
+class OpenBook(Method):
+    """The start model shown the docs at test time: what internalization could reach at best."""
+
+    def run(self, ctx: Context) -> Result:
+        return Checkpoint(Path(ctx.start_model), docs_at_test_time=True)
+
+
+class Memory(Method):
+    """The experience-memory baseline (the paper's non-parametric method)."""
+
+    def __init__(self, k: int = 3):
+        self.k = k
+
+    def run(self, ctx: Context) -> Result:
+        if ctx.answers is None:
+            raise MethodError("memory recalls the start model's judged open-book training answers, and the study "
+                              "made none (set train_source=rollouts, or add the memory mode to untrained_modes)")
+        from sebench.rollout import ExperienceMemory
+
+        memory = ExperienceMemory.from_files(ctx.train_tasks, ctx.answers)
+        entries = [{"task_id": e.task_id, "query": e.query, "answer": e.answer} for e in memory.entries]
+        return MemoryAgent(entries, ctx.package, ctx.start_model, self.k)
+
+
+class MemoryAgent(Agent):
+    """Recalls its `k` best entries into each closed-book prompt and asks the start model."""
+
+    def __init__(self, entries: list[dict], package: str, model: str, k: int, sampler: Sampler | None = None):
+        from sebench.rollout import Experience, ExperienceMemory
+
+        self.entries, self.package, self.model, self.k = entries, package, model, k
+        self.memory = ExperienceMemory([Experience(**e) for e in entries])
+        self.sampler = sampler
+
+    def answer(self, prompt: Prompt) -> str:
+        return self.answer_all([prompt])[0]
+
+    def answer_all(self, prompts: Sequence[Prompt]) -> list[str]:
+        if self.sampler is None:
+            raise MethodError("the memory agent samples with its model: load it with a sampler")
+        messages = [self.memory.messages_for(p.messages, p.query, self.package, self.k) for p in prompts]
+        first = prompts[0] if prompts else Prompt("", [])
+        return [group[0] for group in self.sampler.sample(messages, self.model, 1, first.temperature,
+                                                          first.max_tokens)]
+
+    def save(self, folder: Path) -> None:
+        state = {"entries": self.entries, "package": self.package, "model": self.model, "k": self.k}
+        (folder / "memory.json").write_text(json.dumps(state), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path, sampler: Sampler) -> Agent:
+        state = json.loads((folder / "memory.json").read_text(encoding="utf-8"))
+        return cls(state["entries"], state["package"], state["model"], state["k"], sampler)
