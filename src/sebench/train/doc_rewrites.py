@@ -71,19 +71,20 @@ def permuted(fields: DocFields, rng: random.Random) -> str:
 
 
 def _returns_sentence(fields: DocFields) -> str:
-    """" It returns: <the first returned value's description>", or ""."""
+    """" `pkg.f` returns: <its first returned value's description>", or "" (the name, never "it":
+    Physics of LMs 3.1's "fullname" augmentation)."""
     lines = [ln.strip() for ln in fields.section("Returns").splitlines() if ln.strip()]
     described = []
     for line in lines[1:]:
         if re.match(r"^\w+\s*:", line):
             break
         described.append(line)
-    return f" It returns: {' '.join(described)}" if described else ""
+    return f" `{fields.name}` returns: {' '.join(described)}" if described else ""
 
 
 def _param_sentence(fields: DocFields) -> str:
     names = [m.group(1) for m in re.finditer(r"^(\*{0,2}\w+)\s*:", fields.section("Parameters"), re.M)]
-    return f" It takes {', '.join(f'`{n}`' for n in names)}." if names else ""
+    return f" `{fields.name}` takes {', '.join(f'`{n}`' for n in names)}." if names else ""
 
 
 def name_first(fields: DocFields, template: str) -> str:
