@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "sebench.train.cli",  # train, tasks generate
     "sebench.export.cli",  # export
     "sebench.experiment.cli",  # run
+    "sebench.experiment.methods_cli",  # methods
     "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report
     "sebench.experiment.contamination",  # contamination

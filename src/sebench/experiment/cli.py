@@ -29,13 +29,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "run",
         help="the whole study: build, evaluate, train, evaluate, report (resumable)",
-        description="Builds an instance, evaluates the untrained model closed-book and open-book, trains the "
-        "chosen regimes, evaluates each trained model, judges everything and writes RUN_DIR/report/. Each stage "
+        description="Builds an instance, evaluates the untrained model in the preset's modes (closed-book, "
+        "open-book, ...), trains the chosen regimes, evaluates each trained model, judges everything and writes "
+        "RUN_DIR/report/. Each stage "
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
-        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU: 6 min measured on 2 cores), cpu (the "
-        "paper's four headline regimes from a warmed-up base, 24 functions), paper-mini (every regime, 8 functions), "
-        "gpu (the paper's recipe, full sizes), lifelong (libraries learned one after another: retention and "
-        "interference). The study's settings below override the preset's.",
+        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU, closed-book only: 6 min measured "
+        "on 2 cores), cpu (the paper's four headline regimes from a warmed-up base, 24 functions: about 4.5 h on 2 "
+        "cores), paper-mini (every regime, 8 functions), gpu (full sizes with the paper's hyperparameters, under "
+        "sebench's protocol unless --protocol original), lifelong (libraries learned one after another: retention "
+        "and interference). Besides the regimes, --regimes takes the variants a preset defines ("
+        + "; ".join(f"{label}: a {variant['regime']} variant, in {', '.join(presets)}"
+                    for label, (variant, presets) in _variants(PRESETS).items())
+        + ") and methods (`sebench methods`). The study's settings below override the preset's.",
     )
     p.add_argument("--out", type=Path, required=True, metavar="RUN_DIR", help="run directory")
     p.add_argument("--preset", choices=sorted(PRESETS), default="quick", help="sizes and settings (default: quick)")
@@ -51,6 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="any other setting of the preset (--show-config lists them): a study setting, e.g. "
                    "--set trained_modes='[\"closed\"]', or a stage's field, e.g. --set train.lr=1e-4, "
                    "--set train_regimes.closed-rl.max_steps=48, --set rollout.max_tokens=256, --set judge.workers=2")
+    p.add_argument("-M", "--method-arg", action="append", default=[], metavar="[LABEL.]KEY=VALUE",
+                   help="an argument of a method named in --regimes (LABEL: its label, as `sebench methods` shows; "
+                   "may be left out when --regimes names one method); the same as --set methods.LABEL.KEY=VALUE")
     p.add_argument("--overwrite", action="store_true", help="redo stages whose settings changed")
     p.add_argument("--show-config", action="store_true", help="print the resolved settings and exit")
     p.add_argument("--plan", action="store_true", help="print what the study will cost and need, touching no GPU "
@@ -61,6 +69,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_main)
 
 
+def _variants(presets: dict[str, dict]) -> dict[str, tuple[dict, list[str]]]:
+    """Each variant label the presets define: its settings and the presets that define it."""
+    found: dict[str, tuple[dict, list[str]]] = {}
+    for name, preset in presets.items():
+        for label, variant in preset.get("variants", {}).items():
+            found.setdefault(label, (variant, []))[1].append(name)
+    return found
+
+
 def _seed_list(text: str) -> list[int]:
     try:
         seeds = [int(part) for part in text.split(",") if part.strip()]
@@ -69,6 +86,21 @@ def _seed_list(text: str) -> list[int]:
     if not seeds or len(set(seeds)) < len(seeds):
         raise argparse.ArgumentTypeError(f"expected distinct seeds like 0,1,2, got '{text}'")
     return seeds
+
+
+def method_argument(text: str, regimes: list[str]) -> tuple[str, object]:
+    """`-M [LABEL.]KEY=VALUE` as the setting methods.LABEL.KEY; without LABEL, the one method in `regimes`."""
+    from sebench.experiment.config import parse_setting
+    from sebench.methods import is_method_spec, resolve
+
+    key, value = parse_setting(text)
+    if "." not in key:
+        labels = [resolve(r).label for r in regimes if is_method_spec(r)]
+        if len(labels) != 1:
+            raise SebenchError(f"-M {text}: name the method, -M LABEL.{key}=... (methods in --regimes: "
+                               f"{', '.join(labels) or 'none'})")
+        key = f"{labels[0]}.{key}"
+    return f"methods.{key}", value
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -87,6 +119,8 @@ def _main(args: argparse.Namespace) -> int:
     overrides.update({f"{section}.{name}": getattr(args, flag) for flag, (section, name) in SECTION_FLAGS.items()
                       if getattr(args, flag) is not None})
     overrides.update(parse_setting(s) for s in args.set)
+    overrides.update(method_argument(s, overrides.get("regimes") or resolve(args.preset, {}).regimes)
+                     for s in args.method_arg)
     cfg = resolve(args.preset, overrides)
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))

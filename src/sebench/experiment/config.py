@@ -344,7 +344,7 @@ def _set(values: dict, key: str, value: object) -> None:
     if not path:
         values[head] = value
         return
-    if head not in SECTIONS and head not in ("train_regimes", "variants"):
+    if head not in SECTIONS and head not in ("train_regimes", "variants", "methods"):
         raise SebenchError(f"setting '{key}': '{head}' is a single value, not a section")
     target = values.get(head) or {}
     values[head] = target

@@ -411,9 +411,9 @@ class Study:
         args = dict(self.cfg.methods.get(ref.label, {}))
         folder = self.root / "train" / ref.label
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
-        job = self.method_job(ref, args, folder, self.train_model, readable=self._start_dirs(), answers=answers)
+        job = self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers)
         record = {"spec": spec, "args": args, "source_sha256": ref.source_sha256(), "data": self._data_hash(),
-                  "start_model": self.train_model, "answers": file_hash(answers) if answers else None}
+                  "start_model": self.start_model, "answers": file_hash(answers) if answers else None}
         from sebench.methods import run_method
 
         self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job))
@@ -427,8 +427,14 @@ class Study:
         model = self._trained_spec(path) if path.is_dir() else str(path)
         return [(model, "open")] if result["docs_at_test_time"] else [(model, m) for m in self.cfg.trained_modes]
 
+    @property
+    def start_model(self) -> str:
+        """What a method starts from: the warmed-up base, else --train-model, else --model (a served model
+        too: a method that needs weights says so itself)."""
+        return str(self.base) if self.base else self.cfg.train_model or self.cfg.model
+
     def _start_dirs(self) -> tuple[Path, ...]:
-        start = Path(self.train_model)
+        start = Path(self.start_model)
         return (start,) if start.is_dir() else ()
 
     def _agent_backend(self, label: str, rollout_cfg):

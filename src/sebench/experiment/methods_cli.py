@@ -1,0 +1,57 @@
+"""`sebench methods`: the methods a study can name in `--regimes`, where each comes from, and its arguments.
+
+    sebench methods                  built-in regimes and methods, installed entry points
+    sebench methods ./my.py:MyMethod one method: its origin, source file and arguments
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "methods", help="list the training methods a study can run (built-in, entry points, your files)",
+        description="Lists every method `sebench run --regimes` accepts: the built-in regimes and their variants, "
+        "the built-in methods (base, open-book, memory), and the methods installed in the entry-point group "
+        "'sebench.methods'; a method given by name, module:Attr or path/to/file.py:Attr is shown with its "
+        "arguments. Arguments are set with -M LABEL.KEY=VALUE or --set methods.LABEL.KEY=VALUE (docs/methods.md).",
+    )
+    p.add_argument("spec", nargs="?", help="show this method only (a name, pkg.module:Attr or path/to/file.py:Attr)")
+    p.set_defaults(func=_main)
+
+
+def _main(args: argparse.Namespace) -> int:
+    from sebench.methods import resolve
+
+    if args.spec:
+        ref = resolve(args.spec)
+        print(f"{ref.label}\t{ref.origin}\t{ref.source or ref.target}")
+        print(f"  arguments: {arguments(ref.load()) or '(none)'}")
+        return 0
+    for name, origin, what in rows():
+        print(f"{name:<26} {origin:<12} {what}")
+    return 0
+
+
+def rows() -> list[tuple[str, str, str]]:
+    """(name, origin, description) of every method that can be named without a path."""
+    from sebench.experiment.config import PRESETS
+    from sebench.methods import BUILTINS, entry_points
+    from sebench.train import REGIME_SPECS
+
+    out = [(name, "built-in", "training regime") for name in REGIME_SPECS]
+    variants = {label: v["regime"] for preset in PRESETS.values() for label, v in preset.get("variants", {}).items()}
+    out += [(label, "built-in", f"variant of {regime} (presets that define it)") for label, regime in sorted(variants.items())]
+    out += [(name, "built-in", what) for name, (_, what) in BUILTINS.items()]
+    out += [(name, "entry point", target) for name, target in sorted(entry_points().items())]
+    return out
+
+
+def arguments(obj: object) -> str:
+    """The method's arguments with their defaults, from its constructor (a class) or signature (a function)."""
+    target = obj.__init__ if inspect.isclass(obj) else obj  # type: ignore[misc]
+    params = list(inspect.signature(target).parameters.values())
+    skip = {"self", "ctx"} if not inspect.isclass(obj) else {"self"}
+    return ", ".join(str(p) for p in params if p.name not in skip and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))

@@ -1,0 +1,167 @@
+"""The method contract from outside the package: methods from a file, an entry point and an agent run through
+`sebench run` beside the built-ins, with their cost; a method cannot read the test splits, the mapping or the
+evaluations, by any path; the judge it is given refuses test task ids."""
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from sebench.cli import main
+from sebench.instance import Instance
+from sebench.methods import Cost, MethodError, MethodJob, resolve, run_method
+from sebench.methods.services import ViewJudge
+from sebench.methods.view import write_view
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SMALL = ["--functions", "3", "--set", "max_train=8", "--set", "max_single=6", "--set", "max_multiple=2",
+         "--max-tokens", "12", "--set", "rollout.concurrency=2", "--set", 'trained_modes=["closed"]',
+         "--set", 'untrained_modes=["closed"]', "--set", "judge.workers=1", "--set", 'splits=["single_test"]']
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from sebench.models import create_tiny_model
+
+    return create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture()
+def entry_point(tmp_path, monkeypatch):
+    """An installed method (entry point `echo-start` of group sebench.methods) in a folder on the path."""
+    (tmp_path / "my_methods.py").write_text(textwrap.dedent("""
+        from pathlib import Path
+        from sebench.methods import Checkpoint
+
+        def keep_start(ctx, note="none"):
+            (ctx.workdir / "note.txt").write_text(note)
+            return Checkpoint(Path(ctx.start_model))
+    """))
+    info = tmp_path / "my_methods-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-methods\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[sebench.methods]\necho-start = my_methods:keep_start\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    return "echo-start"
+
+
+@pytest.mark.timeout(900)
+def test_file_entry_point_and_agent_methods_run_beside_the_built_ins(tmp_path, built_instance, tiny_model, entry_point):
+    out = tmp_path / "run"
+    trainer, agent = f"{EXAMPLES}/reference_sft.py:ReferenceSFT", f"{EXAMPLES}/notes_agent.py:TakeNotes"
+    code = main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}", *SMALL,
+                 "--regimes", trainer, agent, entry_point, "-M", "ReferenceSFT.steps=2",
+                 "--set", "methods.echo-start.note=hello"])
+    assert code == 0
+    report = json.loads((out / "report/report.json").read_text())
+    rows = {row["regime"]: row for row in report["main_table"]}
+    assert {"ReferenceSFT", "TakeNotes", "echo-start", "untrained"} <= set(rows)
+    for label in ("ReferenceSFT", "TakeNotes", "echo-start"):
+        assert rows[label]["vs_untrained"] is not None  # its difference from the untrained model, with pairs
+        record = json.loads((out / "train" / label / "method.json").read_text())
+        assert record["cost"]["wall_seconds"] > 0 and record["view_sha256"] and record["source_sha256"]
+    sft = json.loads((out / "train/ReferenceSFT/method.json").read_text())
+    assert sft["origin"] == "file" and sft["returns"] == "checkpoint" and sft["args"] == {"steps": 2}
+    assert sft["cost"]["tokens_trained"] > 0 and sft["cost"]["judge_calls"] >= 1  # it judged its dev tasks
+    assert _weights(Path(sft["result"]["path"])) != _weights(tiny_model)  # it trained
+    notes = json.loads((out / "train/TakeNotes/method.json").read_text())
+    assert notes["returns"] == "agent" and (out / "train/TakeNotes/agent/notes.json").is_file()
+    rollouts = (out / "evals/TakeNotes/closed/single_test/rollouts.jsonl").read_text().splitlines()
+    assert len(rollouts) == len(Instance(out / "data").tasks("single_test"))
+    ep = json.loads((out / "train/echo-start/method.json").read_text())
+    assert ep["origin"] == "entry point" and (out / "train/echo-start/work/note.txt").read_text() == "hello"
+    assert "methods" in report and {m["label"] for m in report["methods"]} >= {"ReferenceSFT", "TakeNotes"}
+
+
+def _weights(folder: Path) -> bytes:
+    return next(folder.glob("*.safetensors")).read_bytes()
+
+
+PEEK = """
+import os, subprocess
+from pathlib import Path
+from sebench.methods import Checkpoint
+
+def peek(ctx, how, target=""):
+    if how == "open":
+        Path(target).read_text()
+    elif how == "built":  # the run's evaluations, by a path made from the view's place
+        os.listdir(ctx.view.parents[2] / "evals")
+    elif how == "cat":  # around Python: only the operating system's layer holds
+        got = subprocess.run(["cat", target], capture_output=True, text=True).stdout
+        (ctx.workdir / "got.txt").write_text(got)
+    elif how == "judge":
+        ctx.judge([(target, "print(1)")])
+    return Checkpoint(Path(ctx.start_model))
+"""
+
+
+@pytest.fixture()
+def peek_job(tmp_path, built_instance):
+    (tmp_path / "peek.py").write_text(PEEK)
+    run = tmp_path / "run"
+    (run / "evals" / "untrained").mkdir(parents=True)
+    instance = Instance.open(built_instance)
+
+    def job(how: str, target: str = "") -> MethodJob:
+        return MethodJob(ref=resolve(f"{tmp_path}/peek.py:peek"), args={"how": how, "target": target},
+                         data=built_instance, folder=run / "train" / how, start_model="fake:", seed=0,
+                         hidden=(run, instance.root / "datasets" / "test", instance.root / "private"))
+
+    return job, instance
+
+
+@pytest.mark.parametrize("what", ["single_test", "mapping"])
+def test_a_method_that_opens_a_test_split_or_the_mapping_fails_with_one_line_and_the_attempt_is_recorded(peek_job, what):
+    job, instance = peek_job
+    target = instance.split_path("single_test") if what == "single_test" else instance.mapping_path
+    with pytest.raises(Exception) as failed:
+        run_method(job("open", str(target)))
+    assert "outside what a method may read" in str(failed.value) and "\n" not in str(failed.value)
+    record = json.loads((job("open").folder / "method.json").read_text())
+    assert [a["path"] for a in record["refused_reads"]] == [str(target)]
+    assert target.read_text()  # nothing lost
+
+
+def test_a_method_cannot_list_the_runs_evaluations_by_a_path_it_builds(peek_job):
+    job, _ = peek_job
+    with pytest.raises(Exception, match="outside what a method may read"):
+        run_method(job("built"))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the operating system's layer is Linux's")
+def test_reading_around_python_gets_nothing_where_the_os_layer_is_active(peek_job):
+    from sebench.methods import isolation_layer
+
+    if isolation_layer() == "audit-hook":
+        pytest.skip("neither bubblewrap nor landlock on this machine")
+    job, instance = peek_job
+    record = run_method(job("cat", str(instance.mapping_path)))
+    assert record["returns"] == "checkpoint"
+    assert (job("cat").workdir / "got.txt").read_text() == ""
+
+
+def test_the_judge_refuses_a_test_task_id(peek_job, tmp_path):
+    job, instance = peek_job
+    test_id = instance.tasks("single_test")[0].task_id
+    with pytest.raises(Exception, match="training and dev tasks only"):
+        run_method(job("judge", test_id))
+    view = tmp_path / "view"
+    write_view(instance.root, view, seed=0)
+    judge = ViewJudge(view, Cost())
+    with pytest.raises(MethodError):
+        judge([(test_id, "x")])
+    train = instance.tasks("train")[0]
+    feedback = judge([(train.task_id, f"```python\n{train.reference_solution}\n```")])
+    judge.close()
+    assert feedback[0].verdict == "correct" and feedback[0].reward == 1.0
+    assert not (view / "datasets" / "test").exists() and not (view / "private").exists()
+    mapping = json.loads(instance.mapping_path.read_text())["functions"]
+    text = "\n".join(p.read_text(errors="ignore") for p in view.rglob("*") if p.is_file() and p.suffix != ".pyc")
+    assert not any(f'"{numpy_name}"' in text for numpy_name in mapping)  # no mapping entry in the view
