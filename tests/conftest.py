@@ -7,7 +7,7 @@ does not take every stage's tests down with it.
 
 The suite runs on the CPU even where a GPU is visible, so that `make test` on a GPU box checks what CI
 checks; `SEBENCH_TEST_GPU=1` leaves the GPU visible. The tests that touch torch ran that way on an H100 and an
-H200 (2026-11-26, README "Run on a GPU at small sizes"); those that failed compared GPU results (bf16 autocast)
+H200 (2026-11-26; docs/performance.md, "One GPU at small sizes"); those that failed compared GPU results (bf16 autocast)
 with CPU fp32 references or assumed a CPU, and now take the device into account.
 """
 

@@ -1,11 +1,12 @@
-"""The README's regime table and gpu recipe table say what the code does (read from the code itself)."""
+"""The regime table (docs/training.md) and the gpu recipe table (docs/gpu.md) say what the code does (read from
+the code itself)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from readme_tables import readme_table
+from doc_tables import GPU_PAGE, TRAINING_PAGE, doc_table
 
 from sebench.experiment.config import resolve
 from sebench.train.config import REGIME_ALIASES, REGIME_SPECS
@@ -22,11 +23,11 @@ def _preset_value(cfg, path: str):
 
 def test_the_gpu_recipe_table_matches_the_preset():
     cfg = resolve("gpu", {})
-    rows = [r for r in readme_table("recipe item") if r[2].startswith("`")]
+    rows = [r for r in doc_table(GPU_PAGE, "recipe item") if r[2].startswith("`")]
     assert len(rows) >= 30
     for item, paper, field, value in rows:
         expected = json.loads(value)
-        assert _preset_value(cfg, field.strip("`")) == pytest.approx(expected), f"README row {item or paper}: {field}"
+        assert _preset_value(cfg, field.strip("`")) == pytest.approx(expected), f"docs/gpu.md row {item or paper}: {field}"
 
 
 def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_epochs_and_order():
@@ -38,7 +39,7 @@ def test_the_gpu_rl_regimes_share_the_grpo_settings_but_mini_batches_epochs_and_
 
 
 def test_the_regime_table_matches_the_regime_specs():
-    rows = {r[0].strip("`"): r for r in readme_table("regime") if len(r) == 5}
+    rows = {r[0].strip("`"): r for r in doc_table(TRAINING_PAGE, "regime") if len(r) == 5}
     assert list(rows) == list(REGIME_SPECS)
     aliases = {new: old for old, new in REGIME_ALIASES.items()}
     for name, (_, stages, sample, train, earlier) in rows.items():

@@ -1,4 +1,4 @@
-"""README "The original's training, item by item": every row's field has the stated value in `sebench train`'s
+"""docs/gpu.md, "The original's training, item by item": every row's field has the stated value in `sebench train`'s
 defaults, under `--protocol original`, and in the gpu preset's closed-rl (read from the code itself)."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from readme_tables import readme_table
+from doc_tables import GPU_PAGE, doc_table
 
 from sebench.experiment.config import resolve
 from sebench.train.config import TrainConfig
 
 
 def _rows() -> list[list[str]]:
-    return readme_table("item | the original, and where")
+    return doc_table(GPU_PAGE, "item | the original, and where")
 
 
 def _resolved(**settings) -> TrainConfig:

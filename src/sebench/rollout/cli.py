@@ -16,7 +16,7 @@ def register(subparsers) -> None:
 
     config_command(
         subparsers, "rollout", RolloutConfig, _run,
-        help="ask a model for solutions (closed/open/full-doc/retrieval), resumable",
+        help="ask a model for solutions (closed/open/full-doc/retrieval/memory), resumable",
         description="Ask a model for solutions to a split's tasks; writes one rollout record per (task, "
         "sample) and resumes an interrupted run when given the same --out.",
     )
