@@ -4,7 +4,7 @@ Every setting in which the two differ is a field of `Protocol`, and the two valu
 so that a reader sees the whole difference here. The stages look a protocol up by name and implement
 the behaviour each field names (prompts in rollout and train, extraction and judging in judge, printing
 in the sandbox server, the reward, the SFT filter and the RL data in train); docs/protocols.md says why
-each sebench rule is stricter and what it changes, README "The original's training, item by item" where
+each sebench rule is stricter and what it changes, docs/gpu.md, "The original's training, item by item", where
 each training rule lives in the original's code.
 
 The RL algorithm itself (old log-probabilities recomputed on the training prompt, dual clip, log-ratio

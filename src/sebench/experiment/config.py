@@ -167,7 +167,7 @@ class RunConfig:
 
 
 # The original's GRPO settings (its evolve_folder/training_commands/Qwen3-8B/provided-*-RL.sh and verl's
-# defaults: README "The original's training, item by item"), shared by the gpu preset's RL regimes. The loss
+# defaults: docs/gpu.md, "The original's training, item by item"), shared by the gpu preset's RL regimes. The loss
 # (old log-probabilities recomputed on the training prompt, dual clip 3, log-ratio clamp 20, per-sample
 # token mean) is TrainConfig's default; the optimizer is verl's actor default (AdamW, betas (0.9, 0.999),
 # weight decay 0.01, constant lr 1e-6, gradients clipped to 1).
@@ -187,7 +187,7 @@ _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advan
                 "closed-rl-off-policy": {"regime": "closed-rl", "old_logps": "sampling"}}
 
 # self-play-sft beside the paper's, also trained to write tasks on its kept ones (--selfplay-train-writer):
-# the 135M model then keeps 30 tasks a seed (README "paper-mini, seeds 0-2: self-play")
+# the 135M model then keeps 30 tasks a seed (docs/results/self-play.md)
 _WRITER_VARIANT = {"self-play-sft-writer": {"regime": "self-play-sft", "selfplay_train_writer": True}}
 
 # paper-mini's self-play rounds (train.selfplay): 15 tasks per studied function a round, a written task cut
@@ -223,7 +223,7 @@ PRESETS: dict[str, dict] = {
     # the paper's headline comparison on a CPU at three times paper-mini's size, one seed: the warmed-up
     # base (as paper-mini) over 24 functions, its open-book and memory baselines, and Open-SFT, Closed-SFT,
     # Closed-RL and Closed-SFT-then-RL, with Closed-RL's negative advantages dropped and its off-policy
-    # variant beside it. Self-play is left out (paper-mini measures it). Timings: README "The cpu preset".
+    # variant beside it. Self-play is left out (paper-mini measures it). Timings: docs/results/rl-gap.md.
     "cpu": dict(
         _WARMED_CPU,
         warmup=_WARMUP,
@@ -233,8 +233,8 @@ PRESETS: dict[str, dict] = {
         train_regimes={"closed-rl": dict(_MINI_RL, max_steps=96, grad_split=True),
                        "closed-sft-rl": dict(_MINI_RL, max_steps=96)},
     ),
-    # the paper in miniature on a CPU (README "Reproducing the paper"): a warmed-up base that can use docs,
-    # then every regime of the paper and the RL gap's switches, closed-book. Timings: README.
+    # the paper in miniature on a CPU (docs/training.md, paper-mini): a warmed-up base that can use docs,
+    # then every regime of the paper and the RL gap's switches, closed-book. Timings: docs/presets.md.
     "paper-mini": dict(
         _WARMED_CPU,
         # the warm-up also teaches the task-writing format of self-play (docs/warmup.md, skills)
@@ -251,7 +251,7 @@ PRESETS: dict[str, dict] = {
             "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
     ),
-    # lifelong internalization (README "Lifelong internalization", experiment/lifelong.py): three libraries
+    # lifelong internalization (docs/results/lifelong.md, experiment/lifelong.py): three libraries
     # learned one after another with Closed-SFT from the warmed-up base (cpu's warm-up), in the same and the
     # disjoint design, each stage evaluated closed-book on every library (sizes and timings: docs/presets.md)
     "lifelong": dict(
@@ -265,7 +265,7 @@ PRESETS: dict[str, dict] = {
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         lifelong={"libraries": 3, "designs": ["same", "disjoint"], "replay": [0.0], "at_once": False},
     ),
-    # the paper's recipe (arXiv 2602.04811), field by field: README "The gpu preset: the paper's recipe"
+    # the paper's hyperparameters (arXiv 2602.04811) under sebench's protocol, field by field: docs/gpu.md
     # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
     "gpu": dict(
         model="hf:Qwen/Qwen3-8B",

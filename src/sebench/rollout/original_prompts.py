@@ -41,7 +41,7 @@ API_DOC_FILE = "datasets/train/api_doc.jsonl"
 CLOSED_TEMPLATE = "query_only_prompt"
 DOCS_TEMPLATE = "doc_query_cot_prompt"
 MODES = ("closed", "open", "full-doc")
-# the original's training scripts and the template each defines (README "The original's training, item by item")
+# the original's training scripts and the template each defines (docs/gpu.md, "The original's training, item by item")
 TRAINING_SCRIPTS = "verl_evolve/evolve_folder/scripts"
 SFT_CLOSED = ("SFTprompt_template.py", "query_only_prompt")
 RL_OPEN = ("rl_train.py", "doc_query_cot_prompt")

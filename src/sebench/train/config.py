@@ -148,7 +148,7 @@ class TrainConfig:
     seed: int = option(0, "random seed (data order, LoRA init, sampling)")
     protocol: str = option(DEFAULT_PROTOCOL, "sebench: our prompts, our judge as the reward; original: the "
                            "original's training prompts (read from --original-repo), its reward rule, SFT filter and "
-                           "RL data (README 'The original's training, item by item')", choices=tuple(PROTOCOLS))
+                           "RL data (docs/gpu.md, 'The original's training, item by item')", choices=tuple(PROTOCOLS))
     original_repo: Path | None = option(None, "--protocol original: your copy of github.com/thunlp/SE-Bench (its "
                                         "prompt templates)")
     sft_examples: str | None = option(None, "SFT from --rollouts: distinct (one example per task and code: sebench) "
