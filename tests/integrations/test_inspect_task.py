@@ -24,6 +24,7 @@ inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from sebench.integrations.inspect_task import log_records  # noqa: E402
+from sebench.integrations.inspect_task import main as inspect_records  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "sebench"
 KINDS = ("correct", "no_code", "numpy", "syntax", "plain_python")
@@ -107,8 +108,12 @@ def test_mockllm_answers_get_sebench_judges_verdicts(built_instance, tmp_path):
     rollouts, verdicts = log_records(log)
     assert len(verdicts) == LIMIT and {v.mode for v in verdicts} == {"closed"}
     assert len({v.verdict for v in verdicts}) >= 4  # the scripted kinds reach different verdicts
-    # the same answers, judged by `sebench judge`
-    assert comparable(sebench_judge(built_instance, rollouts, tmp_path / "a")) == comparable(verdicts)
+    # the same answers, as sebench's records (python -m sebench.integrations.inspect_task), judged by `sebench judge`
+    assert inspect_records([log.location, str(tmp_path / "a")]) == 0
+    assert read_records(tmp_path / "a/verdicts.jsonl", Verdict) == verdicts
+    write_verdicts(JudgeConfig(data=built_instance, rollouts=tmp_path / "a/rollouts.jsonl",
+                               out=tmp_path / "a/judged.jsonl", progress=False))
+    assert comparable(read_records(tmp_path / "a/judged.jsonl", Verdict)) == comparable(verdicts)
     # the same model answering `sebench rollout`: the same prompts, the same verdicts
     script = Script(tasks)
     cfg = RolloutConfig(data=built_instance, out=tmp_path / "b/rollouts.jsonl", limit=LIMIT, model="fake:",

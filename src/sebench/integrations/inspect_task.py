@@ -15,7 +15,9 @@ pyproject's entry point in the `inspect_ai` group loads this module, which regis
 - Scorer: sebench's judge (`judge.judge_records`: the sandbox and the protocol's rules) on the answer as
   sebench's records keep it (reasoning served apart as `<think>...</think>` before the text). The score is
   C when the verdict is "correct"; its metadata holds the verdict and the rollout as sebench's records
-  (`sebench_verdict`, `sebench_rollout`), and `log_records` reads them back from a log.
+  (`sebench_verdict`, `sebench_rollout`), and `log_records` reads them back from a log:
+  `python -m sebench.integrations.inspect_task LOG OUT` writes OUT/rollouts.jsonl and OUT/verdicts.jsonl,
+  which `sebench judge` and `sebench report` read.
 - Metrics: accuracy and its standard error clustered by task (Inspect's `stderr(cluster="task_id")`).
 
 Not covered: the retrieval mode (a multi-turn search loop of sebench's own).
@@ -23,6 +25,7 @@ Not covered: the retrieval mode (a multi-turn search loop of sebench's own).
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +33,7 @@ from typing import Any
 import anyio
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -49,7 +52,7 @@ from sebench.instance import Instance
 from sebench.metrics import KS
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import get as get_protocol
-from sebench.records import MODES, SPLITS, Rollout, Verdict, from_dict, to_dict
+from sebench.records import MODES, SPLITS, Rollout, Verdict, from_dict, to_dict, write_records
 from sebench.rollout import RolloutConfig, answer_tasks
 
 CLUSTER = "task_id"
@@ -222,3 +225,33 @@ def log_records(log: EvalLog) -> tuple[list[Rollout], list[Verdict]]:
                 rollouts.append(from_dict(Rollout, meta[ROLLOUT_KEY], where))
                 verdicts.append(from_dict(Verdict, meta[VERDICT_KEY], where))
     return rollouts, verdicts
+
+
+def write_log_records(log_file: str | Path, out: str | Path) -> tuple[Path, Path]:
+    """OUT/rollouts.jsonl and OUT/verdicts.jsonl from an Inspect log of se_bench."""
+    rollouts, verdicts = log_records(read_eval_log(str(log_file)))
+    if not rollouts:
+        raise SebenchError(f"{log_file}: no sample scored by sebench's judge (is it a log of sebench/se_bench?)")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_records(out / "rollouts.jsonl", rollouts)
+    write_records(out / "verdicts.jsonl", verdicts)
+    return out / "rollouts.jsonl", out / "verdicts.jsonl"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sebench.integrations.inspect_task",
+                                     description="an Inspect log of sebench/se_bench as sebench's records")
+    parser.add_argument("log", help="the log file (.eval or .json) that `inspect eval` wrote")
+    parser.add_argument("out", help="folder for rollouts.jsonl and verdicts.jsonl")
+    args = parser.parse_args(argv)
+    try:
+        for path in write_log_records(args.log, args.out):
+            print(path)
+    except SebenchError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
