@@ -133,7 +133,8 @@ def test_mockllm_answers_get_sebench_judges_verdicts(built_instance, tmp_path):
 def test_a_fake_openai_server_sees_sebench_rollouts_requests(built_instance, tmp_path, monkeypatch):
     tasks = first_tasks(built_instance, "multiple_test")
     script = Script(tasks)
-    with FullUsageServer(answer=lambda body: script(body["messages"][-1]["content"])) as server:
+    reasoning = "Maybe:\n```python\ndef draft():\n    pass\n```"  # served apart, as vLLM's reasoning parsers do
+    with FullUsageServer(answer=lambda body: script(body["messages"][-1]["content"]), reasoning=reasoning) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         model = get_model("openai-api/fake/fake-model", base_url=server.url, api_key="test-key")
         log = run_inspect(model, tmp_path / "logs", instance=str(built_instance), split="multiple_test", mode="open",
@@ -151,7 +152,10 @@ def test_a_fake_openai_server_sees_sebench_rollouts_requests(built_instance, tmp
     assert len(inspect_bodies) == LIMIT and requests(inspect_bodies) == requests(own_bodies)
     rollouts, verdicts = log_records(log)
     assert comparable(sebench_judge(built_instance, rollouts, tmp_path / "a")) == comparable(verdicts)
-    own = sebench_judge(built_instance, read_records(cfg.out, type(rollouts[0])), tmp_path / "b")
+    own_rollouts = read_records(cfg.out, type(rollouts[0]))
+    assert sorted((r.task_id, r.response) for r in own_rollouts) == sorted((r.task_id, r.response) for r in rollouts)
+    assert all(r.response.startswith(f"<think>\n{reasoning}\n</think>\n") for r in rollouts)
+    own = sebench_judge(built_instance, own_rollouts, tmp_path / "b")
     assert comparable(own, True) == comparable(verdicts, True)
 
 

@@ -58,6 +58,7 @@ from sebench.rollout import RolloutConfig, answer_tasks
 CLUSTER = "task_id"
 VERDICT_KEY, ROLLOUT_KEY = "sebench_verdict", "sebench_rollout"
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+_FINISH = {"max_tokens": "length", "model_length": "length"}  # Inspect's stop reasons as the servers' finish reasons
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def se_bench(instance: str, split: str = "single_test", mode: str = "closed", pr
 
 def reducers(n: int) -> list:
     """The mean of a task's samples (accuracy) and pass@k for sebench's k up to n."""
-    return [mean_score(), *(pass_at(k) for k in KS if 1 < k <= n)] if n > 1 else [mean_score()]
+    return [mean_score(), *(pass_at(k) for k in KS if 1 < k <= n)]
 
 
 class _RequestRecorder:
@@ -195,22 +196,21 @@ def _judge(settings: JudgeSettings, rollout: Rollout) -> Verdict:
 
 def _rollout(state: TaskState, settings: JudgeSettings) -> Rollout:
     """The answer as `sebench rollout` records it."""
-    response = response_text(state.output)
-    usage = state.output.usage
+    response, usage, stop = response_text(state.output), state.output.usage, str(state.output.stop_reason)
     prompt = ([{"role": "user", "content": state.input}] if isinstance(state.input, str)
               else [{"role": m.role, "content": m.text} for m in state.input])
+    tokens = {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens} if usage else {}
     return Rollout(task_id=str(state.sample_id), sample_idx=state.epoch - 1, mode=settings.mode,
                    model=str(state.model), prompt=prompt, response=response, code=extract_code(response),
-                   finish_reason=str(state.output.stop_reason),
-                   usage={"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens} if usage else {},
-                   protocol=settings.protocol)
+                   finish_reason=_FINISH.get(stop, stop), usage=tokens, protocol=settings.protocol)
 
 
 def response_text(output: ModelOutput) -> str:
     """The answer's text, with reasoning served apart put before it as `<think>...</think>` (sebench's records'
     form, which the judge strips)."""
     content = output.message.content if output.choices else ""
-    thinking = "\n".join(c.reasoning for c in content if isinstance(c, ContentReasoning)) if isinstance(content, list) else ""
+    parts = content if isinstance(content, list) else []
+    thinking = "\n".join(c.reasoning for c in parts if isinstance(c, ContentReasoning))
     return f"<think>\n{thinking}\n</think>\n{output.completion}" if thinking else output.completion
 
 
