@@ -14,9 +14,11 @@ def register(subparsers) -> dict:
     p = sub.add_parser("import", help="convert the original benchmark's jsonl files into an instance's splits")
     p.add_argument("--official", type=Path, nargs="+", required=True,
                    help="original jsonl file(s): train.jsonl, single_test.jsonl, multiple_test.jsonl "
-                        "(the split is taken from the file name unless --split is given)")
+                        "(the split is taken from the file name unless --split is given), or folders holding them: "
+                        "the release's datasets/, or a `sebench export --format hf` folder")
     p.add_argument("--data", type=Path, required=True,
-                   help="instance directory built with `sebench build --mapping-from` (its names must match)")
+                   help="instance directory whose names match the rows': built with `sebench build --mapping-from` "
+                        "the release's api_doc.jsonl, or with the seed of a sebench export")
     p.add_argument("--split", choices=("train", "single_test", "multiple_test"),
                    help="split for all the given files (default: from each file's name)")
     p.add_argument("--overwrite", action="store_true",
