@@ -117,6 +117,9 @@ class RunConfig:
     max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
     max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
     max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
+    docs_only: float | None = option(None, "share of the studied functions made docs-only (issue 40): no training "
+                                     "task, example or judge call of any method mentions them, only their docs "
+                                     "(a seeded split; default: none)", minimum=0.0, maximum=1.0)
     # evaluation: which splits, and the modes of the untrained base and of each trained model
     splits: list = option(factory=lambda: ["single_test", "multiple_test"], help="the splits evaluated",
                           choices=SPLITS)
@@ -250,6 +253,18 @@ PRESETS: dict[str, dict] = {
             "self-play-sft": dict(_SELF_PLAY),
             "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
+    ),
+    # learning functions from their docs alone (issue 40, docs/docs-only.md) at paper-mini's size: its warmed-up
+    # base over 8 functions, half of them docs-only (no training task mentions them), Closed-SFT and the
+    # docs-only methods with their default settings (the cpu SFT settings; docs-cpt-augmented K = 4)
+    "inject": dict(
+        _WARMED_CPU,
+        warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},  # paper-mini's, so its cache serves
+        variants={},
+        untrained_modes=["closed", "open"],  # no memory row: its store holds the docs-only functions' tasks
+        regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "pit", "context-distill", "base"],
+        functions=8, max_train=32, max_single=24, max_multiple=8,
+        docs_only=0.5,
     ),
     # lifelong internalization (docs/results/lifelong.md, experiment/lifelong.py): three libraries
     # learned one after another with Closed-SFT from the warmed-up base (cpu's warm-up), in the same and the

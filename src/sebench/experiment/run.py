@@ -319,7 +319,8 @@ class Study:
         train = self.train_config(label, out, source_rollouts, start)
         self.run_training(label, train, data=self._data_hash(),
                           rollouts=file_hash(source_rollouts) if source_rollouts else None,
-                          sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None)
+                          sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
+                          **self._docs_only_record())
         return out
 
     def run_training(self, label: str, train, **inputs: object) -> None:
@@ -401,7 +402,25 @@ class Study:
                          seed=self.cfg.seed, hidden=self.hidden_paths(), readable=readable, answers=answers,
                          with_mapping=with_mapping, judge_workers=self.cfg.judge["workers"],
                          sandbox_urls=list(self.cfg.judge["sandbox_url"] or []),
-                         backend_options=backend_options(rollout))
+                         backend_options=backend_options(rollout), docs_only=self.docs_only)
+
+    @property
+    def docs_only(self) -> list[str]:
+        """The studied functions made docs-only (RunConfig.docs_only, issue 40): a seeded split of the subset's
+        functions, else of every documented one; [] when unset or before the data exists."""
+        if not self.cfg.docs_only or self.data is None:
+            return []
+        from sebench.instance import Instance
+        from sebench.train import split_docs_only
+
+        instance = Instance.open(self.data)
+        studied = instance.manifest().get("subset", {}).get("functions") or [d.name for d in instance.api_docs()]
+        return split_docs_only(studied, self.cfg.docs_only, self.cfg.seed)[1]
+
+    def _docs_only_record(self) -> dict:
+        """The docs-only functions for a training stage's record (absent when none, so earlier records match)."""
+        docs_only = self.docs_only
+        return {"docs_only": docs_only} if docs_only else {}
 
     def run_method(self, spec: str) -> list[tuple[str, str]]:
         """Runs a method named in `regimes` (stage train:<label>) and returns what to evaluate: (model, mode)."""
@@ -413,7 +432,8 @@ class Study:
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
         job = self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers)
         record = {"spec": spec, "args": args, "source_sha256": ref.source_sha256(), "data": self._data_hash(),
-                  "start_model": self.start_model, "answers": file_hash(answers) if answers else None}
+                  "start_model": self.start_model, "answers": file_hash(answers) if answers else None,
+                  **self._docs_only_record()}
         from sebench.methods import run_method
 
         self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job))
@@ -488,6 +508,7 @@ class Study:
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
             "peak_rss_mb": max((r.get("peak_rss_mb") or 0.0 for r in records), default=0.0),
             "not_trained": self.not_trained,
+            "docs_only": self.docs_only,
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
                                                           "peak_rss_mb", "threads", "outputs")} for r in records},

@@ -37,8 +37,8 @@ class Regime(Method):
 
 
 def trained_tokens(checkpoint: Path) -> int:
-    """Tokens of the SFT examples a checkpoint was trained on, times its epochs (0 for GRPO rows, whose
-    sampled tokens the trainer logs instead)."""
+    """Tokens of the SFT examples (prompt-completion or plain text) a checkpoint was trained on, times its
+    epochs (0 for GRPO rows, whose sampled tokens the trainer logs instead)."""
     from transformers import AutoTokenizer
 
     examples_file = checkpoint / "train_data.jsonl"
@@ -49,9 +49,12 @@ def trained_tokens(checkpoint: Path) -> int:
     total = 0
     for line in examples_file.read_text(encoding="utf-8").splitlines():
         example = json.loads(line)
-        if "completion" not in example:
+        if "text" in example:  # a plain-text example (the docs methods'): the loss is on all of it
+            text = example["text"]
+        elif "completion" in example:
+            text = "".join(m.get("content", "") for m in [*example.get("prompt", []), *example["completion"]])
+        else:
             continue
-        text = "".join(m.get("content", "") for m in [*example.get("prompt", []), *example["completion"]])
         total += len(tokenizer(text)["input_ids"])
     return round(total * epochs)
 

@@ -21,7 +21,7 @@ from sebench.methods import isolation
 from sebench.methods.contract import Agent, Checkpoint, Context, Cost, Endpoint, MethodError, Prompt
 from sebench.methods.loader import MethodRef
 from sebench.methods.services import BackendSampler, ViewJudge
-from sebench.methods.view import ANSWERS_DIR, dev_ids
+from sebench.methods.view import ANSWERS_DIR, dev_ids, docs_only_of
 from sebench.process_memory import peak_rss_mb
 from sebench.threads import thread_usage
 
@@ -57,7 +57,7 @@ def context(job: dict) -> Context:
         judge=ViewJudge(view, cost, job["reward_rule"], job.get("judge_workers"), job.get("sandbox_urls")),
         sampler=sampler(job, cost), start_model=job["start_model"], seed=job["seed"],
         workdir=Path(job["workdir"]), view=view, log=logging.getLogger(f"sebench.method.{job['label']}"),
-        cost=cost, answers=answers if answers.is_file() else None)
+        cost=cost, answers=answers if answers.is_file() else None, docs_only=docs_only_of(view))
 
 
 def sampler(job: dict, cost: Cost) -> BackendSampler:

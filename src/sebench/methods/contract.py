@@ -98,7 +98,8 @@ class Sampler(ABC):
 @dataclass
 class Context:
     """Everything a method may use. `train_tasks` is the whole training split; `dev_tasks` is a seeded part of
-    it that a method selecting among checkpoints should hold out (`fit_tasks` is the rest)."""
+    it that a method selecting among checkpoints should hold out (`fit_tasks` is the rest). `docs_only`: in
+    the docs-only setting, the studied functions that no training task mentions (they have only their docs)."""
 
     docs: list[ApiDoc]
     train_tasks: list[Task]
@@ -112,6 +113,7 @@ class Context:
     log: logging.Logger
     cost: Cost = field(default_factory=Cost)
     answers: Path | None = None  # the start model's judged open-book answers on the training tasks, when made
+    docs_only: list[str] = field(default_factory=list)  # studied functions with docs and no training task
 
     @property
     def package(self) -> str:

@@ -28,6 +28,14 @@ BUILTINS = {
                   "(not eligible: a reference, as SWE-bench's gold)"),
     "memory": ("sebench.methods.builtins:Memory", "experience memory: the start model's judged-correct "
                "training answers recalled into each test prompt (an agent)"),
+    "docs-cpt": ("sebench.methods.docs_only:DocsCPT", "next-token training on the studied functions' docs as "
+                 "written (issue 40's control)"),
+    "docs-cpt-augmented": ("sebench.methods.docs_only:DocsCPTAugmented", "K rule-made rewrites of each doc mixed "
+                           "with the Closed-SFT examples in one stage"),
+    "pit": ("sebench.methods.docs_only:PIT", "PIT++'s order: tasks; tasks with their docs; the docs-only "
+            "functions' docs with a few tasks kept"),
+    "context-distill": ("sebench.methods.docs_only:ContextDistill", "the open-book model's judged-correct answers "
+                        "to task and doc-example prompts, trained closed-book"),
 }
 
 

@@ -52,6 +52,7 @@ class MethodJob:
     judge_workers: int | None = None
     sandbox_urls: list[str] = field(default_factory=list)
     backend_options: dict = field(default_factory=dict)
+    docs_only: list[str] = field(default_factory=list)  # functions whose tasks the view leaves out (issue 40)
 
     @property
     def workdir(self) -> Path:
@@ -75,7 +76,8 @@ def run_method(job: MethodJob) -> dict:
     job.workdir.mkdir(parents=True, exist_ok=True)
     for name in (RESULT_FILE, ERROR_FILE, COST_FILE, USAGE_FILE, isolation.ATTEMPTS_FILE):
         (job.workdir / name).unlink(missing_ok=True)
-    view_hash = write_view(job.data, job.folder / "view", job.seed, answers=job.answers, with_mapping=job.with_mapping)
+    view_hash = write_view(job.data, job.folder / "view", job.seed, answers=job.answers, with_mapping=job.with_mapping,
+                           docs_only=job.docs_only)
     job_file = job.workdir / "job.json"
     write_json(job_file, job.child_job("train"))
     started = time.time()
@@ -99,7 +101,7 @@ def _record(job: MethodJob, view_hash: str, seconds: float) -> dict:
     record = {
         "label": job.ref.label, "spec": job.ref.spec, "origin": job.ref.origin, "args": job.args,
         "source_sha256": job.ref.source_sha256(), "versions": versions(), "view_sha256": view_hash,
-        "isolation": isolation.isolation_layer(), "reads_mapping": job.with_mapping,
+        "isolation": isolation.isolation_layer(), "reads_mapping": job.with_mapping, "docs_only": job.docs_only,
         "returns": result.get("kind") if result else None, "result": result,
         "eligible": bool(result) and not result.get("docs_at_test_time") and result.get("eligible", True),
         "verified": not result or result.get("kind") != "endpoint",
