@@ -101,3 +101,15 @@ def test_the_export_says_how_to_push(built_instance, tmp_path, capsys):
     assert main(["export", "--format", "hf", "--data", str(built_instance), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"hf upload USER/NAME {out} --repo-type dataset" in printed and "push_to_hub" in printed
+
+
+def test_an_example_the_release_columns_cannot_hold_is_one_line_naming_the_task(built_instance):
+    from dataclasses import replace
+
+    from sebench.errors import SebenchError
+    from sebench.export.hf import example_dict
+
+    task = Instance.open(built_instance).tasks("single_test")[0]
+    assert example_dict(task)["input"] == task.test_cases[0]["input"]
+    with pytest.raises(SebenchError, match=f"task {task.task_id}: field 'example'"):
+        example_dict(replace(task, example=f"{task.entry_point}(...) returns 3"))
