@@ -180,3 +180,25 @@ def test_a_study_with_docs_only_gives_every_method_the_same_seeded_split(subset,
     plain = Study(resolve_preset("quick", {}), tmp_path / "plain")
     plain.data = data
     assert plain.docs_only == [] and plain.method_job(resolve("base"), {}, tmp_path / "b", "fake:").docs_only == []
+
+
+@pytest.mark.timeout(900)
+def test_sebench_run_with_docs_only_hides_the_same_functions_from_closed_sft_and_a_docs_method(tmp_path, built_instance,
+                                                                                               tiny_model):
+    from sebench.cli import main
+
+    from .test_contract import SMALL
+
+    out = tmp_path / "run"
+    code = main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}", *SMALL,
+                 "--docs-only", "0.5", "--regimes", "closed-sft", "docs-cpt", "--set", "train.max_steps=1",
+                 "-M", "docs-cpt.max_steps=1"])
+    assert code == 0
+    docs_only = json.loads((out / "manifest.json").read_text())["docs_only"]
+    studied = Instance.open(out / "data").manifest()["subset"]["functions"]
+    assert docs_only == split_docs_only(studied, 0.5, 0)[1] and docs_only
+    for label in ("closed-sft", "docs-cpt"):
+        assert json.loads((out / "train" / label / "method.json").read_text())["docs_only"] == docs_only
+        assert not any(task_mentions(t, docs_only) for t in Instance.open(out / "train" / label / "view").tasks("train"))
+    for example in _examples(out / "train/closed-sft/checkpoint"):
+        assert not mentions(json.dumps(example), docs_only)
