@@ -165,6 +165,9 @@ def test_the_inject_preset_studies_the_docs_only_methods():
     assert cfg.docs_only == 0.5 and cfg.warmup and cfg.functions == 8
     assert {"docs-cpt", "docs-cpt-augmented", "pit", "context-distill"} <= set(cfg.regimes)
     assert all(resolve(spec).origin == "built-in" for spec in cfg.regimes if spec != "closed-sft")
+    graded = resolve_preset("inject", {"regimes": ["closed-rl", "closed-rl-graded"]})
+    assert graded.train_settings("closed-rl-graded")["reward"] == "graded"
+    assert graded.train_settings("closed-rl-graded")["max_steps"] == graded.train_settings("closed-rl")["max_steps"]
 
 
 def test_a_study_with_docs_only_gives_every_method_the_same_seeded_split(subset, tmp_path):

@@ -260,11 +260,13 @@ PRESETS: dict[str, dict] = {
     "inject": dict(
         _WARMED_CPU,
         warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},  # paper-mini's, so its cache serves
-        variants={},
+        # opt-in (--regimes ... closed-rl closed-rl-graded): Closed-RL with the graded reward, at paper-mini's size
+        variants={"closed-rl-graded": {"regime": "closed-rl", "reward": "graded"}},
         untrained_modes=["closed", "open"],  # no memory row: its store holds the docs-only functions' tasks
         regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "pit", "context-distill", "base"],
         functions=8, max_train=32, max_single=24, max_multiple=8,
         docs_only=0.5,
+        train_regimes={"closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True)},
     ),
     # lifelong internalization (docs/results/lifelong.md, experiment/lifelong.py): three libraries
     # learned one after another with Closed-SFT from the warmed-up base (cpu's warm-up), in the same and the
