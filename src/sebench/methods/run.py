@@ -4,8 +4,8 @@
     FOLDER/work/          the method's work folder: job.json, attempts.jsonl, result.json, cost.json
     FOLDER/agent/         an agent's state, when the method returns an agent
     FOLDER/checkpoint/    where the built-in regimes write their checkpoint
-    FOLDER/method.json    spec, origin, arguments, source hash, versions, view hash, layer, result, cost,
-                          refused reads
+    FOLDER/method.json    spec, origin, arguments, source hash, versions, view hash, layer, docs-only functions,
+                          result, cost, refused reads
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def run_method(job: MethodJob) -> dict:
     write_json(job.folder / METHOD_FILE, record)
     if code != 0 or "error" in record:
         why = record.get("error") or f"its process exited with code {code}"
-        raise SebenchError(f"method {job.ref.label} ({job.ref.spec}) failed: {why}")
+        raise SebenchError(why if job.ref.origin == "built-in" else f"method {job.ref.label} ({job.ref.spec}) failed: {why}")
     return record
 
 
