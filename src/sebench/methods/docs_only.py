@@ -158,12 +158,12 @@ class ContextDistill(DocsMethod):
                          len(tasks), len(made), len(references) - len(made))
             answers = ctx.sampler.sample([ctx.sampler.prompt(t, "open") for t in tasks + made], self.teacher, self.n,
                                          self.temperature, self.max_tokens)
+            # the training tasks' answers first, then the doc-made tasks': each judged by its own judge
             pairs = [(t, a) for t, group in zip(tasks + made, answers, strict=True) for a in dict.fromkeys(group)]
-            doc_pairs = [(t, a) for t, a in pairs if t.task_id not in known]
-            asked = [(t, a) for t, a in pairs if t.task_id in known]
-            verdicts = [f.verdict for f in ctx.judge([(t.task_id, a) for t, a in asked])] if asked else []
-            verdicts += [v.verdict for v in judge.judge_many([(t, a, i) for i, (t, a) in enumerate(doc_pairs)])]
-            ctx.cost.add(judge_calls=len(doc_pairs))
-        kept = [pair for pair, verdict in zip(asked + doc_pairs, verdicts, strict=True) if verdict == "correct"]
+            asked = [(t.task_id, a) for t, a in pairs if t.task_id in known]
+            verdicts = [f.verdict for f in ctx.judge(asked)] if asked else []
+            verdicts += [v.verdict for v in judge.judge_many([(t, a, i) for i, (t, a) in enumerate(pairs[len(asked):])])]
+            ctx.cost.add(judge_calls=len(pairs) - len(asked))
+        kept = [pair for pair, verdict in zip(pairs, verdicts, strict=True) if verdict == "correct"]
         ctx.log.info("context-distill: %d of %d answers judged correct", len(kept), len(pairs))
         return Checkpoint(self.train(ctx, sft_examples(instance, kept, "closed")))
