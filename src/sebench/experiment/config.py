@@ -265,6 +265,7 @@ PRESETS: dict[str, dict] = {
         untrained_modes=["closed", "open"],  # no memory row: its store holds the docs-only functions' tasks
         regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "pit", "context-distill", "base"],
         functions=8, max_train=32, max_single=24, max_multiple=8,
+        splits=["single_test"],  # each function's own tasks: grouped by "functions with tasks" and "docs only"
         docs_only=0.5,
         train_regimes={"closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True)},
     ),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from sebench.records import ApiDoc
 
 _DASHES = re.compile(r"^-{3,}$")
+_COLON_TITLE = re.compile(r"^Examples?:$")
 _DETERMINERS = frozenset({"a", "an", "the", "this", "one", "each", "any", "some"})
 
 
@@ -60,12 +61,15 @@ def qualified_call(doc: ApiDoc) -> str:
 def parse_doc(doc: ApiDoc) -> DocFields:
     """The doc's summary (first paragraph), the rest of its description, and its titled sections."""
     lines = doc.doc.strip().splitlines()
-    starts = [i for i in range(len(lines) - 1) if lines[i].strip() and _DASHES.match(lines[i + 1].strip())]
+    underlined = {i for i in range(len(lines) - 1) if lines[i].strip() and _DASHES.match(lines[i + 1].strip())}
+    # a compact doc (sebench.rollout.compact_doc) titles its one example "Example:", with no underline
+    colon = {i for i, line in enumerate(lines) if _COLON_TITLE.match(line.strip())}
+    starts = sorted(underlined | colon)
     head = lines[: starts[0]] if starts else lines
     short = doc.name.rsplit(".", 1)[-1]
     paragraphs = [p for p in _paragraphs(head) if not p.startswith(short + "(")]
     sections = tuple(
-        (lines[s].strip(), "\n".join(lines[s + 2: end]).strip())
+        ("Examples" if s in colon else lines[s].strip(), "\n".join(lines[s + (1 if s in colon else 2): end]).strip())
         for s, end in zip(starts, [*starts[1:], len(lines)])
     )
     summary = " ".join(paragraphs[0].split()) if paragraphs else ""
