@@ -164,7 +164,9 @@ def test_the_inject_preset_studies_the_docs_only_methods():
     cfg = resolve_preset("inject", {})
     assert cfg.docs_only == 0.5 and cfg.warmup and cfg.functions == 8
     assert {"docs-cpt", "docs-cpt-augmented", "pit", "context-distill"} <= set(cfg.regimes)
-    assert all(resolve(spec).origin == "built-in" for spec in cfg.regimes if spec != "closed-sft")
+    aliases = cfg.method_aliases()
+    assert aliases == {"docs-cpt-augmented-k8": "docs-cpt-augmented"}  # K's second value, a label of its own
+    assert all(resolve(aliases.get(spec, spec)).origin == "built-in" for spec in cfg.regimes if spec != "closed-sft")
     graded = resolve_preset("inject", {"regimes": ["closed-rl", "closed-rl-graded"]})
     assert graded.train_settings("closed-rl-graded")["reward"] == "graded"
     assert graded.train_settings("closed-rl-graded")["max_steps"] == graded.train_settings("closed-rl")["max_steps"]

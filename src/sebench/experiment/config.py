@@ -147,7 +147,8 @@ class RunConfig:
     variants: dict = option(factory=dict, help="named variants of a regime, listed in `regimes` like one: "
                             "{label: {\"regime\": name, field: value, ...}}", cli=False)
     methods: dict = option(factory=dict, help="arguments of the methods named in `regimes` (sebench.methods): "
-                           "{label: {argument: value}}, e.g. --set methods.MyMethod.epochs=2", cli=False)
+                           "{label: {argument: value}}, e.g. --set methods.MyMethod.epochs=2; a label of your own "
+                           "with {\"method\": spec, ...} runs that method under that label", cli=False)
     warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
                                  "lr, batch_size, ...): the untrained rows and every regime then start from it "
                                  "(None: from `model` itself)", cli=False)
@@ -157,6 +158,16 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    def method_aliases(self) -> dict[str, str]:
+        """Labels in `methods` that name another method with their own arguments ({"method": spec, ...}), e.g.
+        a second setting of a built-in: label -> spec."""
+        return {label: args["method"] for label, args in (self.methods if isinstance(self.methods, dict) else {}).items()
+                if isinstance(args, dict) and "method" in args}
+
+    def method_arguments(self, label: str) -> dict:
+        """A method's arguments from `methods` (without an alias's "method")."""
+        return {k: v for k, v in self.methods.get(label, {}).items() if k != "method"}
 
     def regime_of(self, label: str) -> str:
         """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
@@ -263,7 +274,9 @@ PRESETS: dict[str, dict] = {
         # opt-in (--regimes ... closed-rl closed-rl-graded): Closed-RL with the graded reward, at paper-mini's size
         variants={"closed-rl-graded": {"regime": "closed-rl", "reward": "graded"}},
         untrained_modes=["closed", "open"],  # no memory row: its store holds the docs-only functions' tasks
-        regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "pit", "context-distill", "base"],
+        regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "docs-cpt-augmented-k8", "pit", "context-distill",
+                 "base"],
+        methods={"docs-cpt-augmented-k8": {"method": "docs-cpt-augmented", "k": 8}},  # K's second value
         functions=8, max_train=32, max_single=24, max_multiple=8,
         splits=["single_test"],  # each function's own tasks: grouped by "functions with tasks" and "docs only"
         docs_only=0.5,
@@ -324,7 +337,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         _check("regime of variant " + label, [variant["regime"]], REGIMES + tuple(REGIME_ALIASES))
         variant["regime"] = canonical_regime(variant["regime"])
     methods = tuple(r for r in cfg.regimes if r not in cfg.variants and r not in REGIMES + tuple(REGIME_ALIASES)
-                    and is_method_spec(r))
+                    and (is_method_spec(r) or r in cfg.method_aliases()))
     _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants) + methods)
     cfg.regimes = [r if r in cfg.variants or r in methods else canonical_regime(r) for r in cfg.regimes]
     _check_methods(cfg, methods)
@@ -412,11 +425,14 @@ def _check_sections(cfg: RunConfig) -> None:
 
 def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
     """Every method named in `regimes` resolves, and `methods` gives arguments only to those."""
-    labels = {resolve_method(spec).label for spec in specs}
     if not isinstance(cfg.methods, dict):
         raise SebenchError(f"methods: expected {{label: {{argument: value}}}}, got {cfg.methods!r}")
+    aliases = cfg.method_aliases()
+    labels = {spec if spec in aliases else resolve_method(spec).label for spec in specs}
+    for spec in aliases.values():
+        resolve_method(spec)  # an unknown method fails here
     for label, args in cfg.methods.items():
-        if label not in labels:
+        if label not in labels and label not in aliases:  # an alias a preset defines may go unused
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "
                                f"{', '.join(sorted(labels)) or 'none'})")
         if not isinstance(args, dict):

@@ -18,6 +18,7 @@ build_report) with files in and files out; nothing here re-implements a stage.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from sebench import __version__
@@ -70,7 +71,7 @@ class Study:
                 self.close_backend()  # free the memory for training
                 label = self.label_of(regime)
                 try:
-                    if is_method_spec(regime) and regime not in self.cfg.variants:
+                    if self.is_method(regime):
                         targets = self.run_method(regime)
                     else:
                         checkpoints[regime] = self.train(regime, checkpoints)
@@ -374,9 +375,15 @@ class Study:
         entry-point name), else the item itself."""
         from sebench.methods import resolve
 
-        if regime in self.cfg.variants or not is_method_spec(regime):
+        if not self.is_method(regime) or regime in self.cfg.method_aliases():
             return regime
         return resolve(regime).label
+
+    def is_method(self, regime: str) -> bool:
+        """Whether a `regimes` item names a method rather than a regime or a regime's variant."""
+        if regime in self.cfg.variants:
+            return False
+        return regime in self.cfg.method_aliases() or is_method_spec(regime)
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """What no method may read: this run, the test splits and mapping of the instance it studies,
@@ -426,8 +433,9 @@ class Study:
         """Runs a method named in `regimes` (stage train:<label>) and returns what to evaluate: (model, mode)."""
         from sebench.methods import METHOD_FILE, resolve
 
-        ref = resolve(spec)
-        args = dict(self.cfg.methods.get(ref.label, {}))
+        alias = self.cfg.method_aliases().get(spec)
+        ref = replace(resolve(alias), label=spec) if alias else resolve(spec)
+        args = self.cfg.method_arguments(ref.label)
         folder = self.root / "train" / ref.label
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
         job = self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers)
