@@ -165,3 +165,43 @@ def test_the_judge_refuses_a_test_task_id(peek_job, tmp_path):
     mapping = json.loads(instance.mapping_path.read_text())["functions"]
     text = "\n".join(p.read_text(errors="ignore") for p in view.rglob("*") if p.is_file() and p.suffix != ".pyc")
     assert not any(f'"{numpy_name}"' in text for numpy_name in mapping)  # no mapping entry in the view
+
+
+class _Recorder:
+    """A sampler that answers with the last user message and keeps what it was asked."""
+
+    def __init__(self):
+        self.asked = []
+
+    def sample(self, prompts, model=None, n=1, temperature=0.0, max_tokens=256):
+        self.asked += [list(p) for p in prompts]
+        return [[p[-1]["content"]] for p in prompts]
+
+
+def test_the_memory_agent_asks_what_the_memory_mode_asks(built_instance, tmp_path):
+    from sebench.methods import Prompt
+    from sebench.methods.builtins import Memory, MemoryAgent
+    from sebench.records import Rollout, Verdict, write_records
+    from sebench.rollout import ExperienceMemory, PromptBuilder
+
+    instance = Instance.open(built_instance)
+    train, tests = instance.tasks("train")[:12], instance.tasks("single_test")[:5]
+    rollouts = tmp_path / "rollouts.jsonl"
+    write_records(rollouts, [Rollout(t.task_id, 0, "open", "m", [], f"```python\n{t.reference_solution}\n```", "",
+                                     "stop", {}, 0.0) for t in train])
+    write_records(rollouts.with_name("verdicts.jsonl"),
+                  [Verdict(t.task_id, 0, "correct" if i % 3 else "wrong_answer", 1, 1, mode="open")
+                   for i, t in enumerate(train)])
+    ctx = type("Ctx", (), {"answers": rollouts, "train_tasks": instance.tasks("train"), "start_model": "m",
+                           "package": instance.package_name})()
+    saved = tmp_path / "state"
+    saved.mkdir()
+    Memory(k=3).run(ctx).save(saved)
+    recorder = _Recorder()
+    agent = MemoryAgent.load(saved, recorder)
+    closed = PromptBuilder(instance, "closed")
+    agent.answer_all([Prompt(t.query, closed.messages(t)) for t in tests])
+    memory = ExperienceMemory.from_files(instance.tasks("train"), rollouts)
+    expected = [memory.messages(closed.messages(t), t, instance.package_name, 3) for t in tests]
+    assert recorder.asked == expected
+    assert any(m[-1]["content"] != closed.messages(t)[-1]["content"] for m, t in zip(expected, tests))  # it recalls
