@@ -11,6 +11,8 @@ from sebench.errors import SebenchError
 from sebench.metrics import ACCURACY_CI, DELTA_CI, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
+from sebench.report.docs_only import docs_only_groups, docs_only_markdown
+from sebench.report.fmt import p_value, pct, signed
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
@@ -56,6 +58,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed} for r in runs],
         "main_table": rows,
         "comparisons": comparisons(runs),
+        "docs_only_groups": docs_only_groups(runs),
         "methods": [{"run": run.root.name, "seed": run.seed, **method, "label": label}
                     for run in runs for label, method in run.methods.items()],
         "functions": functions,
@@ -88,26 +91,12 @@ def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[s
     return {name: path.name for name, path in figures.items()}
 
 
-def _pct(x: float | None) -> str:
-    return "" if x is None else f"{100 * x:.1f}"
-
-
-def _signed(x: float) -> str:
-    """Percentage points with their sign; a difference that rounds to zero is +0.0 (never -0.0)."""
-    points = round(100 * x, 1)
-    return f"{points if points else 0.0:+.1f}"
-
-
-def _p(p: float) -> str:
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def _delta_cells(diff: dict | None) -> list[str]:
     """Δ, its interval, p and pairs of a paired difference (blank cells without one)."""
     if diff is None:
         return ["", "", "", ""]
     lo, hi = diff["ci95"]
-    return [_signed(diff["delta"]), f"[{_signed(lo)}, {_signed(hi)}]", _p(diff["p"]), str(diff["pairs"])]
+    return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"])]
 
 
 def main_table_markdown(rows: list[dict]) -> str:
@@ -127,10 +116,10 @@ def main_table_markdown(rows: list[dict]) -> str:
     for r in rows:
         method = r.get("method") or {}
         cells = ([r["model"]] if with_model else []) + [r["regime"]] + ([method.get("origin") or ""] if methods else [])
-        cells += [r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), _pct(r["accuracy"]),
-                  f"{_pct(r['ci95'][0])}–{_pct(r['ci95'][1])}", *_delta_cells(r["vs_untrained"])]
-        cells += [_pct(r.get(f"pass@{k}")) for k in ks]
-        cells += [_pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
+        cells += [r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), pct(r["accuracy"]),
+                  f"{pct(r['ci95'][0])}–{pct(r['ci95'][1])}", *_delta_cells(r["vs_untrained"])]
+        cells += [pct(r.get(f"pass@{k}")) for k in ks]
+        cells += [pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
         cells += [r.get("settings", "")] if settings else []
         cells += ["; ".join(notes(method))] if methods else []
         lines.append("| " + " | ".join(cells) + " |")
@@ -195,7 +184,7 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
         head += ["noise %", "minutes", "not kept, why"]
         lines = [f"**{label}**\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
-            noise = "" if not r.get("kept") else _pct(1 - r.get("agree_with_library", 0) / r["kept"])
+            noise = "" if not r.get("kept") else pct(1 - r.get("agree_with_library", 0) / r["kept"])
             minutes = "" if r.get("seconds") is None else f"{r['seconds'] / 60:.1f}"
             why = ", ".join(f"{REJECTED_SHORT.get(k, k)} {n}" for k, n in (r.get("rejected") or {}).items())
             if r.get("failed_inputs"):
@@ -250,6 +239,14 @@ def render_markdown(data: dict) -> str:
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")
+    if data.get("docs_only_groups"):
+        parts += ["## Functions with tasks and docs-only functions\n",
+                  "Each test result by the functions its task selects: **with tasks** when every one kept its "
+                  "training tasks, **docs only** when at least one had only its documentation in training (the "
+                  "run's docs-only functions, each seed its own). Per group: the tasks, the accuracy with its 95% "
+                  "interval, and Δ (percentage points, with its 95% interval and p) against closed-sft and the "
+                  "untrained model in the same mode, split and group, paired by task.\n",
+                  docs_only_markdown(data["docs_only_groups"])]
     parts += _comparison_and_cost(data)
     if data.get("self_play"):
         parts += [

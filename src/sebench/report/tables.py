@@ -2,7 +2,8 @@
 
 A run directory (written by `sebench run`, or by hand with the stage commands) holds:
 
-    RUN_DIR/manifest.json                              optional: {"model": SPEC, "seed": N, "data": "data", ...}
+    RUN_DIR/manifest.json                              optional: {"model": SPEC, "seed": N, "data": "data",
+                                                       "docs_only": [public names] (report.docs_only), ...}
     RUN_DIR/evals/<regime>/<mode>/<split>/verdicts.jsonl   the judge's verdicts of one evaluation
     RUN_DIR/train/<regime>/**/loss.csv                 training loss curves (columns step and loss)
     RUN_DIR/train/<regime>/**/rounds/round-K/summary.json  self-play: one round's counts (train.selfplay)
@@ -65,6 +66,7 @@ class RunData:
     not_trained: dict[str, str] = field(default_factory=dict)  # regime -> why the study could not train it
     self_play: dict[str, list[dict]] = field(default_factory=dict)  # regime -> its rounds' summaries, in order
     methods: dict[str, dict] = field(default_factory=dict)  # label -> its method.json (a user's method)
+    docs_only: list[str] = field(default_factory=list)  # manifest's docs-only functions, named as task_functions
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -74,6 +76,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
     if not root.is_dir():
         raise SebenchError(f"{root}: no such run directory")
     manifest = _read_json(root / "manifest.json")
+    task_functions, original = _task_functions(root, manifest, data)
     evals = [
         EvalSet(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name, read_records(p, Verdict))
         for p in sorted(root.glob("evals/*/*/*/verdicts.jsonl"))
@@ -88,12 +91,13 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         model=str(manifest.get("model") or root.name),
         seed=manifest.get("seed"),
         evals=evals,
-        task_functions=_task_functions(root, manifest, data),
+        task_functions=task_functions,
         losses=_losses(root),
         settings=_train_settings(root),
         not_trained=dict(manifest.get("not_trained") or {}),
         self_play=self_play_rounds(root),
         methods=read_methods(root),
+        docs_only=sorted({original.get(f, f) for f in manifest.get("docs_only") or []}),
     )
 
 
@@ -106,15 +110,16 @@ def _read_json(path: Path) -> dict:
         raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
 
 
-def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> dict[str, list[str]]:
-    """task_id -> the functions it uses, named by their NumPy originals when the mapping is there.
+def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> tuple[dict[str, list[str]], dict]:
+    """task_id -> the functions it uses, named by their NumPy originals when the mapping is there; and that
+    naming (public name -> original) for other lists of public names.
 
     The report is for the researcher, never shown to a model, so it may read the private mapping; NumPy
     names make functions comparable across instances of different seeds (whose names differ)."""
     named = root / manifest["data"] if manifest.get("data") else None
     data = next((d for d in (named, given, root / "data", root / "instance") if d and d.is_dir()), None)
     if data is None:
-        return {}
+        return {}, {}
     mapping = _read_json(Instance(data).mapping_path).get("functions", {})
     original = {public: name for name, public in mapping.items()}
     out = {}
@@ -122,7 +127,7 @@ def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> di
         if (data / rel).is_file():
             for _, obj in iter_json_lines(data / rel):
                 out[obj["task_id"]] = [original.get(f, f) for f in obj.get("selected_functions", [])]
-    return out
+    return out, original
 
 
 def _losses(root: Path) -> dict[str, list[tuple[float, float]]]:
