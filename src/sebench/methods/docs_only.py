@@ -63,8 +63,7 @@ def closed_sft(ctx: Context) -> list[dict]:
     """The Closed-SFT examples of the view's tasks as the study's closed-sft makes them (the start model's
     judged-correct open-book answers when the study made them, else the reference solutions), less any that
     mentions a docs-only function."""
-    from sebench.train import examples_without, rollout_pairs, sft_examples
-    from sebench.train.data import reference_pairs
+    from sebench.train import examples_without, reference_pairs, rollout_pairs, sft_examples
 
     tasks = [t for t in ctx.train_tasks if t.is_valid]
     if not tasks:

@@ -37,7 +37,7 @@ def write_view(data: Path, out: Path, seed: int, dev_share: float = 0.1, answers
     """Writes the view of instance `data` to `out` (replacing it) and returns its hash. `answers`: a
     rollouts.jsonl on the train split with verdicts.jsonl beside it; `docs_only`: functions whose tasks
     are left out."""
-    from sebench.train.docs_data import tasks_without
+    from sebench.train import tasks_without
 
     instance = Instance.open(data)
     if out.exists():

@@ -10,7 +10,7 @@ from sebench.exports import front_door
 __all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "DistillPrompts", "GroupSpread",
            "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
            "distill_prompts", "docs_cpt_augmented_examples", "docs_cpt_examples", "drop_long_prompts",
-           "examples_without", "gradient_groups", "pit_stages", "reward_spread", "rl_prompts", "rollout_pairs",
+           "examples_without", "gradient_groups", "pit_stages", "reference_pairs", "reward_spread", "rl_prompts", "rollout_pairs",
            "score", "seeded_choice", "select_tasks", "sft_examples", "split_docs_only", "tasks_without",
            "text_example", "train_model", "writing_example"]
 __getattr__ = front_door(__name__, __all__, {
@@ -19,7 +19,7 @@ __getattr__ = front_door(__name__, __all__, {
     "doc_tasks": ("DistillPrompts", "distill_prompts"),
     "docs_data": ("cooccurrence", "docs_cpt_augmented_examples", "docs_cpt_examples", "examples_without", "pit_stages",
                   "split_docs_only", "tasks_without", "text_example"),
-    "data": ("drop_long_prompts", "rl_prompts", "rollout_pairs", "seeded_choice", "select_tasks", "sft_examples"),
+    "data": ("drop_long_prompts", "reference_pairs", "rl_prompts", "rollout_pairs", "seeded_choice", "select_tasks", "sft_examples"),
     "modelgen": ("MIN_CASES", "writing_example"),
     "reward": ("score",),
     "reward_groups": ("GroupSpread", "gradient_groups", "reward_spread"),
