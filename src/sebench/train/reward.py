@@ -2,7 +2,7 @@
 
 binary:   1.0 for a "correct" verdict, else 0.0 (the paper's reward, under sebench's judge).
 graded:   the share of tests passed, but only for code that runs against the package (verdicts
-          correct, wrong_answer, runtime_error, timeout); code that does not use the package, imports
+          correct, wrong_answer, runtime_error, timeout, memory_limit); code that does not use the package, imports
           what it must not, or has no code gets 0.0, so the reward cannot be gamed by skipping the package.
 original: the original's reward rule (`OriginalJudge.reward`: its verl_evolve/verl/utils/reward_score/
           self_question.py), which differs from its evaluation judge (see sebench.judge.original).
