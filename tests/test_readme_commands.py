@@ -149,7 +149,7 @@ def test_readme_command(command, workspace):
     how, why = HOW[command]
     if how in ("skip", "slow"):
         pytest.skip(why)
-    if "SE-Bench" in command and not SHARED_SAMPLE.is_file():
+    if ("SE-Bench" in command or "--data orig" in command) and not SHARED_SAMPLE.is_file():  # orig needs it
         pytest.skip("shared/reference is not beside the repository")
     if how == DRY_MAKE:
         result = _run(f"make -n {shlex.quote(command.split()[1])}", ROOT, env)
