@@ -217,7 +217,7 @@ def _comparison_and_cost(data: dict) -> list[str]:
                   "(percentage points).\n", between]
     if data.get("methods"):
         parts += ["## Methods and their cost\n",
-                  "Each method brought by a user as its training recorded it (train/<label>/method.json): where it "
+                  "Each trained regime or method, built-in or a user's, as its run recorded it (train/<label>/method.json): where it "
                   "came from, what it returns, the wall time, judge calls and tokens it spent.\n",
                   cost_markdown(data["methods"])]
     return parts
