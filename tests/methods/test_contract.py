@@ -205,3 +205,13 @@ def test_the_memory_agent_asks_what_the_memory_mode_asks(built_instance, tmp_pat
     expected = [memory.messages(closed.messages(t), t, instance.package_name, 3) for t in tests]
     assert recorder.asked == expected
     assert any(m[-1]["content"] != closed.messages(t)[-1]["content"] for m, t in zip(expected, tests))  # it recalls
+
+
+def test_an_exception_that_holds_a_hidden_folder_does_not_uncover_it(tmp_path):
+    from sebench.methods.isolation import Fence
+
+    run = tmp_path / "run"
+    fence = Fence(hidden=(run,), readable=(tmp_path, run / "train" / "start"), writable=(run / "train" / "me",))
+    assert fence.blocks(run / "evals" / "x") and fence.blocks(run)
+    assert not fence.blocks(run / "train" / "start" / "config.json") and not fence.blocks(run / "train" / "me" / "f")
+    assert not fence.blocks(tmp_path / "elsewhere")

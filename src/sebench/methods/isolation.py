@@ -41,10 +41,16 @@ class Fence:
     readable: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
 
+    def inside(self, paths: tuple[Path, ...]) -> tuple[Path, ...]:
+        """Those of `paths` that lie inside a hidden path: an exception that holds a hidden path would uncover
+        it, and one outside every hidden path needs no exception."""
+        return tuple(p for p in paths if any(_within(Path(os.path.realpath(p)), Path(os.path.realpath(h)))
+                                             for h in self.hidden))
+
     def blocks(self, path: str | os.PathLike) -> bool:
         """Whether reading `path` is refused (symlinks resolved)."""
         real = Path(os.path.realpath(path))
-        if any(_within(real, p) for p in (*self.readable, *self.writable)):
+        if any(_within(real, p) for p in self.inside((*self.readable, *self.writable))):
             return False
         return any(_within(real, p) for p in self.hidden)
 
@@ -79,10 +85,10 @@ def command(fence: Fence, argv: list[str]) -> list[str]:
             wrap += ["--tmpfs", str(path)]
         elif path.exists():
             wrap += ["--ro-bind", "/dev/null", str(path)]
-    for path in fence.readable:
+    for path in fence.inside(fence.readable):
         if path.exists():
             wrap += ["--ro-bind", str(path), str(path)]
-    for path in fence.writable:
+    for path in fence.inside(fence.writable):
         path.mkdir(parents=True, exist_ok=True)
         wrap += ["--bind", str(path), str(path)]
     return [*wrap, "--", *argv]
@@ -167,7 +173,7 @@ def _allowed_roots(fence: Fence) -> list[Path]:
         for entry in _entries(folder):
             if entry not in on_the_way:
                 roots.append(entry)
-    return roots + [Path(os.path.realpath(p)) for p in (*fence.readable, *fence.writable)]
+    return roots + [Path(os.path.realpath(p)) for p in fence.inside((*fence.readable, *fence.writable))]
 
 
 def _entries(folder: Path) -> list[Path]:

@@ -59,7 +59,14 @@ class MethodJob:
         return self.folder / "work"
 
     def fence(self) -> isolation.Fence:
-        return isolation.Fence(self.hidden, self.readable, (self.folder,))
+        """The hidden paths, with what the child needs to start even when a hidden folder holds it (a run
+        folder that contains the Python environment, sebench's source or the method's file)."""
+        import sebench
+
+        needed = [Path(sys.prefix), Path(sebench.__file__).resolve().parents[1]]
+        if self.ref.source is not None:
+            needed.append(self.ref.source.parent)
+        return isolation.Fence(self.hidden, (*self.readable, *needed), (self.folder,))
 
     def child_job(self, action: str, **extra: object) -> dict:
         return {"action": action, "label": self.ref.label, "spec": self.ref.spec, "origin": self.ref.origin,
