@@ -117,7 +117,7 @@ class RunConfig:
     max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
     max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
     max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
-    docs_only: float | None = option(None, "share of the studied functions made docs-only (issue 40): no training "
+    docs_only: float | None = option(None, "share of the studied functions made docs-only: no training "
                                      "task, example or judge call of any method mentions them, only their docs "
                                      "(a seeded split; default: none)", minimum=0.0, maximum=1.0)
     # evaluation: which splits, and the modes of the untrained base and of each trained model
@@ -265,7 +265,7 @@ PRESETS: dict[str, dict] = {
             "self-play-rl": dict(_MINI_RL, max_steps=12, **_SELF_PLAY),
         },
     ),
-    # learning functions from their docs alone (issue 40, docs/docs-only.md) at paper-mini's size: its warmed-up
+    # learning functions from their docs alone (docs/docs-only.md) at paper-mini's size: its warmed-up
     # base over 8 functions, half of them docs-only (no training task mentions them), Closed-SFT and the
     # docs-only methods with their default settings (the cpu SFT settings; docs-cpt-augmented K = 4)
     "inject": dict(

@@ -413,7 +413,7 @@ class Study:
 
     @property
     def docs_only(self) -> list[str]:
-        """The studied functions made docs-only (RunConfig.docs_only, issue 40): a seeded split of the subset's
+        """The studied functions made docs-only (RunConfig.docs_only): a seeded split of the subset's
         functions, else of every documented one; [] when unset or before the data exists."""
         if not self.cfg.docs_only or self.data is None:
             return []

@@ -1,4 +1,4 @@
-"""The built-in methods that learn functions from their docs (issue 40; data and sources: docs/docs-only.md).
+"""The built-in methods that learn functions from their docs (data and sources: docs/docs-only.md).
 
 - `DocsCPT` (docs-cpt): next-token training on the studied functions' docs as written (the control);
 - `DocsCPTAugmented` (docs-cpt-augmented): K rule-made rewrites of each doc, mixed in one stage with the

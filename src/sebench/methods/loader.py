@@ -29,7 +29,7 @@ BUILTINS = {
     "memory": ("sebench.methods.builtins:Memory", "experience memory: the start model's judged-correct "
                "training answers recalled into each test prompt (an agent)"),
     "docs-cpt": ("sebench.methods.docs_only:DocsCPT", "next-token training on the studied functions' docs as "
-                 "written (issue 40's control)"),
+                 "written (the control)"),
     "docs-cpt-augmented": ("sebench.methods.docs_only:DocsCPTAugmented", "K rule-made rewrites of each doc mixed "
                            "with the Closed-SFT examples in one stage"),
     "pit": ("sebench.methods.docs_only:PIT", "PIT++'s order: tasks; tasks with their docs; the docs-only "

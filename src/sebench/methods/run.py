@@ -52,7 +52,7 @@ class MethodJob:
     judge_workers: int | None = None
     sandbox_urls: list[str] = field(default_factory=list)
     backend_options: dict = field(default_factory=dict)
-    docs_only: list[str] = field(default_factory=list)  # functions whose tasks the view leaves out (issue 40)
+    docs_only: list[str] = field(default_factory=list)  # functions whose tasks the view leaves out (the docs-only setting)
 
     @property
     def workdir(self) -> Path:

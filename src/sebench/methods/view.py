@@ -9,7 +9,7 @@
     VIEW/judge_rules.json                 what the judge's static rules need, in public names only
     VIEW/answers/rollouts.jsonl, verdicts.jsonl   the start model's judged open-book training answers, if made
 
-In the docs-only setting (issue 40) the training split and the answers keep only the tasks that mention no
+In the docs-only setting the training split and the answers keep only the tasks that mention no
 docs-only function (sebench.train.tasks_without), so no method trains on or asks the judge about one.
 No test split and no private mapping are copied (a built-in regime that the paper defines with the mapping
 gets `private/mapping.json` too, and its manifest row says so). The view's hash goes into the manifest.

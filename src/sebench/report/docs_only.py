@@ -1,4 +1,4 @@
-"""Test results grouped by "functions with tasks" and "docs only" (issue 40's docs-only view).
+"""Test results grouped by "functions with tasks" and "docs only".
 
 A run whose manifest lists `docs_only` functions (RunConfig.docs_only) trained without any task of those
 functions. Each of its test tasks falls in one group by the functions it selects:

@@ -1,6 +1,6 @@
 """Training regimes of the paper (behind the `train` extra): Open-SFT, Closed-SFT (TRL), Open-RL,
 Closed-RL, Closed-SFT-RL (GRPO: rl.py, or TRL's trainer: engine_trl.py), Self-Play with SFT and with RL
-(selfplay.py, on tasks the model writes: modelgen.py). The docs-only methods' data (issue 40, docs/docs-only.md):
+(selfplay.py, on tasks the model writes: modelgen.py). The docs-only methods' data (docs/docs-only.md):
 docs_data.py, doc_tasks.py, reward_groups.py. The entry point is `train_model(TrainConfig(...))`;
 it writes a checkpoint that the rollout backends load.
 """

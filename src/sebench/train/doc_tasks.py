@@ -1,4 +1,4 @@
-"""Judgeable prompts made from the docs' examples, for context distillation (issue 40, docs/docs-only.md).
+"""Judgeable prompts made from the docs' examples, for context distillation (docs/docs-only.md).
 
 A doc example statement becomes a test case when it is a bare call of the documented function whose
 arguments are literals (or names bound to literals, or to the array constructor of a literal, by earlier

@@ -1,4 +1,4 @@
-"""Training data for learning functions from their docs alone (issue 40; recipes in docs/docs-only.md).
+"""Training data for learning functions from their docs alone (recipes in docs/docs-only.md).
 
 The docs-only view splits the studied functions: some keep their training tasks, the rest ("docs only")
 reach training only through their docs, so no training task, SFT example or GRPO prompt mentions them

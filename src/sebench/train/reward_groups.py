@@ -1,4 +1,4 @@
-"""How many GRPO groups carry a gradient, under the binary and the graded reward (issue 40, closed-rl-graded).
+"""How many GRPO groups carry a gradient, under the binary and the graded reward.
 
 A group's samples move the policy only through their advantages (loss.group_advantages: reward minus
 the group's mean, over its std); a group whose rewards are all equal has every advantage 0 and adds
