@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -177,5 +177,3 @@ class Method(ABC):
     def run(self, ctx: Context) -> Result:
         """Trains (or prepares an agent) using only `ctx`, and returns what is evaluated."""
 
-
-MethodFunction = Callable[..., Result]  # f(ctx, **arguments) -> Result

@@ -27,7 +27,7 @@ import struct
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ATTEMPTS_FILE = "attempts.jsonl"
@@ -47,12 +47,18 @@ class Fence:
         return tuple(p for p in paths if any(_within(Path(os.path.realpath(p)), Path(os.path.realpath(h)))
                                              for h in self.hidden))
 
+    @functools.cached_property
+    def _resolved(self) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """(hidden, exceptions inside them), symlinks resolved once: the audit hook asks on every open."""
+        exceptions = self.inside((*self.readable, *self.writable))
+        return (tuple(Path(os.path.realpath(p)) for p in self.hidden),
+                tuple(Path(os.path.realpath(p)) for p in exceptions))
+
     def blocks(self, path: str | os.PathLike) -> bool:
         """Whether reading `path` is refused (symlinks resolved)."""
         real = Path(os.path.realpath(path))
-        if any(_within(real, p) for p in self.inside((*self.readable, *self.writable))):
-            return False
-        return any(_within(real, p) for p in self.hidden)
+        hidden, exceptions = self._resolved
+        return not any(_within(real, p) for p in exceptions) and any(_within(real, p) for p in hidden)
 
     def to_json(self) -> dict:
         return {name: [str(p) for p in getattr(self, name)] for name in ("hidden", "readable", "writable")}
@@ -182,11 +188,3 @@ def _entries(folder: Path) -> list[Path]:
     except OSError:
         return []
 
-
-@dataclass
-class ChildRun:
-    """How a method's child process ended."""
-
-    returncode: int
-    error: str = ""
-    attempts: list[dict] = field(default_factory=list)
