@@ -55,10 +55,10 @@ def entry_point(tmp_path, monkeypatch):
 def test_file_entry_point_and_agent_methods_run_beside_the_built_ins(tmp_path, built_instance, tiny_model, entry_point):
     out = tmp_path / "run"
     trainer, agent = f"{EXAMPLES}/reference_sft.py:ReferenceSFT", f"{EXAMPLES}/notes_agent.py:TakeNotes"
-    code = main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}", *SMALL,
-                 "--regimes", trainer, agent, entry_point, "-M", "ReferenceSFT.steps=2",
-                 "--set", "methods.echo-start.note=hello"])
-    assert code == 0
+    argv = ["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}", *SMALL,
+            "--regimes", trainer, agent, entry_point, "base", "-M", "ReferenceSFT.steps=2",
+            "--set", "methods.echo-start.note=hello"]
+    assert main(argv) == 0
     report = json.loads((out / "report/report.json").read_text())
     rows = {row["regime"]: row for row in report["main_table"]}
     assert {"ReferenceSFT", "TakeNotes", "echo-start", "untrained"} <= set(rows)
@@ -77,6 +77,18 @@ def test_file_entry_point_and_agent_methods_run_beside_the_built_ins(tmp_path, b
     ep = json.loads((out / "train/echo-start/method.json").read_text())
     assert ep["origin"] == "entry point" and (out / "train/echo-start/work/note.txt").read_text() == "hello"
     assert "methods" in report and {m["label"] for m in report["methods"]} >= {"ReferenceSFT", "TakeNotes"}
+
+    # a method's source changed since its stage ran: a user's method is trained again only with --overwrite,
+    # a built-in's (sebench's own code) goes on as a regime does
+    for label in ("base", "echo-start"):
+        stage = out / "stages" / f"train--{label}.json"
+        record = json.loads(stage.read_text())
+        record["config"]["source_sha256"] = "0" * 64
+        stage.write_text(json.dumps(record))
+    main(argv)
+    report = json.loads((out / "report/report.json").read_text())
+    assert "base" in {row["regime"] for row in report["main_table"]}
+    assert "echo-start" in report["not_trained"] and "source_sha256" in report["not_trained"]["echo-start"]
 
 
 def _weights(folder: Path) -> bytes:

@@ -136,6 +136,19 @@ def test_context_distill_trains_closed_book_on_judged_correct_open_book_answers(
     assert all("completion" in e for e in examples)
     assert record["cost"]["judge_calls"] > 2 * len(examples) and record["cost"]["tokens_sampled"] > 0
     _check_docs_only_reach(record, tmp_path / "context-distill", subset, examples)
+    # the KL variant: the same answers, each with its open-book prompt, and a term that changes the training
+    kl_folder = tmp_path / "kl"
+    kl = run_method(_job(subset, tiny_model, kl_folder, "context-distill",
+                         {"teacher": f"fake:file={teacher}", "n": 2, "kl": 1.0, "top_k": 5}))
+    kl_checkpoint = Path(kl["result"]["path"])
+    kl_examples = _examples(kl_checkpoint)
+    assert [e["completion"] for e in kl_examples] == [e["completion"] for e in examples]
+    doc_example = next(e for e in kl_examples if e["task_id"] == made.task_id)
+    assert made.selected_functions[0] in json.dumps(doc_example["teacher_prompt"])  # the teacher saw the doc
+    assert not mentions(json.dumps(doc_example["prompt"]), docs_only)  # the student does not
+    assert json.loads((kl_checkpoint / "train_config.json").read_text())["config"]["distill_kl"] == 1.0
+    assert _weights(kl_checkpoint) not in (_weights(checkpoint), _weights(tiny_model))
+    _check_docs_only_reach(kl, kl_folder, subset, kl_examples)
 
 
 def test_the_view_leaves_out_the_docs_only_functions_tasks_and_answers(subset, tmp_path):
@@ -165,7 +178,11 @@ def test_the_inject_preset_studies_the_docs_only_methods():
     assert cfg.docs_only == 0.5 and cfg.warmup and cfg.functions == 8
     assert {"docs-cpt", "docs-cpt-augmented", "pit", "context-distill"} <= set(cfg.regimes)
     aliases = cfg.method_aliases()
-    assert aliases == {"docs-cpt-augmented-k8": "docs-cpt-augmented"}  # K's second value, a label of its own
+    assert aliases == {"docs-cpt-augmented-k8": "docs-cpt-augmented", "context-distill-kl": "context-distill",
+                       "docs-cpt-augmented-name-first": "docs-cpt-augmented",  # second settings, labels of their own
+                       "docs-cpt-augmented-behaviour": "docs-cpt-augmented"}
+    assert cfg.method_arguments("docs-cpt-augmented-behaviour") == {"k": 3, "forms": ["behaviour"]}
+    assert cfg.method_arguments("context-distill-kl") == {"kl": 1.0}
     assert all(resolve(aliases.get(spec, spec)).origin == "built-in" for spec in cfg.regimes if spec != "closed-sft")
     graded = resolve_preset("inject", {"regimes": ["closed-rl", "closed-rl-graded"]})
     assert graded.train_settings("closed-rl-graded")["reward"] == "graded"

@@ -13,7 +13,7 @@ from sebench.instance import Instance
 from sebench.records import ApiDoc, Verdict
 from sebench.train import data
 from sebench.train.doc_fields import behaviour, params, parse_doc, third_person
-from sebench.train.doc_rewrites import FORMS
+from sebench.train.doc_rewrites import REWRITE_FORMS
 from sebench.train.doc_tasks import distill_prompts, doc_tasks
 from sebench.train.docs_data import (
     augmented_examples,
@@ -150,7 +150,7 @@ def test_rewrites_take_the_forms_in_turn_and_are_seeded(instance, studied):
     assert four == augmented_examples(docs, 4, seed=0, partners=partners)
     assert four != augmented_examples(docs, 4, seed=1, partners=partners)
     first = [e for e in four if e["function"] == docs[0].name]
-    assert [e["form"] for e in first] == list(FORMS[:len(first)]) and len(first) >= 3
+    assert [e["form"] for e in first] == list(REWRITE_FORMS[:len(first)]) and len(first) >= 3
     eight = augmented_examples(docs, 8, seed=0, partners=partners)
     assert all(sum(e["function"] == d.name for e in eight) <= 8 for d in docs)
     assert len(eight) > len(four)
@@ -159,6 +159,21 @@ def test_rewrites_take_the_forms_in_turn_and_are_seeded(instance, studied):
     assert behaviour_first["text"].index(call) > 5  # the behaviour comes before the name
     with pytest.raises(SebenchError, match="K >= 1"):
         augmented_examples(docs, 0, seed=0)
+
+
+def test_one_form_alone_gives_the_same_rewrites_as_in_the_mix(instance, studied):
+    functions, _, _ = studied
+    docs = _docs(instance, functions)
+    mixed = augmented_examples(docs, 12, seed=0)
+    for form in ("name-first", "behaviour"):
+        alone = augmented_examples(docs, 3, seed=0, forms=(form,))
+        assert alone and {e["form"] for e in alone} == {form}
+        assert all(sum(e["function"] == d.name for e in alone) <= 3 for d in docs)
+        assert [e["text"] for e in alone] == [e["text"] for e in mixed if e["form"] == form]
+    for example in augmented_examples(docs, 3, seed=0, forms=("name-first",)):
+        assert example["text"].index(example["function"]) <= len("The function `")  # the name comes first
+    with pytest.raises(SebenchError, match="rewrite forms"):
+        augmented_examples(docs, 2, seed=0, forms=("behavior",))
 
 
 def test_pair_snippets_join_functions_that_share_tasks(instance, studied):

@@ -267,16 +267,24 @@ PRESETS: dict[str, dict] = {
     ),
     # learning functions from their docs alone (docs/docs-only.md) at paper-mini's size: its warmed-up
     # base over 8 functions, half of them docs-only (no training task mentions them), Closed-SFT and the
-    # docs-only methods with their default settings (the cpu SFT settings; docs-cpt-augmented K = 4)
+    # docs-only methods with their default settings (the cpu SFT settings; docs-cpt-augmented K = 4), and
+    # second settings under labels of their own
     "inject": dict(
         _WARMED_CPU,
         warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},  # paper-mini's, so its cache serves
         # opt-in (--regimes ... closed-rl closed-rl-graded): Closed-RL with the graded reward, at paper-mini's size
         variants={"closed-rl-graded": {"regime": "closed-rl", "reward": "graded"}},
         untrained_modes=["closed", "open"],  # no memory row: its store holds the docs-only functions' tasks
-        regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "docs-cpt-augmented-k8", "pit", "context-distill",
-                 "base"],
-        methods={"docs-cpt-augmented-k8": {"method": "docs-cpt-augmented", "k": 8}},  # K's second value
+        regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "docs-cpt-augmented-k8",
+                 "docs-cpt-augmented-name-first", "docs-cpt-augmented-behaviour", "pit", "context-distill",
+                 "context-distill-kl", "base"],
+        methods={
+            "docs-cpt-augmented-k8": {"method": "docs-cpt-augmented", "k": 8},  # K's second value
+            # the rewrites' direction alone, 3 of one form per doc (each form has 3 templates)
+            "docs-cpt-augmented-name-first": {"method": "docs-cpt-augmented", "k": 3, "forms": ["name-first"]},
+            "docs-cpt-augmented-behaviour": {"method": "docs-cpt-augmented", "k": 3, "forms": ["behaviour"]},
+            "context-distill-kl": {"method": "context-distill", "kl": 1.0},  # hard labels plus the per-token KL
+        },
         functions=8, max_train=32, max_single=24, max_multiple=8,
         splits=["single_test"],  # each function's own tasks: grouped by "functions with tasks" and "docs only"
         docs_only=0.5,

@@ -444,7 +444,9 @@ class Study:
                   **self._docs_only_record()}
         from sebench.methods import run_method
 
-        self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job))
+        # a built-in's source is sebench's own: like a regime's, its run goes on under a later sebench
+        comparable = _without_source if ref.origin == "built-in" else None
+        self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job), comparable=comparable)
         self._method_jobs[ref.label] = job
         result = read_json(folder / METHOD_FILE)["result"]
         if result["kind"] == "endpoint":
@@ -537,3 +539,8 @@ def _data_hashes(data: Path) -> dict:
     if not manifest:
         return {}
     return {"manifest.json": file_hash(data / "manifest.json"), **manifest.get("hashes", {})}
+
+
+def _without_source(record: dict) -> dict:
+    """A method stage's record without the hash of the method's source (for built-in methods)."""
+    return {k: v for k, v in record.items() if k != "source_sha256"}

@@ -6,7 +6,8 @@
 - `PIT` (pit): PIT++'s order in three stages: the tasks; the tasks with their functions' docs; the docs of the
   docs-only functions with a share of the tasks kept in;
 - `ContextDistill` (context-distill): the open-book model answers the training tasks and prompts made from the
-  docs' examples; the judge keeps the correct answers; the model trains closed-book on them (hard labels).
+  docs' examples; the judge keeps the correct answers; the model trains closed-book on them (hard labels,
+  and with `kl` a per-token KL term to the open-book start model).
 
 Each trains through the study's SFT path (`train_model`, regime closed-sft on the training view, its own
 examples given as `extra_sft` and none of the view's), with the SFT settings as arguments, and writes its
@@ -39,15 +40,16 @@ class DocsMethod(Method):
     max_length: int = 2048
     max_steps: int | None = None
 
-    def train(self, ctx: Context, examples: list[dict], name: str = CHECKPOINT, start: Path | None = None) -> Path:
-        """Trains `start` (default: the start model) on `examples` alone into ctx.workdir/`name`; adds the
-        trained tokens to ctx.cost."""
+    def train(self, ctx: Context, examples: list[dict], name: str = CHECKPOINT, start: Path | None = None,
+              **settings) -> Path:
+        """Trains `start` (default: the start model) on `examples` alone into ctx.workdir/`name`, with more
+        TrainConfig `settings` if given; adds the trained tokens to ctx.cost."""
         from sebench.train import TrainConfig, train_model
 
         cfg = TrainConfig(data=ctx.view, regime="closed-sft", out=ctx.workdir / name, model=str(start or ctx.start_model),
                           seed=ctx.seed, max_examples=0, overwrite=True, epochs=self.epochs, lr=self.lr,
                           batch_size=self.batch_size, grad_accum=self.grad_accum, max_length=self.max_length,
-                          max_steps=self.max_steps)
+                          max_steps=self.max_steps, **settings)
         out = train_model(cfg, extra_sft=examples)
         ctx.cost.add(tokens_trained=trained_tokens(out))
         return out
@@ -87,18 +89,21 @@ class DocsCPT(DocsMethod):
 
 @dataclass
 class DocsCPTAugmented(DocsMethod):
-    """docs-cpt-augmented: `k` rewrites per studied function (permuted, name-first, behaviour-first, snippets
-    of functions used together) mixed with the Closed-SFT examples in one stage."""
+    """docs-cpt-augmented: `k` rewrites per studied function mixed with the Closed-SFT examples in one stage;
+    `forms` (default: all four, in turn) are some of "permuted", "name-first", "behaviour" (behaviour-first)
+    and "snippet" (functions used together)."""
 
     k: int = 4
+    forms: list[str] | None = None
 
     def run(self, ctx: Context) -> Result:
-        from sebench.train import cooccurrence, docs_cpt_augmented_examples
+        from sebench.train import REWRITE_FORMS, cooccurrence, docs_cpt_augmented_examples
 
         docs = studied_docs(ctx)
         with_tasks = [doc.name for doc in docs if doc.name not in ctx.docs_only]
         partners = cooccurrence(ctx.train_tasks, with_tasks)
-        examples = docs_cpt_augmented_examples(docs, self.k, ctx.seed, closed_sft(ctx), ctx.docs_only, partners)
+        examples = docs_cpt_augmented_examples(docs, self.k, ctx.seed, closed_sft(ctx), ctx.docs_only, partners,
+                                               tuple(self.forms or REWRITE_FORMS))
         return Checkpoint(self.train(ctx, examples))
 
 
@@ -130,17 +135,22 @@ class PIT(DocsMethod):
 class ContextDistill(DocsMethod):
     """context-distill: prompts from the training tasks and from every studied function's doc examples; the
     `teacher` (default: the start model) answers each open-book `n` times; the judged-correct answers are
-    trained closed-book (hard labels)."""
+    trained closed-book (hard labels), plus, with `kl` above 0, that weight times the per-token KL from the
+    start model's own top-`top_k` distribution given the open-book prompt (train/distill.py), whoever
+    wrote the answers."""
 
     teacher: str | None = None
     n: int = 1
     temperature: float = 0.0
     max_tokens: int = 256
+    kl: float = 0.0
+    top_k: int = 20
 
     def run(self, ctx: Context) -> Result:
         from sebench.judge import Judge, Rules
         from sebench.rollout import format_answer
         from sebench.train import distill_prompts, sft_examples
+
 
         instance = Instance.open(ctx.view)
         constructor = Rules.of_instance(instance).constructor or ""
@@ -165,4 +175,9 @@ class ContextDistill(DocsMethod):
             ctx.cost.add(judge_calls=len(pairs) - len(asked))
         kept = [pair for pair, verdict in zip(pairs, verdicts, strict=True) if verdict == "correct"]
         ctx.log.info("context-distill: %d of %d answers judged correct", len(kept), len(pairs))
-        return Checkpoint(self.train(ctx, sft_examples(instance, kept, "closed")))
+        examples = sft_examples(instance, kept, "closed")
+        if self.kl <= 0:
+            return Checkpoint(self.train(ctx, examples))
+        teacher_prompts = {t.task_id: ctx.sampler.prompt(t, "open") for t in tasks + made}
+        examples = [{**e, "teacher_prompt": teacher_prompts[e["task_id"]]} for e in examples]
+        return Checkpoint(self.train(ctx, examples, distill_kl=self.kl, distill_top_k=self.top_k))

@@ -7,7 +7,7 @@ it writes a checkpoint that the rollout backends load.
 
 from sebench.exports import front_door
 
-__all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "DistillPrompts", "GroupSpread",
+__all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "REWRITE_FORMS", "DistillPrompts", "GroupSpread",
            "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
            "distill_prompts", "docs_cpt_augmented_examples", "docs_cpt_examples", "drop_long_prompts",
            "examples_without", "gradient_groups", "pit_stages", "reference_pairs", "reward_spread", "rl_prompts", "rollout_pairs",
@@ -16,6 +16,7 @@ __all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", 
 __getattr__ = front_door(__name__, __all__, {
     "config": ("REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "TrainConfig", "canonical_regime",
                "comparable_settings"),
+    "doc_rewrites": ("REWRITE_FORMS",),
     "doc_tasks": ("DistillPrompts", "distill_prompts"),
     "docs_data": ("cooccurrence", "docs_cpt_augmented_examples", "docs_cpt_examples", "examples_without", "pit_stages",
                   "split_docs_only", "tasks_without", "text_example"),

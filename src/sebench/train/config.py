@@ -155,6 +155,12 @@ class TrainConfig:
                                       "or all (every correct answer, as the original's "
                                       "src/filter_correct_trajectory.py); default: the protocol's",
                                       choices=SFT_EXAMPLES, uses=SFT)
+    distill_kl: float = option(0.0, "SFT: weight of a per-token KL term from the start model's top-k next-token "
+                               "distribution, given the example's teacher prompt (context-distill's open-book "
+                               "prompt), to the trained model's on the closed prompt (train/distill.py); 0: the "
+                               "answer's tokens alone (hard labels)", minimum=0, uses=SFT)
+    distill_top_k: int = option(20, "SFT with --distill-kl: the teacher tokens kept per answer position (their "
+                                "probabilities renormalized)", above=0, uses=SFT)
     # GRPO
     reward: str | None = option(None, "GRPO reward: binary (1 if the judge says correct), graded (share of tests "
                                 "passed, when the code uses the package) or original (the original's rule, "

@@ -217,5 +217,10 @@ class LeftPaddedBatches:
             labels[row, width - n:] = torch.as_tensor(example.get("labels", example["input_ids"]), dtype=torch.long)
             attention_mask[row, width - n:] = 1
             position_ids[row, width - n:] = torch.arange(n)
-        return {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": position_ids,
-                "labels": labels}
+        batch = {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": position_ids,
+                 "labels": labels}
+        if "teacher_ids" in examples[0]:  # context distillation's KL targets (distill.py)
+            from sebench.train.distill import pad_teacher
+
+            batch.update(pad_teacher(examples, width))
+        return batch

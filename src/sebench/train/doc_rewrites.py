@@ -15,10 +15,11 @@ import random
 import re
 from collections.abc import Callable
 
+from sebench.errors import SebenchError
 from sebench.records import ApiDoc
 from sebench.train.doc_fields import DocFields, behaviour, example_statements, parse_doc, third_person
 
-FORMS = ("permuted", "name-first", "behaviour", "snippet")
+REWRITE_FORMS = ("permuted", "name-first", "behaviour", "snippet")
 MAX_SNIPPET_STATEMENTS = 8
 
 _NAME_FIRST = (
@@ -33,18 +34,26 @@ _BEHAVIOUR = (
 )
 
 
-def rewrites(doc: ApiDoc, k: int, seed: int, partners: dict[str, ApiDoc] | None = None) -> list[tuple[str, str]]:
-    """Up to `k` distinct (form, text) rewrites of `doc`, taking the forms in turn (a form with nothing
+def rewrites(doc: ApiDoc, k: int, seed: int, partners: dict[str, ApiDoc] | None = None,
+             forms: tuple[str, ...] = REWRITE_FORMS) -> list[tuple[str, str]]:
+    """Up to `k` distinct (form, text) rewrites of `doc`, taking `forms` in turn (a form with nothing
     left to give is skipped); `partners`: docs of the functions used together with it, by name."""
+    check_forms(forms)
     fields = parse_doc(doc)
     rng = random.Random(f"{seed}:{doc.name}")
-    pools = {form: _variants(form, fields, partners or {}, rng) for form in FORMS}
+    pools = {form: _variants(form, fields, partners or {}, rng) for form in REWRITE_FORMS}  # each form draws alike
     chosen: list[tuple[str, str]] = []
-    while len(chosen) < k and any(pools.values()):
-        for form in FORMS:
+    while len(chosen) < k and any(pools[form] for form in forms):
+        for form in forms:
             if pools[form] and len(chosen) < k:
                 chosen.append((form, pools[form].pop(0)))
     return chosen
+
+
+def check_forms(forms: tuple[str, ...]) -> None:
+    unknown = [f for f in forms if f not in REWRITE_FORMS]
+    if unknown or not forms:
+        raise SebenchError(f"rewrite forms must be some of {', '.join(REWRITE_FORMS)}, not {', '.join(unknown) or 'none'}")
 
 
 def _variants(form: str, fields: DocFields, partners: dict[str, ApiDoc], rng: random.Random) -> list[str]:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from sebench.errors import SebenchError
 from sebench.records import ApiDoc, Task
 from sebench.train.doc_fields import qualified_call
-from sebench.train.doc_rewrites import rewrites
+from sebench.train.doc_rewrites import REWRITE_FORMS, rewrites
 
 MAX_PARTNERS = 3  # partner functions per function in the co-occurrence snippets
 
@@ -118,9 +118,10 @@ def cooccurrence(tasks: list[Task], functions: Iterable[str]) -> dict[str, list[
     return {name: [o for o, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))] for name, c in counts.items()}
 
 
-def augmented_examples(docs: list[ApiDoc], k: int, seed: int,
-                       partners: dict[str, list[str]] | None = None) -> list[dict]:
-    """K rule-made rewrites of each doc as plain-text examples (doc_rewrites.rewrites), in the docs' order."""
+def augmented_examples(docs: list[ApiDoc], k: int, seed: int, partners: dict[str, list[str]] | None = None,
+                       forms: tuple[str, ...] = REWRITE_FORMS) -> list[dict]:
+    """K rule-made rewrites of each doc in `forms` as plain-text examples (doc_rewrites.rewrites), in the docs'
+    order."""
     if k < 1:
         raise SebenchError(f"docs-cpt-augmented needs at least one rewrite per doc (K >= 1), not {k}")
     by_name = {doc.name: doc for doc in docs}
@@ -128,15 +129,16 @@ def augmented_examples(docs: list[ApiDoc], k: int, seed: int,
     for doc in docs:
         chosen = [p for p in (partners or {}).get(doc.name, []) if p in by_name][:MAX_PARTNERS]
         out += [text_example(text, doc.name, form)
-                for form, text in rewrites(doc, k, seed, {p: by_name[p] for p in chosen})]
+                for form, text in rewrites(doc, k, seed, {p: by_name[p] for p in chosen}, forms)]
     return out
 
 
 def docs_cpt_augmented_examples(docs: list[ApiDoc], k: int, seed: int, closed_sft: list[dict],
-                                docs_only: list[str], partners: dict[str, list[str]] | None = None) -> list[dict]:
-    """docs-cpt-augmented's one stage: K rewrites of every studied function's doc mixed (seeded shuffle)
-    with the Closed-SFT examples that mention no docs-only function."""
-    mixed = augmented_examples(docs, k, seed, partners) + examples_without(closed_sft, docs_only)
+                                docs_only: list[str], partners: dict[str, list[str]] | None = None,
+                                forms: tuple[str, ...] = REWRITE_FORMS) -> list[dict]:
+    """docs-cpt-augmented's one stage: K rewrites (in `forms`) of every studied function's doc mixed (seeded
+    shuffle) with the Closed-SFT examples that mention no docs-only function."""
+    mixed = augmented_examples(docs, k, seed, partners, forms) + examples_without(closed_sft, docs_only)
     random.Random(seed).shuffle(mixed)
     return mixed
 

@@ -1,5 +1,6 @@
 """Supervised fine-tuning with TRL's SFTTrainer: loss on the answer only (prompt-completion data), and
-on every token of plain-text examples ({"text": ...}: the docs-only methods' documents, docs_data.py).
+on every token of plain-text examples ({"text": ...}: the docs-only methods' documents, docs_data.py);
+with `--distill-kl`, a KL term to a teacher's distribution on examples that carry a teacher prompt (distill.py).
 
 The step is kept close to a plain PyTorch loop: batches of similar length, left-padded so that the
 answers sit in the last columns, and the LM head (a 49k-token vocabulary for the embedded model) run
@@ -22,6 +23,7 @@ from sebench.models import gpu_bf16
 from sebench.train.artifacts import LossLog
 from sebench.train.config import TrainConfig
 from sebench.train.data import LeftPaddedBatches
+from sebench.train.distill import answer_start, kl_to_teacher, teacher_targets, teacher_tokens
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +88,7 @@ def example_tokens(example: dict, tokenizer: Any) -> dict:
     prompt = tokenizer.apply_chat_template(example["prompt"], add_generation_prompt=True, tokenize=True,
                                            return_dict=False)
     ids = tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=True, return_dict=False)
-    start = next((i for i, (a, b) in enumerate(zip(prompt, ids)) if a != b), min(len(prompt), len(ids)))
+    start = answer_start(prompt, ids)
     return {"input_ids": list(ids), "labels": [-100] * start + list(ids[start:])}
 
 
@@ -110,12 +112,19 @@ def fit_length(examples: list[dict], tokenizer: Any, max_length: int) -> list[di
     return kept
 
 
-def sft_rows(examples: list[dict], tokenizer: Any) -> list[dict]:
-    """The dataset rows: prompt-completion pairs for TRL to tokenize, or, where any example is plain text,
-    every example tokenized here (one dataset holds one form)."""
-    if any("text" in e for e in examples):
-        return [example_tokens(e, tokenizer) for e in examples]
-    return [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
+def sft_rows(examples: list[dict], tokenizer: Any, distill: bool = False) -> list[dict]:
+    """The dataset rows: prompt-completion pairs for TRL to tokenize, or, where any example is plain text or
+    (`distill`) has a teacher prompt, every example tokenized here (one dataset holds one form), those with a
+    teacher prompt with the teacher's tokens too (distill.teacher_tokens)."""
+    distill = distill and any("teacher_prompt" in e for e in examples)
+    if not distill and not any("text" in e for e in examples):
+        return [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
+    rows = [example_tokens(e, tokenizer) for e in examples]
+    if distill:
+        no_teacher = {"teacher_input": [], "teacher_at": 0, "teacher_from": 0}
+        rows = [{**row, **(teacher_tokens(e, tokenizer, row) if "teacher_prompt" in e else no_teacher)}
+                for e, row in zip(examples, rows, strict=True)]
+    return rows
 
 
 def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConfig, workdir: Path,
@@ -126,23 +135,31 @@ def sft_trainer(model: Any, tokenizer: Any, examples: list[dict], cfg: TrainConf
     from trl import SFTConfig
 
     examples = fit_length(examples, tokenizer, cfg.max_length)
-    dataset = Dataset.from_list(sft_rows(examples, tokenizer))
+    rows = sft_rows(examples, tokenizer, distill=cfg.distill_kl > 0)
+    distill = bool(rows) and "teacher_input" in rows[0]
+    if distill:
+        rows = teacher_targets(model, rows, cfg.distill_top_k)
     args = SFTConfig(
         **common_args(cfg, workdir),
         max_length=cfg.max_length,
         completion_only_loss=True,  # the loss is on the answer, never on the prompt
         train_sampling_strategy="group_by_length",  # batches of similar length: little padding
+        remove_unused_columns=not distill,  # the teacher's targets reach the loss through the batch
     )
     collator = LeftPaddedBatches(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id)
-    return _answer_only_trainer_class()(
-        model=model, args=args, train_dataset=dataset, processing_class=tokenizer, data_collator=collator,
-        peft_config=peft_config(cfg), callbacks=callbacks,
+    trainer = _answer_only_trainer_class()(
+        model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer,
+        data_collator=collator, peft_config=peft_config(cfg), callbacks=callbacks,
     )
+    trainer.distill_kl = cfg.distill_kl if distill else 0.0
+    return trainer
 
 
-def answer_loss(model: Any, batch: dict, num_items_in_batch: Any = None) -> Any:
+def answer_loss(model: Any, batch: dict, num_items_in_batch: Any = None, distill_kl: float = 0.0) -> Any:
     """Mean cross-entropy over the answer tokens of a left-padded batch (labels -100 elsewhere), with the
-    LM head run only from the column before the batch's first answer token to the end.
+    LM head run only from the column before the batch's first answer token to the end; plus, with
+    `distill_kl` above 0, that weight times the KL to the teacher's targets in the batch (distill.py), summed
+    over the same tokens and divided alike.
 
     Divides by `num_items_in_batch` when the trainer gives it (the answer tokens of all the steps that
     accumulate into one update), else by this batch's answer tokens, as transformers' own loss does.
@@ -160,6 +177,8 @@ def answer_loss(model: Any, batch: dict, num_items_in_batch: Any = None) -> Any:
     targets = labels[:, first:].to(logits.device)
     total = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1),
                             ignore_index=-100, reduction="sum")
+    if distill_kl > 0 and "teacher_ids" in batch:
+        total = total + distill_kl * kl_to_teacher(logits, batch, first)
     count = num_items_in_batch if num_items_in_batch is not None else (targets != -100).sum().clamp(min=1)
     return total / torch.as_tensor(count, device=total.device)
 
@@ -171,7 +190,7 @@ def _answer_only_trainer_class() -> type:
 
     class AnswerOnlySFTTrainer(SFTTrainer):
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            loss = answer_loss(model, inputs, num_items_in_batch)
+            loss = answer_loss(model, inputs, num_items_in_batch, getattr(self, "distill_kl", 0.0))
             if self.args.average_tokens_across_devices and num_items_in_batch is not None:
                 loss = loss * self.accelerator.num_processes  # DDP averages the gradients across ranks
             return (loss, None) if return_outputs else loss
