@@ -40,6 +40,9 @@ def teacher_targets(model: Any, rows: list[dict], top_k: int) -> list[dict]:
 
     was_training = model.training
     model.eval()
+    if torch.cuda.is_available():  # the trainer would move it there next anyway
+        model.to("cuda")
+    device = next(model.parameters()).device
     out, without = [], 0
     with torch.no_grad():
         for row in rows:
@@ -50,7 +53,8 @@ def teacher_targets(model: Any, rows: list[dict], top_k: int) -> list[dict]:
                 out.append({**row, "teacher_ids": [], "teacher_logprobs": []})
                 continue
             # the logits at column at-1+j predict the answer's token j
-            logits = model(input_ids=torch.tensor([ids]), use_cache=False, logits_to_keep=len(ids) - at + 1).logits
+            logits = model(input_ids=torch.tensor([ids], device=device), use_cache=False,
+                           logits_to_keep=len(ids) - at + 1).logits
             top = logits[0, :-1].float().log_softmax(-1).topk(top_k, dim=-1)
             out.append({**row, "teacher_ids": top.indices.tolist(), "teacher_logprobs": top.values.tolist()})
     model.train(was_training)
