@@ -1,5 +1,6 @@
 """What GRPO did, from the records its loop leaves (RUN_DIR/train/<label>/checkpoint/rl_samples.jsonl and
-rl_steps.jsonl): per trained label, the samples it drew and how many were rewarded, how much less likely the
+rl_steps.jsonl): per trained label, the samples it drew and how many were rewarded, how many of its groups
+(a prompt's samples in a batch) carry a gradient (a non-zero advantage), how much less likely the
 training prompt makes a sample than the prompt it was sampled from (closed-rl: the closed against the open
 prompt), the PPO ratio's distance from 1, and where recorded the gradient norms of the positive- and
 negative-advantage samples and their cosine.
@@ -49,10 +50,16 @@ def grpo_rows(run_dirs: list[Path]) -> list[dict]:
 def summarise(samples: list[dict], steps: list[dict]) -> dict:
     """The numbers of one GRPO run (see the module docstring)."""
     rewarded = [s for s in samples if s["reward"] > 0]
+    # a group is one prompt's samples in one batch; it carries a gradient when any of its advantages is non-zero
+    groups: dict[tuple, bool] = {}
+    for s in samples:
+        key = (s.get("stage"), s.get("batch"), s.get("task_id"))
+        groups[key] = groups.get(key, False) or s["advantage"] != 0
     ratio = [s["new_logp"] - s["sample_logp"] for s in rewarded]
     per_token = [(s["new_logp"] - s["sample_logp"]) / max(1, len(s["completion_ids"])) for s in rewarded]
     return {
         "steps": len(steps), "samples": len(samples), "rewarded": len(rewarded),
+        "groups": len(groups), "groups_with_gradient": sum(groups.values()),
         "positive": sum(s["advantage"] > 0 for s in samples), "negative": sum(s["advantage"] < 0 for s in samples),
         "log_ratio_rewarded": _median(ratio), "log_ratio_rewarded_per_token": _median(per_token),
         "ppo_log_ratio_abs": _median([abs(s["new_logp"] - s["old_logp"]) for s in samples]),
@@ -67,12 +74,14 @@ def _cell(value: float | int | None, fmt: str = "{:.3g}") -> str:
 
 
 def grpo_markdown(rows: list[dict]) -> str:
-    head = ["run", "label", "steps", "samples", "rewarded", "A > 0", "A < 0", "median log-ratio (rewarded)",
+    head = ["run", "label", "steps", "samples", "rewarded", "A > 0", "A < 0", "groups", "with a gradient",
+            "median log-ratio (rewarded)",
             "per token", "median abs(new - old)", "grad norm A > 0", "grad norm A < 0", "cosine"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["run"], r["label"]] + [_cell(r[k]) for k in (
-            "steps", "samples", "rewarded", "positive", "negative", "log_ratio_rewarded",
+            "steps", "samples", "rewarded", "positive", "negative", "groups", "groups_with_gradient",
+            "log_ratio_rewarded",
             "log_ratio_rewarded_per_token", "ppo_log_ratio_abs", "grad_norm_positive", "grad_norm_negative",
             "grad_cosine")]
         lines.append("| " + " | ".join(cells) + " |")
