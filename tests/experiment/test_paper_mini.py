@@ -44,6 +44,12 @@ def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, tiny_model, m
         settings = json.loads((out / f"seed-{seed}/train/closed-rl-no-negative/checkpoint/train_config.json")
                               .read_text())
         assert settings["config"]["regime"] == "closed-rl" and settings["config"]["negative_advantages"] == "drop"
+        # a GRPO regime's cost: its samples, each judged once, and their completion tokens
+        samples = (out / f"seed-{seed}/train/closed-rl-no-negative/checkpoint/rl_samples.jsonl").read_text()
+        lengths = [len(json.loads(line)["completion_ids"]) for line in samples.splitlines()]
+        cost = json.loads((out / f"seed-{seed}/train/closed-rl-no-negative/method.json").read_text())["cost"]
+        assert lengths and cost["judge_calls"] == len(lengths)
+        assert cost["tokens_sampled"] == cost["tokens_trained"] == sum(lengths) > 0
         memory = (out / f"seed-{seed}/evals/untrained/memory/single_test/verdicts.jsonl").read_text().splitlines()
         assert len(memory) >= 1
     report = json.loads((out / "report/report.json").read_text())

@@ -32,13 +32,26 @@ class Regime(Method):
                                   "study made none")
             settings["rollouts"] = ctx.answers
         out = train_model(TrainConfig(**settings))
-        ctx.cost.add(tokens_trained=trained_tokens(out))
+        samples, sampled = grpo_samples(out)
+        ctx.cost.add(tokens_trained=trained_tokens(out) + sampled, tokens_sampled=sampled, judge_calls=samples)
         return Checkpoint(out)
+
+
+def grpo_samples(checkpoint: Path) -> tuple[int, int]:
+    """The GRPO samples a checkpoint's training drew (each judged once for its reward) and their completion
+    tokens (sampled, then trained on: the loss is on the completion), from its rl_samples.jsonl; (0, 0)
+    without GRPO."""
+    samples_file = checkpoint / "rl_samples.jsonl"
+    if not samples_file.is_file():
+        return 0, 0
+    lengths = [len(json.loads(line)["completion_ids"])
+               for line in samples_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return len(lengths), sum(lengths)
 
 
 def trained_tokens(checkpoint: Path) -> int:
     """Tokens of the SFT examples (prompt-completion or plain text) a checkpoint was trained on, times its
-    epochs (0 for GRPO rows, whose sampled tokens the trainer logs instead)."""
+    epochs (0 for GRPO rows: see grpo_samples)."""
     from transformers import AutoTokenizer
 
     examples_file = checkpoint / "train_data.jsonl"
