@@ -199,6 +199,10 @@ def test_a_study_with_docs_only_gives_every_method_the_same_seeded_split(subset,
     assert study.docs_only == docs_only
     for spec in ("docs-cpt", "base"):
         assert study.method_job(resolve(spec), {}, tmp_path / spec, "fake:").docs_only == docs_only
+    study._write_manifest(commands=[], finished=True)
+    again = Study(resolve_preset("quick", {"docs_only": 0.5}), tmp_path / "run")  # a rerun, before it selects
+    again._write_manifest(commands=[], finished=False)
+    assert json.loads((tmp_path / "run/manifest.json").read_text())["docs_only"] == docs_only  # reports still group
     plain = Study(resolve_preset("quick", {}), tmp_path / "plain")
     plain.data = data
     assert plain.docs_only == [] and plain.method_job(resolve("base"), {}, tmp_path / "b", "fake:").docs_only == []

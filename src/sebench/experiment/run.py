@@ -504,6 +504,7 @@ class Study:
 
     def _write_manifest(self, commands: list, finished: bool) -> None:
         records = self.book.records()
+        previous = read_json(self.root / "manifest.json") or {}
         data = self.data or (self.root / ("data" if self.cfg.functions else "instance"))
         manifest = {
             "sebench_version": __version__,
@@ -518,7 +519,8 @@ class Study:
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
             "peak_rss_mb": max((r.get("peak_rss_mb") or 0.0 for r in records), default=0.0),
             "not_trained": self.not_trained,
-            "docs_only": self.docs_only,
+            # known once the studied functions are; until then, as the run's last manifest says
+            "docs_only": self.docs_only if self.data is not None else previous.get("docs_only", []),
             "data_hashes": _data_hashes(data),
             "stages": {r["stage"]: {k: r.get(k) for k in ("status", "seconds", "attempts", "started", "finished",
                                                           "peak_rss_mb", "threads", "outputs")} for r in records},
