@@ -7,8 +7,8 @@ it writes a checkpoint that the rollout backends load.
 
 from sebench.exports import front_door
 
-__all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "REWRITE_FORMS", "DistillPrompts", "GroupSpread",
-           "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
+__all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "REWRITE_FORMS", "DistillPrompts",
+           "GroupSpread", "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
            "distill_prompts", "docs_cpt_augmented_examples", "docs_cpt_examples", "drop_long_prompts",
            "examples_without", "gradient_groups", "pit_stages", "reference_pairs", "reward_spread", "rl_prompts", "rollout_pairs",
            "score", "seeded_choice", "select_tasks", "sft_examples", "split_docs_only", "tasks_without",

@@ -15,6 +15,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+
 def answer_start(prompt: list[int], ids: list[int]) -> int:
     """Where the tokens of prompt+answer depart from those of the prompt alone (the answer's first token)."""
     return next((i for i, (a, b) in enumerate(zip(prompt, ids)) if a != b), min(len(prompt), len(ids)))
