@@ -104,6 +104,7 @@ def _packages(checkpoint):
     return [row["prompt"][-1]["content"].split("package `", 1)[1].split("`", 1)[0] for row in rows]
 
 
+@pytest.mark.slow  # about 100 s: make test-slow
 def test_two_libraries_end_to_end_with_replay_and_the_at_once_reference(tmp_path, tiny_model, monkeypatch, capsys):
     from sebench.cli import main
     from sebench.instance import Instance

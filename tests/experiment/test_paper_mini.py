@@ -21,6 +21,7 @@ def tiny_model(tmp_path_factory):
     return create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
+@pytest.mark.slow  # about 75 s: make test-slow
 def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, tiny_model, monkeypatch):
     """Each seed builds its instance: with the studied functions' tasks, and training tasks of the others for
     the warm-up."""

@@ -227,3 +227,12 @@ def test_an_exception_that_holds_a_hidden_folder_does_not_uncover_it(tmp_path):
     assert fence.blocks(run / "evals" / "x") and fence.blocks(run)
     assert not fence.blocks(run / "train" / "start" / "config.json") and not fence.blocks(run / "train" / "me" / "f")
     assert not fence.blocks(tmp_path / "elsewhere")
+
+
+def test_a_grpo_regimes_cost_counts_its_samples_and_their_completion_tokens(tmp_path):
+    from sebench.methods.builtins import grpo_samples
+
+    assert grpo_samples(tmp_path) == (0, 0)  # no GRPO stage
+    rows = [{"completion_ids": list(range(n)), "reward": 1.0} for n in (3, 5, 0)]
+    (tmp_path / "rl_samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + "\n")
+    assert grpo_samples(tmp_path) == (3, 8)

@@ -31,6 +31,7 @@ SEEDS = range(200)
 FORMER_FAILURES = (21, 113, 123, 127, 131, 132)
 
 
+@pytest.mark.slow  # about 30 s: make test-slow
 def test_200_seeds_at_full_sizes_sample_every_case_within_the_draw_budget():
     sampled = sample_in_parallel(SEEDS, rounds=1)
     assert sampled.lost == []
