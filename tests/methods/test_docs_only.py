@@ -228,3 +228,12 @@ def test_sebench_run_with_docs_only_hides_the_same_functions_from_closed_sft_and
         assert not any(task_mentions(t, docs_only) for t in Instance.open(out / "train" / label / "view").tasks("train"))
     for example in _examples(out / "train/closed-sft/checkpoint"):
         assert not mentions(json.dumps(example), docs_only)
+
+
+@pytest.mark.parametrize("args", [{"kl": -1.0}, {"kl": 1.0, "top_k": 0}])
+def test_context_distill_refuses_a_negative_kl_or_an_empty_top_k(args):
+    from sebench.methods import MethodError
+    from sebench.methods.docs_only import ContextDistill
+
+    with pytest.raises(MethodError, match="kl must be 0 or more and top_k 1 or more"):
+        ContextDistill(**args).run(None)

@@ -499,12 +499,14 @@ class Study:
         self._write_manifest(commands=commands, finished=False)
 
     def _update_manifest(self, finished: bool) -> None:
-        manifest = read_json(self.root / "manifest.json") or {}
-        self._write_manifest(commands=manifest.get("commands", []), finished=finished)
+        self._write_manifest(commands=None, finished=finished)
 
-    def _write_manifest(self, commands: list, finished: bool) -> None:
+    def _write_manifest(self, commands: list | None, finished: bool) -> None:
+        """Writes manifest.json; `commands` None keeps the ones it lists."""
         records = self.book.records()
         previous = read_json(self.root / "manifest.json") or {}
+        if commands is None:
+            commands = previous.get("commands", [])
         data = self.data or (self.root / ("data" if self.cfg.functions else "instance"))
         manifest = {
             "sebench_version": __version__,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sebench.instance import Instance
 from sebench.methods.builtins import trained_tokens
-from sebench.methods.contract import Checkpoint, Context, Method, Result
+from sebench.methods.contract import Checkpoint, Context, Method, MethodError, Result
 from sebench.records import ApiDoc
 
 CHECKPOINT = "checkpoint"
@@ -151,7 +151,9 @@ class ContextDistill(DocsMethod):
         from sebench.rollout import format_answer
         from sebench.train import distill_prompts, sft_examples
 
-
+        if self.kl < 0 or self.top_k < 1:
+            raise MethodError(f"context-distill: kl must be 0 or more and top_k 1 or more, not kl {self.kl}, "
+                              f"top_k {self.top_k}")
         instance = Instance.open(ctx.view)
         constructor = Rules.of_instance(instance).constructor or ""
         prompts = distill_prompts(ctx.train_tasks, studied_docs(ctx), ctx.docs_only, constructor)
@@ -165,8 +167,9 @@ class ContextDistill(DocsMethod):
             made = [t for t, v in zip(made, references, strict=True) if v.verdict == "correct"]
             ctx.log.info("context-distill: %d task prompts, %d doc prompts (%d doc references failed)",
                          len(tasks), len(made), len(references) - len(made))
-            answers = ctx.sampler.sample([ctx.sampler.prompt(t, "open") for t in tasks + made], self.teacher, self.n,
-                                         self.temperature, self.max_tokens)
+            open_prompts = {t.task_id: ctx.sampler.prompt(t, "open") for t in tasks + made}
+            answers = ctx.sampler.sample(list(open_prompts.values()), self.teacher, self.n, self.temperature,
+                                         self.max_tokens)
             # the training tasks' answers first, then the doc-made tasks': each judged by its own judge
             pairs = [(t, a) for t, group in zip(tasks + made, answers, strict=True) for a in dict.fromkeys(group)]
             asked = [(t.task_id, a) for t, a in pairs if t.task_id in known]
@@ -178,6 +181,5 @@ class ContextDistill(DocsMethod):
         examples = sft_examples(instance, kept, "closed")
         if self.kl <= 0:
             return Checkpoint(self.train(ctx, examples))
-        teacher_prompts = {t.task_id: ctx.sampler.prompt(t, "open") for t in tasks + made}
-        examples = [{**e, "teacher_prompt": teacher_prompts[e["task_id"]]} for e in examples]
+        examples = [{**e, "teacher_prompt": open_prompts[e["task_id"]]} for e in examples]
         return Checkpoint(self.train(ctx, examples, distill_kl=self.kl, distill_top_k=self.top_k))
