@@ -25,7 +25,7 @@ from sebench.errors import SebenchError
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
-from sebench.methods import is_method_spec
+from sebench.methods import FENCE_KEYS, is_method_spec
 from sebench.methods import resolve as resolve_method
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
@@ -166,8 +166,21 @@ class RunConfig:
                 if isinstance(args, dict) and "method" in args}
 
     def method_arguments(self, label: str) -> dict:
-        """A method's arguments from `methods` (without an alias's "method")."""
-        return {k: v for k, v in self.methods.get(label, {}).items() if k != "method"}
+        """A method's arguments from `methods` (without an alias's "method" and the fence's "read" and
+        "network")."""
+        return {k: v for k, v in self.methods.get(label, {}).items() if k not in ("method", *FENCE_KEYS)}
+
+    def method_fence(self, label: str) -> tuple[tuple[Path, ...], bool]:
+        """What the user let a method's process have beyond its own: the paths it may read (`read`) and
+        whether it may use the network (`network`)."""
+        settings = self.methods.get(label, {})
+        read = settings.get("read") or []
+        if isinstance(read, str):
+            read = [read]
+        network = settings.get("network", False)
+        if not isinstance(network, bool):
+            raise SebenchError(f"methods.{label}.network: {network!r} is not true or false")
+        return tuple(Path(p).expanduser().resolve() for p in read), network
 
     def regime_of(self, label: str) -> str:
         """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""

@@ -145,7 +145,7 @@ class Study:
             if not (instance / "manifest.json").is_file():
                 raise SebenchError(f"--instance {instance}: not an instance directory (no manifest.json)")
             self.book.run("instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")},
-                          [], lambda: None)
+                          [], lambda: None, trusted=tuple(instance / p for p in TRUSTED_IN_INSTANCE))
         else:
             instance = self.root / "instance"
             sizes = None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
@@ -212,6 +212,7 @@ class Study:
         from sebench.rollout import RolloutConfig
 
         cfg = self.cfg
+        self.book.check()  # nothing a method did is evaluated
         folder = self.eval_dir(label, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
         settings = {**cfg.rollout, "batch_size": cfg.rollout["batch_size"] or cfg.rollout["concurrency"]}
@@ -335,6 +336,7 @@ class Study:
         # after its last finished round (train/selfplay.py)
         self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(label, train), resumable=True,
                       comparable=comparable_settings)
+        self.book.check()  # its process could reach nothing else of the study, or the study stops here
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
@@ -438,8 +440,12 @@ class Study:
         args = self.cfg.method_arguments(ref.label)
         folder = self.root / "train" / ref.label
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
-        job = self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers)
-        record = {"spec": spec, "args": args, "source_sha256": ref.source_sha256(), "data": self._data_hash(),
+        asked, network = self.cfg.method_fence(ref.label)
+        job = replace(self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers),
+                      asked=asked, network=network)
+        record = {"spec": spec, "args": args, **({"read": [str(p) for p in asked], "network": network}
+                                                  if asked or network else {}),
+                  "source_sha256": ref.source_sha256(), "data": self._data_hash(),
                   "start_model": self.start_model, "answers": file_hash(answers) if answers else None,
                   **self._docs_only_record()}
         from sebench.methods import run_method
@@ -447,6 +453,7 @@ class Study:
         # a built-in's source is sebench's own: like a regime's, its run goes on under a later sebench
         comparable = _without_source if ref.origin == "built-in" else None
         self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job), comparable=comparable)
+        self.book.check()
         self._method_jobs[ref.label] = job
         result = read_json(folder / METHOD_FILE)["result"]
         if result["kind"] == "endpoint":
@@ -480,6 +487,7 @@ class Study:
         from sebench.report import build_report
 
         out = self.root / "report"
+        self.book.check()
         inputs = {_rel(self.root, p): file_hash(p) for p in sorted(self.root.glob("evals/*/*/*/verdicts.jsonl"))}
         config = {"verdicts": inputs, **({"not_trained": self.not_trained} if self.not_trained else {})}
         self.book.run("report", config, [out], lambda: build_report([self.root], out), derived=True)
@@ -528,6 +536,9 @@ class Study:
                                                           "peak_rss_mb", "threads", "outputs")} for r in records},
         }
         write_json(self.root / "manifest.json", manifest)
+
+
+TRUSTED_IN_INSTANCE = ("manifest.json", "package", "datasets", "private")  # of an instance given with --instance
 
 
 def _rel(root: Path, path: Path) -> str:

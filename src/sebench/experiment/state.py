@@ -2,7 +2,7 @@
 
 Every stage of `sebench run` is run through `StageBook.run`: before it starts, a record
 `RUN_DIR/stages/<name>.json` with status "running" and the stage's config is written; when it ends, the
-record becomes "done" with the hashes of its outputs, the seconds it took, its peak memory and the seconds
+record becomes "done" with the hashes of its outputs (each file's, sealed: sebench.seal), the seconds it took, its peak memory and the seconds
 it ran at each torch CPU thread count (sebench.threads; none for stages without torch). On a re-run:
 
 - done with the same config and its outputs present: skipped;
@@ -28,8 +28,9 @@ from pathlib import Path
 from sebench.cliflags import outcome_fields
 from sebench.errors import SebenchError
 from sebench.files import file_sha256 as file_hash  # noqa: F401 (re-exported; experiment/run.py imports it)
-from sebench.files import tree_sha256, write_json
+from sebench.files import write_json
 from sebench.process_memory import peak_rss_mb, reset_peak_rss
+from sebench.seal import Seal, files_of, tree_of
 from sebench.threads import reset_thread_usage, thread_usage
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,13 @@ class StageBook:
         self.dir = self.root / "stages"
         self.overwrite = overwrite
         self.after = after  # called after each stage that ran (e.g. to refresh the run manifest)
+        self.seal = Seal(self.root)  # the files of the finished stages, as recorded (sebench.seal)
+        for record in self.records() if self.dir.is_dir() else []:
+            self.seal.add(record)
+
+    def check(self) -> None:
+        """Stops the study with one line if a file a finished stage wrote (or trusted) changed since."""
+        self.seal.check(self.records())
 
     def path(self, name: str) -> Path:
         return self.dir / (name.replace("/", "__").replace(":", "--") + ".json")
@@ -106,8 +114,10 @@ class StageBook:
 
     def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
             resumable: bool = False, derived: bool = False,
-            comparable: Callable[[dict], dict | None] | None = None) -> dict:
+            comparable: Callable[[dict], dict | None] | None = None, trusted: tuple[Path, ...] = ()) -> dict:
         """Runs `fn` unless the stage is already done with this config; returns the stage's record.
+        `trusted`: files or folders outside its outputs that later stages trust as they are (an instance
+        given with --instance); their hashes are sealed with the outputs'.
         A `derived` stage (the report: made from other stages' outputs alone, in seconds) is redone when its
         config changes, without --overwrite: nothing is lost by redoing it. With `comparable`, two configs
         whose comparable forms are equal (and not None) are the same config."""
@@ -140,6 +150,7 @@ class StageBook:
                 remove(out)
         elif old["status"] != "done":
             log.info("stage %s: resuming an unfinished run", name)
+        self.seal.forget(name)
         record = {
             "stage": name,
             "order": old["order"] if old else len(list(self.dir.glob("*.json"))),
@@ -164,9 +175,12 @@ class StageBook:
             seconds=round(time.monotonic() - t0, 2),  # of the attempt that finished
             peak_rss_mb=peak_rss_mb(),  # this process's peak resident memory during the stage (Linux)
             threads=thread_usage(),  # {"cores", "policy", "seconds": {count: s}}; None: no torch threads set
-            outputs={out.relative_to(self.root).as_posix(): tree_sha256(out) for out in outputs},
         )
+        files = files_of(self.root, [*outputs, *trusted])
+        record.update(outputs={out.relative_to(self.root).as_posix(): tree_of(self.root, out, files) for out in outputs},
+                      files=files, derived=derived)
         write_json(self.path(name), record)
+        self.seal.add(record)
         log.info("stage %s: done in %.0f s%s", name, time.monotonic() - t0, _fewer_threads(record["threads"]))
         if self.after:
             self.after()

@@ -7,20 +7,21 @@
         def run(self, ctx: Context) -> Checkpoint: ...
 
 `sebench run --regimes closed-sft ./my_method.py:MyMethod` evaluates it beside the built-ins. A method runs
-in its own process that cannot read the test splits, the private mapping or any evaluation
+in its own process that sees only its training view, its own folder and what the user names for it
 (isolation.py); `sebench methods` lists the methods sebench can find.
 """
 
 from sebench.exports import front_door
 
-__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint", "Context", "Cost",
+__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "FENCE_KEYS", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint",
+           "Context", "Cost",
            "Endpoint", "Feedback", "Judge", "Method", "MethodError", "MethodJob", "MethodRef", "Prompt", "Result",
-           "Sampler", "entry_points", "is_method_spec", "isolation_layer", "resolve", "run_method"]
+           "Sampler", "available_layers", "entry_points", "is_method_spec", "isolation_layer", "resolve", "run_method"]
 __getattr__ = front_door(__name__, __all__, {
     "agent_backend": ("AgentBackend",),
     "contract": ("Agent", "Checkpoint", "Context", "Cost", "Endpoint", "Feedback", "Judge", "Method", "MethodError",
                  "Prompt", "Result", "Sampler"),
-    "isolation": ("isolation_layer",),
+    "isolation": ("available_layers", "isolation_layer"),
     "loader": ("BUILTINS", "ENTRY_POINT_GROUP", "MethodRef", "entry_points", "is_method_spec", "resolve"),
-    "run": ("METHOD_FILE", "MethodJob", "run_method"),
+    "run": ("FENCE_KEYS", "METHOD_FILE", "MethodJob", "run_method"),
 })

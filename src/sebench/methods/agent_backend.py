@@ -7,26 +7,27 @@ folder, and answers one batch of prompts per JSON line. It has no judge; it may 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
-import sys
+import tempfile
+from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.methods import isolation
-from sebench.methods.run import MethodJob, child_env
+from sebench.methods.run import MethodJob, start_child
 from sebench.rollout import Backend, Completion, GenerationRequest
 
 
 class AgentBackend(Backend):
-    """Answers through the agent that `job`'s method returned (its record: `result`)."""
+    """Answers through the agent that `job`'s method returned (its record: `result`). The agent's process
+    reads its state and view, writes only a private temporary folder removed at `close`, and has the network
+    only where its method asked for it."""
 
     def __init__(self, job: MethodJob, result: dict, batch_size: int = 16):
         self.name = f"agent:{job.ref.label}"
         self.batch_size = batch_size
-        job_file = job.workdir / "agent-job.json"
-        job_file.write_text(json.dumps(job.child_job("agent", agent_target=result["target"])), encoding="utf-8")
-        argv = isolation.command(job.fence(), [sys.executable, "-m", "sebench.methods.child", str(job_file)])
-        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                        env=child_env())
+        self.tmp = Path(tempfile.mkdtemp(prefix="sebench-agent-"))
+        self.process, self.reports = start_child(job, "agent", self.tmp, self.tmp / "agent-job.json",
+                                                 agent_target=result["target"])
         self.job = job
 
     def generate(self, requests: list[GenerationRequest]) -> list[list[Completion]]:
@@ -37,9 +38,10 @@ class AgentBackend(Backend):
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
-            error = self.job.workdir / "error.txt"
-            why = error.read_text(encoding="utf-8").strip() if error.is_file() else "its process ended"
-            raise SebenchError(f"agent {self.job.ref.label} stopped answering: {why}")
+            self.process.wait()
+            errors = [r["error"] for r in self.reports.collected() if "error" in r]
+            raise SebenchError(f"agent {self.job.ref.label} stopped answering: "
+                               f"{errors[0] if errors else 'its process ended'}")
         answers = iter(json.loads(line)["answers"])
         return [[_completion(next(answers)) for _ in range(r.n)] for r in requests]
 
@@ -50,6 +52,8 @@ class AgentBackend(Backend):
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def _completion(text: str) -> Completion:

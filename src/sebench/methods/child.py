@@ -3,7 +3,8 @@
 It enters its fence first (sebench.methods.isolation), then either trains (action "train": the method is
 called with a Context built from the training view, and what it returns is written to result.json) or
 serves an agent (action "agent": the agent is rebuilt from its state folder and answers batches of prompts,
-one JSON line in, one out, on the standard streams). A failure is one line in error.txt.
+one JSON line in, one out, on the standard streams). A failure is one JSON line {"error": ...} on the report
+pipe, where the fence also reports each refused access.
 """
 
 from __future__ import annotations
@@ -25,15 +26,15 @@ from sebench.methods.view import ANSWERS_DIR, dev_ids, docs_only_of
 from sebench.process_memory import peak_rss_mb
 from sebench.threads import thread_usage
 
-RESULT_FILE, COST_FILE, ERROR_FILE, USAGE_FILE = "result.json", "cost.json", "error.txt", "usage.json"
+RESULT_FILE, COST_FILE, USAGE_FILE = "result.json", "cost.json", "usage.json"
 
 
 def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
-    workdir = Path(job["workdir"])
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
-    isolation.enter(isolation.Fence.from_json(job["fence"]), workdir, job["layer"] == "landlock")
+    report = job["report_fd"]
     try:
+        isolation.enter(isolation.Fence.from_json(job["fence"]), job["layer"], report)
         if job["action"] == "agent":
             serve_agent(job)
         else:
@@ -41,9 +42,11 @@ def main(argv: list[str]) -> int:
         return 0
     except SebenchError as exc:
         message = str(exc)
-    except Exception as exc:  # noqa: BLE001 - any failure of the method's code is reported as one line
+    except Exception as exc:  # any failure of the method's code is reported as one line
+        logging.getLogger(__name__).debug("the method failed", exc_info=True)
         message = f"{type(exc).__name__}: {exc}"
-    (workdir / ERROR_FILE).write_text(message.splitlines()[0] if message else "failed", encoding="utf-8")
+    line = json.dumps({"error": message.splitlines()[0] if message else "failed"}) + "\n"
+    os.write(report, line.encode())
     return 1
 
 

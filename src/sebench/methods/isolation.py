@@ -1,190 +1,280 @@
-"""Keeping a method away from what it may not read: the test splits, the private mapping, evaluations.
+"""A method's process sees only what it may: an allow-list, kept by the strongest layer the machine has.
 
-A method (and an agent at test time) runs in a child process. Its `Fence` names the folders and files it
-may not read (`hidden`) and, inside them, the ones it may (`readable`, `writable`: its own work folder, a
-checkpoint it starts from). The fence is kept by the strongest layer the machine has:
+A method (training, and an agent at test time) runs in a child process. Its `Fence` lists what it may read
+(`read`), what it may write (`write`, readable too), what stays hidden even inside a readable folder
+(`hidden`: a test split inside a folder the user opened), and whether it may use the network. Everything
+else is absent. Three layers keep it:
 
-- bubblewrap: the child sees the whole file system except the hidden paths, which are covered by empty
-  folders (or /dev/null for a file) in a private mount namespace with its own pid namespace, so no path,
-  absolute or relative, symlink or /proc/PID/root, reaches them;
-- landlock (Linux 5.13+), where bubblewrap is missing: reading is allowed everywhere except beneath the
-  hidden paths (the allowed set is built as the complement of the hidden ones);
-- always, in the child itself, a Python audit hook that refuses an open or listing of a hidden path with one
-  clear error and appends the attempt to `attempts.jsonl` in the work folder, so that the study records it.
+- bubblewrap: the child's root is built from read-only binds of the readable paths and read-write binds of
+  the writable ones, with its own /dev, /proc and pid, IPC and (network off) network namespaces. Nothing
+  else exists there, by any path, relative, absolute, symlinked or through /proc.
+- Landlock (Linux 5.13+), where bubblewrap is missing: rules for the readable and writable paths only; every
+  file right the kernel's ABI knows is handled (reads, writes, truncation, creation, removal, renames and
+  links); TCP bind and connect are refused (ABI 4+) except to the study's own services' ports; signals and
+  abstract UNIX sockets stay inside (ABI 6+). The kernel checks the file each path reaches, so symlinks and
+  /proc/PID/cwd reach nothing more.
+- always, in the child itself, a Python audit hook with the same allow-list: a refused open, listing,
+  write, rename, removal or connection raises one clear error and is reported to the study (`refused`).
 
-Where neither bubblewrap nor landlock is available, only the audit hook holds: code that goes around Python
-(ctypes, a subprocess) can then read hidden files. `isolation_layer()` says which is active; the manifest records it.
+Where neither bubblewrap nor Landlock is available, only the audit hook holds: code that goes around
+Python's file and socket functions (ctypes, a subprocess, a dir_fd) is not stopped; the study's
+tamper-evident records (sebench.seal) still stop the study if a file it trusts changes. `isolation_layer()`
+says which layer is active (SEBENCH_ISOLATION=bwrap|landlock|audit-hook forces a weaker one); the method's
+record keeps it.
 """
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import functools
 import json
 import os
 import shutil
-import struct
+import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-ATTEMPTS_FILE = "attempts.jsonl"
+from sebench.errors import SebenchError
+from sebench.methods import landlock
+
+LAYERS = ("bwrap", "landlock", "audit-hook")  # strongest first
+FORCE_ENV = "SEBENCH_ISOLATION"
+# What every process needs from the system: programs, libraries, configuration, /proc and /sys (read).
+SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/sys",
+               "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # written to by ordinary programs
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
-@dataclass(frozen=True)
-class Fence:
-    """What a method's process may not read, and the exceptions inside it."""
-
-    hidden: tuple[Path, ...]
-    readable: tuple[Path, ...] = ()
-    writable: tuple[Path, ...] = ()
-
-    def inside(self, paths: tuple[Path, ...]) -> tuple[Path, ...]:
-        """Those of `paths` that lie inside a hidden path: an exception that holds a hidden path would uncover
-        it, and one outside every hidden path needs no exception."""
-        return tuple(p for p in paths if any(_within(Path(os.path.realpath(p)), Path(os.path.realpath(h)))
-                                             for h in self.hidden))
-
-    @functools.cached_property
-    def _resolved(self) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
-        """(hidden, exceptions inside them), symlinks resolved once: the audit hook asks on every open."""
-        exceptions = self.inside((*self.readable, *self.writable))
-        return (tuple(Path(os.path.realpath(p)) for p in self.hidden),
-                tuple(Path(os.path.realpath(p)) for p in exceptions))
-
-    def blocks(self, path: str | os.PathLike) -> bool:
-        """Whether reading `path` is refused (symlinks resolved)."""
-        real = Path(os.path.realpath(path))
-        hidden, exceptions = self._resolved
-        return not any(_within(real, p) for p in exceptions) and any(_within(real, p) for p in hidden)
-
-    def to_json(self) -> dict:
-        return {name: [str(p) for p in getattr(self, name)] for name in ("hidden", "readable", "writable")}
-
-    @classmethod
-    def from_json(cls, data: dict) -> Fence:
-        return cls(*(tuple(Path(p) for p in data.get(name, ())) for name in ("hidden", "readable", "writable")))
+def _real(path: str | os.PathLike) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+@dataclass(frozen=True)
+class Fence:
+    """What a method's process may read and write; nothing else exists for it."""
+
+    read: tuple[Path, ...]
+    write: tuple[Path, ...]
+    hidden: tuple[Path, ...] = ()  # not readable beneath a readable path that holds it (a writable path wins)
+    network: bool = False
+    ports: tuple[int, ...] = ()  # TCP ports of the study's own services, reachable with the network off
+
+    @functools.cached_property
+    def _resolved(self) -> tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]:
+        return tuple(map(_real, self.read)), tuple(map(_real, self.write)), tuple(map(_real, self.hidden))
+
+    def may_read(self, path: str | os.PathLike) -> bool:
+        real = _real(path)
+        read, write, hidden = self._resolved
+        if any(_within(real, w) for w in write):
+            return True
+        return any(_within(real, r) and not any(_within(real, h) for h in hidden if _within(h, r)) for r in read)
+
+    def may_write(self, path: str | os.PathLike) -> bool:
+        real = _real(path)
+        return str(real) in DEVICES or any(_within(real, w) for w in self._resolved[1])
+
+    def read_roots(self) -> list[Path]:
+        """The readable paths as a layer applies them: each one that holds a hidden path is replaced by
+        what lies beside the hidden paths (symlinks on the way are left out, not followed)."""
+        read, write, hidden = self._resolved
+        roots = [p for r in read for p in _carve(r, hidden)]
+        return sorted({p for p in roots if not any(_within(p, w) for w in write)})
+
+    def write_roots(self) -> list[Path]:
+        return sorted(set(self._resolved[1]))
+
+    def to_json(self) -> dict:
+        return {"read": [str(p) for p in self.read], "write": [str(p) for p in self.write],
+                "hidden": [str(p) for p in self.hidden], "network": self.network, "ports": list(self.ports)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Fence:
+        return cls(tuple(map(Path, data["read"])), tuple(map(Path, data["write"])),
+                   tuple(map(Path, data.get("hidden", ()))), bool(data.get("network")),
+                   tuple(data.get("ports", ())))
+
+
+def _carve(root: Path, hidden: tuple[Path, ...]) -> list[Path]:
+    """`root` less the hidden paths beneath it, as the entries that lie beside them."""
+    inside = tuple(h for h in hidden if _within(h, root))
+    if not inside:
+        return [root]
+    if root in inside or not root.is_dir():
+        return []
+    try:
+        entries = sorted(root.iterdir())
+    except OSError:
+        return []
+    return [p for e in entries if not e.is_symlink() for p in _carve(e, inside)]
+
+
+# ------------------------------------------------------------------------------------- the layer
+
+
+def available_layers() -> list[str]:
+    """The layers this machine has, strongest first."""
+    found = ["audit-hook"]
+    if landlock.abi() >= 1:
+        found.insert(0, "landlock")
+    if _bwrap_works():
+        found.insert(0, "bwrap")
+    return found
+
+
 @functools.cache
+def _bwrap_works() -> bool:
+    return bool(shutil.which("bwrap")) and subprocess.run(
+        ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net",
+         "true"], capture_output=True).returncode == 0
+
+
 def isolation_layer() -> str:
-    """The strongest layer this machine gives a child: "bwrap", "landlock" or "audit-hook"."""
-    if shutil.which("bwrap") and subprocess.run(["bwrap", "--bind", "/", "/", "--dev", "/dev", "true"],
-                                                capture_output=True).returncode == 0:
-        return "bwrap"
-    return "landlock" if _landlock_abi() >= 1 else "audit-hook"
+    """The layer a method's process gets: the strongest available, or the one SEBENCH_ISOLATION names."""
+    have = available_layers()
+    forced = os.environ.get(FORCE_ENV)
+    if not forced:
+        return have[0]
+    if forced not in LAYERS:
+        raise SebenchError(f"{FORCE_ENV}={forced}: not a layer; choose one of {', '.join(LAYERS)}")
+    if forced not in have:
+        raise SebenchError(f"{FORCE_ENV}={forced}: this machine does not have it (it has {', '.join(have)})")
+    return forced
 
 
-def command(fence: Fence, argv: list[str]) -> list[str]:
-    """`argv` wrapped in bubblewrap with the fence's mounts, when bubblewrap is the layer; else as it is."""
-    if isolation_layer() != "bwrap":
+def landlock_abi(layer: str) -> int | None:
+    """The Landlock ABI the child applies (the Landlock layer; bubblewrap's network rule), else None."""
+    return landlock.abi() or None if layer in ("landlock", "bwrap") else None
+
+
+def command(fence: Fence, argv: list[str], layer: str, cwd: Path) -> list[str]:
+    """`argv` inside bubblewrap's root made of the fence's paths, when bubblewrap is the layer; else as it is."""
+    if layer != "bwrap":
         return argv
-    wrap = ["bwrap", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--die-with-parent"]
-    for path in fence.hidden:
-        if path.is_dir():
-            wrap += ["--tmpfs", str(path)]
-        elif path.exists():
-            wrap += ["--ro-bind", "/dev/null", str(path)]
-    for path in fence.inside(fence.readable):
+    wrap = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--dev", "/dev", "--proc", "/proc"]
+    if not fence.network and not fence.ports:
+        wrap.append("--unshare-net")
+    reads = [p for p in fence.read_roots() if not str(p).startswith(("/proc", "/dev"))]
+    mounts = [(p, "--ro-bind") for p in _outermost(reads)] + [(p, "--bind") for p in _outermost(fence.write_roots())]
+    for path, how in sorted(mounts, key=lambda m: len(m[0].parts)):  # a folder before what lies inside it
         if path.exists():
-            wrap += ["--ro-bind", str(path), str(path)]
-    for path in fence.inside(fence.writable):
-        path.mkdir(parents=True, exist_ok=True)
-        wrap += ["--bind", str(path), str(path)]
-    return [*wrap, "--", *argv]
+            wrap += [how, str(path), str(path)]
+    for path in (*fence.read, *fence.write):  # /lib64 -> usr/lib64 and the like, as the system has them
+        if path.is_symlink():
+            wrap += ["--symlink", os.readlink(path), str(path)]
+    return [*wrap, "--chdir", str(cwd), "--", *argv]
+
+
+def _outermost(paths: list[Path]) -> list[Path]:
+    """`paths` without those inside another of them."""
+    return [p for p in paths if not any(q in p.parents for q in paths)]
 
 
 # ---------------------------------------------------------------------------------------- in the child
 
 
-def enter(fence: Fence, workdir: Path, use_landlock: bool) -> None:
-    """Called first thing in the child: landlock (when asked) and the audit hook that records attempts."""
-    if use_landlock and not _restrict_reads(fence):
-        raise RuntimeError("landlock could not be installed")
-    log = os.open(workdir / ATTEMPTS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    watched = {"open", "os.listdir", "os.scandir", "os.chdir", "shutil.copyfile", "shutil.copytree"}
+def enter(fence: Fence, layer: str, report_fd: int | None) -> None:
+    """Called first thing in the child: Landlock (its layer; with bubblewrap, the network rule alone), then
+    the audit hook, which reports each refused access as a JSON line on `report_fd`."""
+    if layer == "landlock":
+        landlock.restrict(fence.read_roots(), fence.write_roots(), DEVICES,
+                          None if fence.network else fence.ports)
+    elif layer == "bwrap" and fence.ports and not fence.network and landlock.abi() >= 4:
+        landlock.restrict_network(fence.ports)
+    sys.addaudithook(_Hook(fence, report_fd))
 
-    def hook(event: str, args: tuple) -> None:
-        if event not in watched or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+
+class _Hook:
+    """The audit hook: Python's file, folder and socket functions checked against the fence."""
+
+    READS: ClassVar = frozenset({"os.listdir", "os.scandir", "os.chdir", "glob.glob"})
+    WRITES: ClassVar = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.truncate": (0,), "os.chmod": (0,),
+              "os.chown": (0,), "os.utime": (0,), "os.symlink": (1,), "os.mkfifo": (0,), "os.mknod": (0,),
+              "shutil.rmtree": (0,), "os.rename": (0, 1), "shutil.move": (0, 1), "os.link": (1,),
+              "shutil.copyfile": (1,), "shutil.copytree": (1,)}
+    SOURCES: ClassVar = {"os.link": 0, "shutil.copyfile": 0, "shutil.copytree": 0}  # read as well
+
+    def __init__(self, fence: Fence, report_fd: int | None):
+        self.fence, self.report_fd = fence, report_fd
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if event == "open":
+            self._open(args)
+        elif event in self.READS:
+            self._check(event, args[0] if args else None, "read")
+        elif event in self.WRITES:
+            if event in self.SOURCES:
+                self._check(event, args[self.SOURCES[event]], "read")
+            for i in self.WRITES[event]:
+                self._check(event, args[i] if len(args) > i else None, "write")
+        elif event in ("socket.connect", "socket.bind"):
+            self._socket(event, args)
+
+    def _open(self, args: tuple) -> None:
+        path, flags = args[0], args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+        self._check("open", path, "write" if flags & _WRITE_FLAGS else "read")
+
+    def _check(self, event: str, path: object, access: str) -> None:
+        if not isinstance(path, (str, bytes, os.PathLike)):
             return
-        path = os.fsdecode(args[0])
-        if fence.blocks(path):
-            line = json.dumps({"path": path, "event": event, "time": time.time()}) + "\n"
-            os.write(log, line.encode())
-            raise PermissionError(f"sebench: {path} is outside what a method may read (the test splits, the "
-                                  "private mapping and evaluations are hidden from methods)")
+        text = os.fsdecode(path)
+        allowed = self.fence.may_write(text) if access == "write" else self.fence.may_read(text)
+        if not allowed:
+            self._refuse(event, text, access, f"{text} is outside what a method may {access}")
 
-    sys.addaudithook(hook)
+    def _socket(self, event: str, args: tuple) -> None:
+        sock, address = args[0], args[1] if len(args) > 1 else None
+        if self.fence.network or getattr(sock, "family", None) not in (socket.AF_INET, socket.AF_INET6):
+            return
+        port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
+        if event == "socket.connect" and port in self.fence.ports:
+            return
+        self._refuse(event, str(address), "network", f"{address}: the network is off for this method")
 
-
-def read_attempts(workdir: Path) -> list[dict]:
-    path = workdir / ATTEMPTS_FILE
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-# ------------------------------------------------------------------------------------------- landlock
-
-_READ_FILE, _READ_DIR = 1 << 2, 1 << 3
-
-
-def _landlock_abi() -> int:
-    if sys.platform != "linux":
-        return 0
-    libc = ctypes.CDLL(None, use_errno=True)
-    return int(libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+    def _refuse(self, event: str, target: str, access: str, why: str) -> None:
+        if self.report_fd is not None:
+            line = json.dumps({"path": target, "access": access, "event": event, "time": time.time()}) + "\n"
+            with contextlib.suppress(OSError):
+                os.write(self.report_fd, line.encode())
+        raise PermissionError(f"sebench: {why} (a method sees its training view, its own folder and the "
+                              "paths it asked for; docs/methods.md, \"What a method may see\")")
 
 
-def _restrict_reads(fence: Fence) -> bool:
-    """Landlock: read access everywhere except beneath the hidden paths (writes are not restricted)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    attr = struct.pack("<Q", _READ_FILE | _READ_DIR)
-    ruleset = libc.syscall(444, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
-    if ruleset < 0:
-        return False
-    try:
-        for path in _allowed_roots(fence):
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue
-            try:
-                rights = _READ_FILE | _READ_DIR if os.path.isdir(path) else _READ_FILE
-                rule = struct.pack("<Qi", rights, fd)
-                if libc.syscall(445, ruleset, 1, ctypes.c_char_p(rule), 0) != 0:
-                    return False
-            finally:
-                os.close(fd)
-        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-            return False
-        return libc.syscall(446, ruleset, 0) == 0
-    finally:
-        os.close(ruleset)
+# ---------------------------------------------------------------------------------------- in the parent
 
 
-def _allowed_roots(fence: Fence) -> list[Path]:
-    """The complement of the hidden paths: every entry beside each folder on the way to a hidden path, plus
-    the exceptions inside them."""
-    hidden = [Path(os.path.realpath(p)) for p in fence.hidden]
-    on_the_way = {a for p in hidden for a in (p, *p.parents)}
-    roots: list[Path] = []
-    for folder in sorted({a for a in on_the_way if a.is_dir()} - set(hidden)):
-        for entry in _entries(folder):
-            if entry not in on_the_way:
-                roots.append(entry)
-    return roots + [Path(os.path.realpath(p)) for p in fence.inside((*fence.readable, *fence.writable))]
+class Reports:
+    """The read end of the pipe a child reports refused accesses on, drained by a thread."""
 
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self.lines: list[dict] = []
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
 
-def _entries(folder: Path) -> list[Path]:
-    try:
-        return [folder / name for name in os.listdir(folder)]
-    except OSError:
-        return []
+    def _drain(self) -> None:
+        with os.fdopen(self.read_fd, encoding="utf-8", errors="replace") as stream:
+            for line in stream:
+                try:
+                    self.lines.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
 
+    def started(self) -> None:
+        """The child holds the write end now: the parent's copy is closed, so the pipe ends with the child."""
+        os.close(self.write_fd)
+
+    def collected(self, timeout: float = 10.0) -> list[dict]:
+        self._thread.join(timeout)
+        return list(self.lines)

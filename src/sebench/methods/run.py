@@ -1,11 +1,14 @@
 """Running one method for a study: its training view, its fenced process, and its record (method.json).
 
     FOLDER/view/          the training view (sebench.methods.view)
-    FOLDER/work/          the method's work folder: job.json, attempts.jsonl, result.json, cost.json
+    FOLDER/work/          the method's work folder (its current folder): job.json, result.json, cost.json
     FOLDER/agent/         an agent's state, when the method returns an agent
     FOLDER/checkpoint/    where the built-in regimes write their checkpoint
-    FOLDER/method.json    spec, origin, arguments, source hash, versions, view hash, layer, docs-only functions,
-                          result, cost, refused reads
+    FOLDER/method.json    spec, origin, arguments, source hash, versions, view hash, docs-only functions,
+                          the isolation layer and Landlock ABI, the paths it could read and write, the network
+                          setting, result, cost, refused accesses
+
+The process writes FOLDER and a private temporary folder (its home, TMPDIR and caches), removed when it ends.
 """
 
 from __future__ import annotations
@@ -13,16 +16,18 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import write_json
-from sebench.methods import isolation
-from sebench.methods.child import COST_FILE, ERROR_FILE, RESULT_FILE, USAGE_FILE
+from sebench.files import tree_sha256, write_json
+from sebench.methods import fence_paths, isolation
+from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
 from sebench.methods.view import write_view
 from sebench.process_memory import note_child_peak
@@ -32,11 +37,12 @@ from sebench.threads import add_thread_usage
 log = logging.getLogger(__name__)
 
 METHOD_FILE = "method.json"
+FENCE_KEYS = ("read", "network")  # settings of methods.LABEL that are the fence's, not the method's arguments
 
 
 @dataclass(frozen=True)
 class MethodJob:
-    """One method to run: what it is, the study's data, and what the study hides from it."""
+    """One method to run: what it is, the study's data, and what its process may see."""
 
     ref: MethodRef
     args: dict
@@ -44,8 +50,10 @@ class MethodJob:
     folder: Path  # FOLDER above
     start_model: str
     seed: int
-    hidden: tuple[Path, ...]  # folders and files the method may not read
-    readable: tuple[Path, ...] = ()  # exceptions inside them (a checkpoint it starts from)
+    hidden: tuple[Path, ...]  # hidden even beneath a path it may read: the run, test splits, mappings, evaluations
+    readable: tuple[Path, ...] = ()  # what the study gives it to read (the checkpoint it starts from)
+    asked: tuple[Path, ...] = ()  # what the user named for it to read (methods.LABEL.read)
+    network: bool = False  # the user let it use the network (methods.LABEL.network)
     answers: Path | None = None  # the start model's judged open-book training rollouts
     with_mapping: bool = False  # a built-in regime the paper defines with the mapping (self-play's leak filter)
     reward_rule: str = "binary"
@@ -58,78 +66,151 @@ class MethodJob:
     def workdir(self) -> Path:
         return self.folder / "work"
 
-    def fence(self) -> isolation.Fence:
-        """The hidden paths, with what the child needs to start even when a hidden folder holds it (a run
-        folder that contains the Python environment, sebench's source or the method's file)."""
-        import sebench
+    def fence(self, tmp: Path, agent: bool = False) -> isolation.Fence:
+        """Training: it reads the system, Python, its source, its start model, its view and what the user
+        named, and writes its folder and `tmp`. An agent at test time reads its state too and writes `tmp`
+        alone."""
+        read = [*fence_paths.system(), *fence_paths.python(self.hidden), *fence_paths.hub_cache(),
+                *fence_paths.method_source(self.ref.source, self.hidden), *fence_paths.model_paths(self.start_model),
+                *self.readable, *self.asked,
+                self.folder / "view"]
+        write = [tmp]
+        if agent:
+            read.append(self.folder / "agent")
+        else:
+            write += [self.folder, *self._builtin_writes()]
+        hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked))
+        return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports())
 
-        needed = [Path(sys.prefix), Path(sebench.__file__).resolve().parents[1]]
-        if self.ref.source is not None:
-            needed.append(self.ref.source.parent)
-        return isolation.Fence(self.hidden, (*self.readable, *needed), (self.folder,))
+    def _builtin_writes(self) -> list[Path]:
+        """Self-play's first-round cache, shared by a run's self-play regimes (sebench's own code only)."""
+        return [fence_paths.selfplay_cache()] if self.ref.origin == "built-in" else []
 
-    def child_job(self, action: str, **extra: object) -> dict:
+    def service_ports(self) -> tuple[int, ...]:
+        """The TCP ports of the study's own services the method's process uses: remote judges, a served
+        start model."""
+        urls = [*self.sandbox_urls, *([self.start_model.rsplit("@", 1)[1]] if self.start_model.startswith("openai:")
+                                      and "@" in self.start_model else [])]
+        return tuple(sorted({p for p in map(fence_paths.port_of, urls) if p is not None}))
+
+    def child_job(self, action: str, layer: str, fence: isolation.Fence, report_fd: int, **extra: object) -> dict:
         return {"action": action, "label": self.ref.label, "spec": self.ref.spec, "origin": self.ref.origin,
                 "target": self.ref.target, "args": self.args, "view": str(self.folder / "view"),
                 "workdir": str(self.workdir), "state": str(self.folder / "agent"), "start_model": self.start_model,
                 "seed": self.seed, "reward_rule": self.reward_rule, "judge_workers": self.judge_workers,
                 "sandbox_urls": self.sandbox_urls, "backend_options": self.backend_options,
-                "fence": self.fence().to_json(), "layer": isolation.isolation_layer(), **extra}
+                "fence": fence.to_json(), "layer": layer, "report_fd": report_fd, **extra}
+
+
+def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path, **extra: object) -> tuple[subprocess.Popen,
+                                                                                                   isolation.Reports]:
+    """Starts the method's fenced process (`python -m sebench.methods.child JOB`) and the reader of its
+    reports; the job file is written first."""
+    layer = isolation.isolation_layer()
+    fence = job.fence(tmp, agent=action == "agent")
+    reports = isolation.Reports()
+    write_json(job_file, job.child_job(action, layer, fence, reports.write_fd, **extra))
+    cwd = tmp if action == "agent" else job.workdir
+    argv = isolation.command(fence, [sys.executable, "-m", "sebench.methods.child", str(job_file)], layer, cwd)
+    streams = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True} if action == "agent" else {}
+    process = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,), **streams)
+    reports.started()
+    return process, reports
 
 
 def run_method(job: MethodJob) -> dict:
     """Runs the method in its fenced process and returns its record (also written to FOLDER/method.json);
-    a method that fails, or returns nothing usable, raises SebenchError with one line, after the record."""
+    a method that fails, returns nothing usable, or changed its view raises SebenchError with one line,
+    after the record."""
     job.workdir.mkdir(parents=True, exist_ok=True)
-    for name in (RESULT_FILE, ERROR_FILE, COST_FILE, USAGE_FILE, isolation.ATTEMPTS_FILE):
+    for name in (RESULT_FILE, COST_FILE, USAGE_FILE):
         (job.workdir / name).unlink(missing_ok=True)
     view_hash = write_view(job.data, job.folder / "view", job.seed, answers=job.answers, with_mapping=job.with_mapping,
                            docs_only=job.docs_only)
-    job_file = job.workdir / "job.json"
-    write_json(job_file, job.child_job("train"))
+    tmp = Path(tempfile.mkdtemp(prefix="sebench-method-"))
     started = time.time()
-    code = subprocess.run(isolation.command(job.fence(), [sys.executable, "-m", "sebench.methods.child", str(job_file)]),
-                          env=child_env()).returncode
-    record = _record(job, view_hash, round(time.time() - started, 1))
+    try:
+        process, reports = start_child(job, "train", tmp, job.workdir / "job.json")
+        code = process.wait()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), tmp)
     usage = _read(job.workdir / USAGE_FILE) or {}
     add_thread_usage(usage.get("threads"))  # the stage's record counts the child's threads and memory
     note_child_peak(usage.get("peak_rss_mb") or 0.0)
     write_json(job.folder / METHOD_FILE, record)
+    if "error" not in record and tree_sha256(job.folder / "view") != view_hash:
+        record["error"] = f"it changed its training view ({job.folder / 'view'})"
+        write_json(job.folder / METHOD_FILE, record)
     if code != 0 or "error" in record:
         why = record.get("error") or f"its process exited with code {code}"
         raise SebenchError(why if job.ref.origin == "built-in" else f"method {job.ref.label} ({job.ref.spec}) failed: {why}")
     return record
 
 
-def _record(job: MethodJob, view_hash: str, seconds: float) -> dict:
+def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], tmp: Path) -> dict:
     work = job.workdir
     result = _read(work / RESULT_FILE)
     cost = _read(work / COST_FILE) or {}
+    refused = [r for r in reports if "error" not in r]
+    layer = isolation.isolation_layer()
+    fence = job.fence(tmp)
     record = {
         "label": job.ref.label, "spec": job.ref.spec, "origin": job.ref.origin, "args": job.args,
         "source_sha256": job.ref.source_sha256(), "versions": versions(), "view_sha256": view_hash,
-        "isolation": isolation.isolation_layer(), "reads_mapping": job.with_mapping, "docs_only": job.docs_only,
+        "isolation": layer, "landlock_abi": isolation.landlock_abi(layer),
+        "allowed": {"read": [str(p) for p in fence.read], "write": [str(p) for p in fence.write if p != tmp],
+                    "hidden": [str(p) for p in fence.hidden]},
+        "asked": [str(p) for p in job.asked], "network": job.network, "service_ports": list(fence.ports),
+        "reads_mapping": job.with_mapping, "docs_only": job.docs_only,
         "returns": result.get("kind") if result else None, "result": result,
         "eligible": bool(result) and not result.get("docs_at_test_time") and result.get("eligible", True),
         "verified": not result or result.get("kind") != "endpoint",
         "cost": {"wall_seconds": seconds, "judge_calls": cost.get("judge_calls", 0),
                  "tokens_sampled": cost.get("tokens_sampled", 0), "tokens_trained": cost.get("tokens_trained", 0)},
-        "refused_reads": isolation.read_attempts(work),
+        "refused": refused,
+        "refused_reads": [r for r in refused if r.get("access") == "read"],
     }
-    if (work / ERROR_FILE).is_file():
-        record["error"] = (work / ERROR_FILE).read_text(encoding="utf-8").strip()
+    errors = [r["error"] for r in reports if "error" in r]
+    outside = _checkpoint_outside(job, result)
+    if errors or outside:
+        record["error"] = errors[0] if errors else outside
     return record
+
+
+def _checkpoint_outside(job: MethodJob, result: dict | None) -> str | None:
+    """Why a returned checkpoint may not be evaluated: it lies outside the method's folder and is not the
+    start model or a path the method was given to read; else None."""
+    if not result or result.get("kind") != "checkpoint":
+        return None
+    path = Path(os.path.realpath(result["path"]))
+    allowed = [job.folder, Path(job.start_model), *fence_paths.model_paths(job.start_model), *job.readable, *job.asked]
+    if any(path == Path(os.path.realpath(a)) or Path(os.path.realpath(a)) in path.parents for a in allowed):
+        return None
+    return f"it returned a checkpoint outside its folder ({path})"
 
 
 def _read(path: Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def child_env() -> dict:
-    """The study's environment, with sebench importable in the child however the study was started."""
+def child_env(tmp: Path, job: MethodJob) -> dict:
+    """The study's environment, with sebench importable in the child however the study was started, and
+    home, temporary and cache folders in `tmp` (the hub cache stays readable where it is)."""
     import sebench
 
     env = dict(os.environ)
     src = str(Path(sebench.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    env.update(HOME=str(tmp), TMPDIR=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"), MPLCONFIGDIR=str(tmp / "mpl"),
+               HF_DATASETS_CACHE=str(tmp / "datasets"), PYTHONDONTWRITEBYTECODE="1",
+               TORCHINDUCTOR_CACHE_DIR=str(tmp / "torchinductor"), TRITON_CACHE_DIR=str(tmp / "triton"))
+    if job.ref.origin != "built-in":
+        env["SEBENCH_CACHE_DIR"] = str(tmp / "sebench")
+    else:
+        env["SEBENCH_CACHE_DIR"] = str(fence_paths.selfplay_cache().parent)
+    for hub in fence_paths.hub_cache():
+        env["HF_HUB_CACHE"] = str(hub)
+    if not job.network:
+        env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     return env

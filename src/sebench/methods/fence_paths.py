@@ -1,0 +1,97 @@
+"""The paths a method's fence allows: the system, Python, the method's source, the model hub's cache, and
+the secrets hidden beneath a path the user opens for it."""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sebench.files import cache_root
+from sebench.methods.isolation import SYSTEM_READ
+
+SECRET_NAMES = ("test", "private", "evals")  # datasets/test, private/ (the mapping), a run's evals/
+SECRET_DEPTH = 5  # how deep beneath a user-named path secrets are looked for
+
+
+def system() -> list[Path]:
+    return [Path(p) for p in SYSTEM_READ]
+
+
+def _holds(folder: Path, paths: tuple[Path, ...]) -> bool:
+    """Whether `folder` is one of `paths` or lies above one (a folder that holds the study)."""
+    real = Path(os.path.realpath(folder))
+    return any(real == p or real in p.parents for p in map(lambda q: Path(os.path.realpath(q)), paths))
+
+
+def python(hidden: tuple[Path, ...]) -> list[Path]:
+    """The interpreter, its standard library and site-packages, sebench's source and the import path,
+    except a folder that holds a hidden path (the current folder with the user's runs, say)."""
+    import sebench
+
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+               *site.getsitepackages(), site.getusersitepackages(),
+               str(Path(sebench.__file__).resolve().parents[1]), *sys.path}
+    cwd = Path.cwd()
+    return sorted(Path(f) for f in folders if f and os.path.exists(f) and not _holds(Path(f), (*hidden, cwd)))
+
+
+def method_source(source: Path | None, hidden: tuple[Path, ...]) -> list[Path]:
+    """A method's folder (its helper modules beside it), or its file alone where the folder holds the study."""
+    if source is None:
+        return []
+    if _holds(source.parent, (*hidden, Path.cwd())):
+        return [source, source.parent / "__pycache__"]  # where Python looks for its compiled form
+    return [source.parent]
+
+
+def model_paths(spec: str) -> list[Path]:
+    """The local folder or file a model spec names ("hf:FOLDER", "FOLDER", a GGUF file), if any."""
+    path = Path(spec.removeprefix("hf:"))
+    return [path] if path.exists() else []
+
+
+def hub_cache() -> list[Path]:
+    """The Hugging Face hub's model cache, where it exists (read only; never a datasets cache)."""
+    env = os.environ
+    hub = env.get("HF_HUB_CACHE") or os.path.join(
+        env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "huggingface"),
+        "hub")
+    return [Path(hub)] if os.path.isdir(hub) else []
+
+
+def selfplay_cache() -> Path:
+    """Self-play's first-round cache (sebench.train), written by the built-in self-play regimes."""
+    folder = cache_root() / "selfplay"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def secrets_beneath(paths: tuple[Path, ...]) -> list[Path]:
+    """Test splits, mappings and evaluations found beneath folders the user named for a method to read
+    (`datasets/test`, `private`, `evals`, a few levels down): they stay hidden there too."""
+    found: list[Path] = []
+    for root in paths:
+        if not os.path.isdir(root):
+            continue
+        base = len(Path(root).parts)
+        for folder, subfolders, _ in os.walk(root):
+            here = Path(folder)
+            for name in list(subfolders):
+                if name in SECRET_NAMES and (name != "test" or here.name == "datasets"):
+                    found.append(here / name)
+                    subfolders.remove(name)
+            if len(here.parts) - base >= SECRET_DEPTH:
+                subfolders.clear()
+    return found
+
+
+def port_of(url: str) -> int | None:
+    """The TCP port a service URL names (its scheme's default where it names none)."""
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        return parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
