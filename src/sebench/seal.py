@@ -77,8 +77,12 @@ def changes(root: Path, stage: str, files: dict[str, str], outputs: list[str]) -
     return f"{_path(root, added[0])} appeared after stage '{stage}' finished" if added else None
 
 
-def _refuse(root: Path, why: str) -> SebenchError:
-    return SebenchError(f"run {root} was changed outside its stages: {why}; its results cannot be trusted "
+class Tampered(SebenchError):
+    """A file a finished stage wrote or trusted changed: the study stops (no regime goes on without it)."""
+
+
+def _refuse(root: Path, why: str) -> Tampered:
+    return Tampered(f"run {root} was changed outside its stages: {why}; its results cannot be trusted "
                         "(redo the stage with --overwrite, or start a new run)")
 
 

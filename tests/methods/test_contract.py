@@ -33,7 +33,10 @@ def tiny_model(tmp_path_factory):
 
 @pytest.fixture()
 def entry_point(tmp_path, monkeypatch):
-    """An installed method (entry point `echo-start` of group sebench.methods) in a folder on the path."""
+    """An installed method (entry point `echo-start` of group sebench.methods) in a folder on the path (not one
+    that holds the run: a method's process may not read that)."""
+    tmp_path = tmp_path / "site"
+    tmp_path.mkdir()
     (tmp_path / "my_methods.py").write_text(textwrap.dedent("""
         from pathlib import Path
         from sebench.methods import Checkpoint
@@ -219,14 +222,20 @@ def test_the_memory_agent_asks_what_the_memory_mode_asks(built_instance, tmp_pat
     assert any(m[-1]["content"] != closed.messages(t)[-1]["content"] for m, t in zip(expected, tests))  # it recalls
 
 
-def test_an_exception_that_holds_a_hidden_folder_does_not_uncover_it(tmp_path):
+def test_a_readable_folder_that_holds_the_run_is_carved_around_it(tmp_path):
     from sebench.methods.isolation import Fence
 
     run = tmp_path / "run"
-    fence = Fence(hidden=(run,), readable=(tmp_path, run / "train" / "start"), writable=(run / "train" / "me",))
-    assert fence.blocks(run / "evals" / "x") and fence.blocks(run)
-    assert not fence.blocks(run / "train" / "start" / "config.json") and not fence.blocks(run / "train" / "me" / "f")
-    assert not fence.blocks(tmp_path / "elsewhere")
+    (run / "train" / "start").mkdir(parents=True)
+    (run / "evals").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    fence = Fence(read=(tmp_path, run / "train" / "start"), write=(run / "train" / "me",), hidden=(run,))
+    assert not fence.may_read(run / "evals" / "x") and not fence.may_read(run)
+    assert fence.may_read(run / "train" / "start" / "config.json") and fence.may_read(run / "train" / "me" / "f")
+    assert fence.may_read(tmp_path / "elsewhere") and not fence.may_write(tmp_path / "elsewhere")
+    assert fence.may_write(run / "train" / "me" / "f") and not fence.may_write(run / "train" / "start" / "x")
+    assert run not in fence.read_roots() and tmp_path not in fence.read_roots()  # carved around the run
+    assert fence.read_roots() == sorted({run / "train" / "start"} | {p for p in tmp_path.iterdir() if p != run})
 
 
 def test_a_grpo_regimes_cost_counts_its_samples_and_their_completion_tokens(tmp_path):

@@ -40,9 +40,12 @@ def subset(tmp_path_factory, built_instance):
 
 
 def _job(subset, tiny_model: Path, folder: Path, spec: str, args: dict) -> MethodJob:
+    """The method's job; a teacher read from a file is named for its process to read (methods.LABEL.read)."""
     data, docs_only = subset
+    teacher = str(args.get("teacher", "")).partition("file=")[2]
     return MethodJob(ref=resolve(spec), args={**TINY, **args}, data=data, folder=folder, start_model=str(tiny_model),
-                     seed=0, hidden=(data / "datasets" / "test", data / "private"), docs_only=docs_only)
+                     seed=0, hidden=(data / "datasets" / "test", data / "private"), docs_only=docs_only,
+                     asked=(Path(teacher),) if teacher else ())
 
 
 def _weights(folder: Path) -> bytes:

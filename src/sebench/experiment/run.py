@@ -27,6 +27,7 @@ from sebench.experiment.config import RunConfig
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
 from sebench.methods import is_method_spec
 from sebench.provenance import versions
+from sebench.seal import Tampered
 from sebench.train import comparable_settings
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,8 @@ class Study:
                         checkpoints[regime] = self.train(regime, checkpoints)
                         targets = [(self._trained_spec(checkpoints[regime]), m) for m in self.cfg.trained_modes]
                     self.not_trained.pop(label, None)
+                except Tampered:
+                    raise
                 except SebenchError as exc:  # e.g. a served model with no weights: the other regimes still run
                     log.error("regime %s was not trained: %s", label, exc)
                     self.not_trained[label] = str(exc)

@@ -173,7 +173,7 @@ def command(fence: Fence, argv: list[str], layer: str, cwd: Path) -> list[str]:
     for path in (*fence.read, *fence.write):  # /lib64 -> usr/lib64 and the like, as the system has them
         if path.is_symlink():
             wrap += ["--symlink", os.readlink(path), str(path)]
-    return [*wrap, "--chdir", str(cwd), "--", *argv]
+    return [*wrap, "--remount-ro", "/", "--chdir", str(cwd), "--", *argv]
 
 
 def _outermost(paths: list[Path]) -> list[Path]:
