@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,30 @@ def test_landlock_alone_refuses_what_the_audit_hook_would_not_see(tmp_path):
     assert done.stdout.startswith("a|"), done.stderr
     assert "s" not in done.stdout.split("|")[1] and ("PermissionError" in done.stderr or "False" in done.stdout)
     assert landlock.abi() >= 1
+
+
+@pytest.mark.skipif(not KERNEL_LAYERS, reason="neither bubblewrap nor Landlock on this machine")
+@pytest.mark.parametrize("kernel_layer", KERNEL_LAYERS)
+def test_with_the_network_off_only_the_studys_own_services_are_reachable(layout, monkeypatch, kernel_layer):
+    """A remote judge's port stays reachable (Landlock's TCP rules, ABI 4+); any other local server does not."""
+    from sebench.methods import landlock
+
+    if landlock.abi() < 4:
+        pytest.skip("this kernel's Landlock has no TCP rules")
+    monkeypatch.setenv("SEBENCH_ISOLATION", kernel_layer)
+    servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+               for _ in range(2)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    service, other = (s.server_address[1] for s in servers)
+    try:
+        peek = replace(job(layout, "peek", targets=[], port=service), sandbox_urls=[f"http://127.0.0.1:{service}"])
+        record = run_method(peek)
+        assert got(peek)["network"] == {"python": True, "subprocess": True}
+        assert record["service_ports"] == [service] and record["network"] is False
+        peek = replace(job(layout, "peek", targets=[], port=other), sandbox_urls=[f"http://127.0.0.1:{service}"])
+        run_method(peek)
+        assert got(peek)["network"] == {"python": False, "subprocess": False}
+    finally:
+        for server in servers:
+            server.shutdown()

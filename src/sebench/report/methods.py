@@ -2,11 +2,13 @@
 
     {"label": str, "spec": str, "origin": "built-in" | "entry point" | "file", "args": {...},
      "returns": "checkpoint" | "endpoint" | "agent", "eligible": bool, "verified": bool,
-     "cost": {"wall_seconds": float, "judge_calls": int, "tokens_sampled": int, "tokens_trained": int}}
+     "cost": {"wall_seconds": float, "judge_calls": int, "tokens_sampled": int, "tokens_trained": int},
+     "isolation": "bwrap" | "landlock" | "audit-hook", "network": bool, "refused": [{...}, ...]}
 
 The report reads it (never writes it): the row of `label` names its origin and is marked when the method is
-not eligible (it sees the documentation at test time) or unverified (a served endpoint, whose weights the
-run cannot check); the cost section lists what each method spent.
+not eligible (it sees the documentation at test time), unverified (a served endpoint, whose weights the
+run cannot check), used the network, ran where only the audit hook held, or was refused an access; the
+cost section lists what each method spent.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ METHOD_FILE = "method.json"
 COST_FIELDS = (("wall_seconds", "wall s"), ("judge_calls", "judge calls"), ("tokens_sampled", "tokens sampled"),
                ("tokens_trained", "tokens trained"))
 TYPES: dict[str, type] = {"label": str, "spec": str, "origin": str, "args": dict, "returns": str, "eligible": bool,
-                          "verified": bool, "cost": dict}
+                          "verified": bool, "cost": dict, "isolation": str, "network": bool, "refused": list}
 NOT_ELIGIBLE = "not eligible: sees the docs at test time"
 UNVERIFIED = "unverified: served endpoint"
+NETWORK = "used the network"
+AUDIT_HOOK_ONLY = "isolation: Python's audit hook only"
 
 
 def read_methods(root: Path) -> dict[str, dict]:
@@ -48,9 +52,13 @@ def _read(path: Path) -> dict:
 
 
 def notes(method: dict) -> list[str]:
-    """The marks of a method's row: not eligible, unverified (absent fields count as true)."""
+    """The marks of a method's row: not eligible, unverified (absent fields count as true), network,
+    a weak isolation layer, refused accesses."""
+    refused = len(method.get("refused") or [])
     return ([NOT_ELIGIBLE] if method.get("eligible") is False else []) + (
-        [UNVERIFIED] if method.get("verified") is False else [])
+        [UNVERIFIED] if method.get("verified") is False else []) + ([NETWORK] if method.get("network") else []) + (
+        [AUDIT_HOOK_ONLY] if method.get("isolation") == "audit-hook" else []) + (
+        [f"{refused} refused access{'es' if refused > 1 else ''}"] if refused else [])
 
 
 def _number(value: float | int | None) -> str:
