@@ -2,24 +2,27 @@
 
 Both sides run the same method on the same instance: in this process (the contract's call without a fence,
 torch and transformers already imported, as they are in a study that has evaluated a model), and through
-`run_method` (the training view written, a child process started under the
-machine's isolation layer, the result read back). The difference is the fixed cost each trained regime pays;
-the ratio to `make demo`'s wall time says whether it shows there.
+`run_method` (the training view written, a child process started under each isolation layer the machine has,
+the result read back). The difference is the fixed cost each trained regime pays; the ratio to `make demo`'s
+wall time says whether it shows there. It also times the tamper check the study makes before each
+evaluation (sebench.seal) on a run whose finished stages hold a checkpoint-sized file.
 
-    python bench/method_overhead.py [--rounds 5] [--demo-seconds 360]
+    python bench/method_overhead.py [--rounds 5] [--demo-seconds 360] [--checkpoint-mb 540]
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from sebench.builder import build_instance
-from sebench.methods import Cost, MethodJob, isolation_layer, resolve, run_method
+from sebench.experiment.state import StageBook
+from sebench.methods import Cost, MethodJob, available_layers, resolve, run_method
 from sebench.tasks import TaskSizes
 
 
@@ -27,6 +30,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--demo-seconds", type=float, default=360.0, help="make demo's wall time to compare with")
+    parser.add_argument("--checkpoint-mb", type=int, default=540, help="the sealed checkpoint's size (SmolLM2-135M "
+                        "in float32: 540 MB)")
     args = parser.parse_args()
     logging.getLogger("sebench").setLevel(logging.WARNING)
     root = Path(tempfile.mkdtemp())
@@ -34,21 +39,51 @@ def main() -> None:
     (root / "heavy.py").write_text(HEAVY)
     ref = resolve(f"{root}/heavy.py:heavy")
     import transformers  # noqa: F401 - the study's process has it loaded already
-    inline, fenced = [], []
+    inline = []
     for i in range(args.rounds):
         started = time.perf_counter()
         ref.load()(_bare_context(instance, root / f"inline-{i}"))
         inline.append(time.perf_counter() - started)
-        job = MethodJob(ref=ref, args={}, data=instance, folder=root / "run" / "train" / f"heavy-{i}",
-                        start_model="fake:", seed=0, hidden=(root / "run" / "evals",))
+    print(f"in process: median {statistics.median(inline) * 1000:.1f} ms over {args.rounds} rounds")
+    for layer in available_layers():
+        os.environ["SEBENCH_ISOLATION"] = layer
+        fenced = []
+        for i in range(args.rounds):
+            job = MethodJob(ref=ref, args={}, data=instance, folder=root / "run" / "train" / f"heavy-{layer}-{i}",
+                            start_model="fake:", seed=0, hidden=(root / "run",))
+            started = time.perf_counter()
+            run_method(job)
+            fenced.append(time.perf_counter() - started)
+        extra = statistics.median(fenced) - statistics.median(inline)
+        print(f"{layer}: fenced median {statistics.median(fenced):.2f} s (min {min(fenced):.2f}, max {max(fenced):.2f}); "
+              f"added per trained regime: {extra:.2f} s = {extra / args.demo_seconds:.2%} of a "
+              f"{args.demo_seconds:.0f} s demo")
+    _seal_check(root / "sealed", args.checkpoint_mb, args.demo_seconds)
+
+
+def _seal_check(run: Path, megabytes: int, demo_seconds: float) -> None:
+    """The study's tamper check (stat each sealed file, hash none that did not change) after a stage that
+    wrote a checkpoint; make demo makes about 8 such checks."""
+    book = StageBook(run)
+
+    def write() -> None:
+        (run / "train").mkdir(parents=True)
+        with (run / "train" / "model.safetensors").open("wb") as out:
+            for _ in range(megabytes):
+                out.write(os.urandom(1 << 20))
+
+    started = time.perf_counter()
+    book.run("train:x", {}, [run / "train"], write)
+    sealing = time.perf_counter() - started
+    checks = []
+    for _ in range(20):
         started = time.perf_counter()
-        run_method(job)
-        fenced.append(time.perf_counter() - started)
-    extra = statistics.median(fenced) - statistics.median(inline)
-    print(f"isolation layer: {isolation_layer()}")
-    print(f"in process: median {statistics.median(inline) * 1000:.1f} ms; fenced: median "
-          f"{statistics.median(fenced):.2f} s (min {min(fenced):.2f}, max {max(fenced):.2f}) over {args.rounds} rounds")
-    print(f"added per trained regime: {extra:.2f} s = {extra / args.demo_seconds:.2%} of a {args.demo_seconds:.0f} s demo")
+        book.check()
+        checks.append(time.perf_counter() - started)
+    check = statistics.median(checks)
+    print(f"tamper check with a {megabytes} MB checkpoint sealed: median {check * 1000:.2f} ms; 8 checks = "
+          f"{8 * check / demo_seconds:.4%} of a {demo_seconds:.0f} s demo (writing and sealing it: {sealing:.2f} s, "
+          "the hash a stage record held before too)")
 
 
 HEAVY = """

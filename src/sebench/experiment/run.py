@@ -532,6 +532,7 @@ class Study:
             "total_seconds": round(sum(r.get("seconds", 0.0) for r in records), 1),
             "peak_rss_mb": max((r.get("peak_rss_mb") or 0.0 for r in records), default=0.0),
             "not_trained": self.not_trained,
+            "isolation": _isolation_record(),
             # known once the studied functions are; until then, as the run's last manifest says
             "docs_only": self.docs_only if self.data is not None else previous.get("docs_only", []),
             "data_hashes": _data_hashes(data),
@@ -542,6 +543,14 @@ class Study:
 
 
 TRUSTED_IN_INSTANCE = ("manifest.json", "package", "datasets", "private")  # of an instance given with --instance
+
+
+def _isolation_record() -> dict:
+    """The layer that keeps methods' processes to their allow-list here (docs/methods.md)."""
+    from sebench.methods import isolation_layer, landlock_abi
+
+    layer = isolation_layer()
+    return {"layer": layer, "landlock_abi": landlock_abi(layer)}
 
 
 def _rel(root: Path, path: Path) -> str:
