@@ -259,3 +259,18 @@ def test_with_the_network_off_only_the_studys_own_services_are_reachable(layout,
     finally:
         for server in servers:
             server.shutdown()
+
+
+def test_gpu_devices_and_shared_memory_are_passed_through_where_the_machine_has_them(monkeypatch, tmp_path):
+    """On a GPU machine the method's process needs the device files (read, write, ioctl) and /dev/shm."""
+    from sebench.methods import isolation
+
+    devices = [Path("/dev/nvidia0"), Path("/dev/nvidiactl")]
+    monkeypatch.setattr(isolation, "gpu_devices", lambda: devices)
+    fence = isolation.Fence(read=(Path("/usr"),), write=(tmp_path,))
+    argv = isolation.command(fence, ["true"], "bwrap", tmp_path)
+    for device in devices:
+        at = argv.index(str(device))
+        assert argv[at - 1] == "--dev-bind" and argv[at + 1] == str(device) and at > argv.index("--dev")
+    assert fence.may_write("/dev/nvidia0") and not fence.may_write("/dev/sda")
+    assert isolation.command(fence, ["true"], "landlock", tmp_path) == ["true"]

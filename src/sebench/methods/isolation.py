@@ -48,6 +48,17 @@ FORCE_ENV = "SEBENCH_ISOLATION"
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/sys",
                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # written to by ordinary programs
+GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*", "/dev/kfd")  # NVIDIA's and AMD's, where present
+
+
+def gpu_devices() -> list[Path]:
+    """The GPU device files this machine has: a method's process reads, writes and controls them."""
+    return sorted({p for pattern in GPU_DEVICES for p in Path("/").glob(pattern.lstrip("/")) if not p.is_dir()})
+
+
+def shared_memory() -> list[Path]:
+    """/dev/shm where GPUs are present: NCCL and torch's processes share memory there."""
+    return [Path("/dev/shm")] if gpu_devices() and os.path.isdir("/dev/shm") else []
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
@@ -82,7 +93,8 @@ class Fence:
 
     def may_write(self, path: str | os.PathLike) -> bool:
         real = _real(path)
-        return str(real) in DEVICES or any(_within(real, w) for w in self._resolved[1])
+        return (str(real) in DEVICES or real in gpu_devices() or any(_within(real, w) for w in self._resolved[1])
+                or any(_within(real, m) for m in shared_memory()))
 
     def read_roots(self) -> list[Path]:
         """The readable paths as a layer applies them: each one that holds a hidden path is replaced by
@@ -170,6 +182,8 @@ def command(fence: Fence, argv: list[str], layer: str, cwd: Path) -> list[str]:
     for path, how in sorted(mounts, key=lambda m: len(m[0].parts)):  # a folder before what lies inside it
         if path.exists():
             wrap += [how, str(path), str(path)]
+    for device in gpu_devices():
+        wrap += ["--dev-bind", str(device), str(device)]
     for path in (*fence.read, *fence.write):  # /lib64 -> usr/lib64 and the like, as the system has them
         if path.is_symlink():
             wrap += ["--symlink", os.readlink(path), str(path)]
@@ -188,8 +202,8 @@ def enter(fence: Fence, layer: str, report_fd: int | None) -> None:
     """Called first thing in the child: Landlock (its layer; with bubblewrap, the network rule alone), then
     the audit hook, which reports each refused access as a JSON line on `report_fd`."""
     if layer == "landlock":
-        landlock.restrict(fence.read_roots(), fence.write_roots(), DEVICES,
-                          None if fence.network else fence.ports)
+        landlock.restrict(fence.read_roots(), [*fence.write_roots(), *shared_memory()],
+                          [*map(Path, DEVICES), *gpu_devices()], None if fence.network else fence.ports)
     elif layer == "bwrap" and fence.ports and not fence.network and landlock.abi() >= 4:
         landlock.restrict_network(fence.ports)
     sys.addaudithook(_Hook(fence, report_fd))

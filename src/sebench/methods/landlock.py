@@ -56,8 +56,8 @@ def handled_fs(version: int) -> int:
 
 def restrict(read: Iterable[Path], write: Iterable[Path], devices: Iterable[Path] = (),
              ports: Iterable[int] | None = ()) -> int:
-    """Allows reading beneath `read`, everything beneath `write`, reading and writing the device files
-    `devices`, and TCP connections to `ports` only (None: TCP is not restricted); everything else handled
+    """Allows reading beneath `read`, everything beneath `write`, reading, writing and controlling (ioctl) the
+    device files `devices`, and TCP connections to `ports` only (None: TCP is not restricted); everything else handled
     is refused from now on. Returns the ABI used; raises OSError where Landlock could not be applied."""
     version = abi()
     if version < 1:
@@ -69,7 +69,7 @@ def restrict(read: Iterable[Path], write: Iterable[Path], devices: Iterable[Path
         for path in read:
             _add_path(libc, ruleset, path, READ & fs)
         for path in devices:
-            _add_path(libc, ruleset, path, (READ_FILE | WRITE_FILE | TRUNCATE) & fs)
+            _add_path(libc, ruleset, path, (READ_FILE | WRITE_FILE | TRUNCATE | IOCTL_DEV) & fs)
         for path in write:
             _add_path(libc, ruleset, path, fs)
         _add_ports(libc, ruleset, ports if net else ())
