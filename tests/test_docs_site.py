@@ -190,3 +190,19 @@ def test_records_are_kept_in_the_archive_only():
         assert placed[record][0] == "Archive", f"{record} is under {placed[record]}"
     archived = {page for page, path in placed.items() if path[0] == "Archive"}
     assert archived - set(records) == {"archive/index.md", "archive/performance.md"}
+
+
+# how a page speaks of sebench's own development rather than to its user: a commit named as the code of a
+# run, the machine the measurements were made on, tries that were abandoned, settings "of the day"
+HISTORY = re.compile(r"\b(?:code\s+of|commit|sebench\s+at|at)\s+(?=[a-f]*\d)[0-9a-f]{7,40}\b|\b(?=[a-f]*\d)[0-9a-f]{7}\b(?= \|)"
+                     r"|measuring machine|project's (?:\d-core )?(?:CPU )?machine|\bfirst try\b|of the day\b", re.I)
+
+
+def test_user_pages_speak_to_users():
+    """The pages of the navigation outside the Archive and the changelog, and the README, tell no history."""
+    docs = ROOT / "docs"
+    pages = [docs / page for path, page in _nav_pages(mkdocs_config()["nav"]) if path[0] not in ("Archive", "Changelog")]
+    found = [f"{page.relative_to(ROOT)}: {m.group(0)!r}" for page in [ROOT / "README.md", *pages]
+             for m in HISTORY.finditer(page.read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
+    assert HISTORY.search("(code of 4253208, 37 min)") and HISTORY.search("| 2026-11-26 | 2b1acc6 | idle |")
