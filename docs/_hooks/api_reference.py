@@ -32,18 +32,14 @@ def front_door(package: Path) -> tuple[str | None, dict[str, list[str]]]:
 
 
 # One exported name: its own heading (h3, the short name, in the table of contents), its signature (a class's
-# with its `__init__` merged in, so a dataclass shows its fields and defaults) and its docstring; its
-# documented members below it at h4 (undocumented attributes such as a dataclass's fields are in the
-# signature already, so they get no heading of their own).
+# with its `__init__` merged in, so a dataclass shows its fields and defaults: mkdocs.yml's handler options)
+# and its docstring; its documented members below it at h4.
 NAME_OPTIONS = """    options:
       heading_level: 3
       show_root_heading: true
       show_root_toc_entry: true
       show_root_full_path: false
       show_signature: true
-      merge_init_into_class: true
-      show_if_no_docstring: false
-      show_labels: false
 """
 
 
