@@ -130,6 +130,19 @@ def test_the_readme_table_states_the_source_s_times():
         assert times[preset] in row[-1], f"README's {preset}: '{row[-1]}', presets.md: '{times[preset]}'"
 
 
+def test_sebench_run_s_help_states_the_table_s_times():
+    """`sebench run --help` names every preset, each with the table's time: "quick (...: about 6 min)"."""
+    from sebench.cli import build_parser
+
+    subcommands = next(action for action in build_parser()._actions if action.choices and "run" in action.choices)
+    description = " ".join(subcommands.choices["run"].description.split())
+    for preset, time in source().items():
+        said = re.search(rf"(?<![\w-]){re.escape(preset)} \(((?:[^()]|\([^()]*\))*)\)", description)
+        assert said, f"sebench run --help does not describe {preset}"
+        assert _times(said.group(1))[:1] == _times(time)[:1] and ("--plan" in time) == ("--plan" in said.group(1)), \
+            f"sebench run --help: {preset} ({said.group(1)}); docs/presets.md: {time}"
+
+
 def test_a_wrong_time_is_found(tmp_path):
     """The check reads prose across lines, table rows and code comments."""
     page = tmp_path / "page.md"
