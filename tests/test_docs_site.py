@@ -2,7 +2,8 @@
 
 The API page must give every name a stage exports (its `__all__`) a heading with the name, and each class
 and function its signature and docstring, with members only under their class; the header must link the
-repository CITATION.cff names; wide tables scroll in their frame; record pages stay out of the navigation.
+repository CITATION.cff names; wide tables scroll in their frame; record pages stay out of the navigation,
+and the pages left in it speak to users, not of how sebench was made.
 """
 
 from __future__ import annotations
