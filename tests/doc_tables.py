@@ -1,7 +1,7 @@
 """The documentation's markdown tables as tests read them (the tables that document code are checked against it).
 
 The tables live in the docs pages that explain them: the gpu preset's recipe and the original's training in
-docs/gpu.md, the regimes in docs/training.md.
+docs/gpu.md, the regimes and presets in docs/training.md, each preset's time in docs/presets.md.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GPU_PAGE = ROOT / "docs" / "gpu.md"
 TRAINING_PAGE = ROOT / "docs" / "training.md"
+PRESETS_PAGE = ROOT / "docs" / "presets.md"
+README = ROOT / "README.md"
 
 
 def doc_table(page: Path, first_header: str) -> list[list[str]]:

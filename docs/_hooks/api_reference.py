@@ -31,6 +31,29 @@ def front_door(package: Path) -> tuple[str | None, dict[str, list[str]]]:
     return ast.get_docstring(tree), homes
 
 
+# One exported name: its own heading (h3, the short name, in the table of contents), its signature (a class's
+# with its `__init__` merged in, so a dataclass shows its fields and defaults: mkdocs.yml's handler options)
+# and its docstring; its documented members below it at h4.
+NAME_OPTIONS = """    options:
+      heading_level: 3
+      show_root_heading: true
+      show_root_toc_entry: true
+      show_root_full_path: false
+      show_signature: true
+"""
+
+
+def identifier(stage: str, module: str, name: str) -> str:
+    """Where `name`, exported by `sebench.<stage>`, is defined: the mkdocstrings identifier and the heading's id."""
+    return f"sebench.{stage}.{module}.{name}"
+
+
+def exported() -> list[tuple[str, str, str]]:
+    """Every (stage, module, name) that a stage's front door exports, in the page's order."""
+    return [(stage, module, name) for stage in stages() for module, names in front_door(SRC / stage)[1].items()
+            for name in sorted(names)]
+
+
 def stages() -> list[str]:
     found = sorted(p.name for p in SRC.iterdir() if (p / "__init__.py").is_file() and front_door(p)[1])
     return [s for s in ORDER if s in found] + [s for s in found if s not in ORDER]
@@ -44,8 +67,7 @@ def reference() -> str:
                      "      show_root_heading: false\n      show_root_toc_entry: false\n")
         for module, names in homes.items():
             for name in sorted(names):
-                parts.append(f"::: sebench.{stage}.{module}.{name}\n    options:\n      heading_level: 3\n"
-                             f"      show_root_full_path: false\n")
+                parts.append(f"::: {identifier(stage, module, name)}\n{NAME_OPTIONS}")
     return "\n".join(parts)
 
 

@@ -33,11 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "open-book, ...), trains the chosen regimes, evaluates each trained model, judges everything and writes "
         "RUN_DIR/report/. Each stage "
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
-        "and resumes unfinished ones. Presets: quick (the embedded model on a CPU, closed-book only: 6 min measured "
-        "on 2 cores), cpu (the paper's four headline regimes from a warmed-up base, 24 functions: about 4.5 h on 2 "
-        "cores), paper-mini (every regime, 8 functions), gpu (full sizes with the paper's hyperparameters, under "
-        "sebench's protocol unless --protocol original), lifelong (libraries learned one after another: retention "
-        "and interference). Besides the regimes, --regimes takes the variants a preset defines ("
+        "and resumes unfinished ones. Presets (times on 2 CPU cores: docs/presets.md): quick (the embedded model, "
+        "closed-book only: about 6 min), cpu (the paper's four headline regimes from a warmed-up base, 24 functions: "
+        "about 4.5 h), paper-mini (every regime, 8 functions: 2-3 h a seed), inject (learning from the docs alone, "
+        "8 functions: about 1-1.3 h a seed), lifelong (libraries learned one after another, retention and "
+        "interference: about 1.7 h a seed), gpu (full sizes with the paper's hyperparameters, under sebench's "
+        "protocol unless --protocol original; --plan says how many hours). Besides the regimes, --regimes takes the variants a preset defines ("
         + "; ".join(f"{label}: a {variant['regime']} variant, in {', '.join(presets)}"
                     for label, (variant, presets) in _variants(PRESETS).items())
         + ") and methods (`sebench methods`). The study's settings below override the preset's.",

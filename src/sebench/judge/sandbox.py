@@ -92,6 +92,9 @@ class CaseResult:
 
 @dataclass
 class RunResult:
+    """The outcome of one program in the sandbox: its status, each test case's result, its output, the
+    isolation layers it ran under, and why it failed, if it did."""
+
     status: str  # one of STATUSES
     cases: list[CaseResult]
     stdout: str

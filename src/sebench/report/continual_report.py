@@ -25,6 +25,7 @@ BASE_LIBRARY = "warm-up library"  # the mix-up column of the base's own library
 
 
 def is_lifelong_run(run_dir: Path) -> bool:
+    """Whether `run_dir` is a lifelong run (it holds the schedule of libraries that `--preset lifelong` writes)."""
     return (Path(run_dir) / SCHEDULE_FILE).is_file()
 
 

@@ -180,6 +180,8 @@ def check_model_spec(cfg: RolloutConfig) -> None:
 
 
 def backend_options(cfg: RolloutConfig) -> dict:
+    """The backend keyword arguments that `cfg` sets (concurrency, device, batch size, server, threads, key,
+    context), without the unset ones."""
     options = {"concurrency": cfg.concurrency, "device": cfg.device, "batch_size": cfg.batch_size,
                "base_url": cfg.base_url, "threads": cfg.threads}
     if cfg.api_key_env:

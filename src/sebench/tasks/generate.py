@@ -50,6 +50,8 @@ DRAWS_PER_CASE = 5000  # random draws one test case's generator may make (legiti
 
 @dataclass(frozen=True)
 class TaskSizes:
+    """How many tasks each split asks for: training, single-function test and multi-function test."""
+
     train: int = 720
     single: int = 259
     multiple: int = 300

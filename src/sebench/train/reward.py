@@ -24,6 +24,8 @@ _GRADED = frozenset({"correct", "wrong_answer", "runtime_error", "timeout", "mem
 
 
 def score(verdict: Verdict, graded: bool) -> float:
+    """The reward of one verdict: 1 when correct; under the graded reward (`graded`), the share of tests
+    passed by code that ran against the package; else 0."""
     if verdict.verdict == "correct":
         return 1.0
     if not graded or verdict.verdict not in _GRADED or verdict.tests_total <= 0:

@@ -24,6 +24,8 @@ from sebench.models import EMBEDDED_DEFAULT
 
 @dataclass(frozen=True)
 class GenerationRequest:
+    """What a backend is asked to generate: the chat messages, the number of samples and the decoding."""
+
     messages: list[dict]
     n: int = 1
     temperature: float = 0.0
@@ -37,6 +39,8 @@ class GenerationRequest:
 
 @dataclass(frozen=True)
 class Completion:
+    """One answer a backend returned for a request: its text, why it ended, its token counts and time."""
+
     text: str  # the whole output, thinking included (as "<think>...</think>" when served apart)
     finish_reason: str  # "stop" | "length" | "error" | what the server said
     prompt_tokens: int

@@ -152,6 +152,7 @@ def chat_prompt_ids(tokenizer: Any, messages: list[dict], thinking: bool | None 
 
 
 def eos_ids(model: Any, tokenizer: Any) -> list[int]:
+    """The token ids that end a generation: the model's generation config's, and the tokenizer's own."""
     ids = model.generation_config.eos_token_id
     ids = list(ids) if isinstance(ids, (list, tuple)) else [ids] if ids is not None else []
     if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:

@@ -30,4 +30,5 @@ def _load() -> tuple[Template, ...]:
 
 
 def all_templates() -> list[Template]:
+    """Every task template of every family, in a fixed order (the tasks stage draws from them)."""
     return list(_load())
