@@ -60,7 +60,7 @@ def test_gpus_divide_grad_accum_so_the_global_batch_stays_the_presets():
 def test_a_grad_accum_the_processes_cannot_share_is_refused_with_one_line():
     with pytest.raises(SebenchError, match=r"--gpus 3: train.grad_accum is 8"):
         resolve("gpu", {"launch.gpus": 3})
-    with pytest.raises(SebenchError, match="launch.gpus must be at least 1"):
+    with pytest.raises(SebenchError, match=r"launch\.gpus must be at least 1"):
         resolve("gpu", {"launch.gpus": 0})
 
 
@@ -104,30 +104,34 @@ def _train_config(capsys, *args: str) -> dict:
 @pytest.mark.parametrize("regime", ["closed-sft", "closed-rl", "open-rl", "self-play-sft"])
 def test_sebench_train_with_a_preset_gets_the_studys_settings(capsys, regime):
     cfg = resolve("gpu", {})
-    shown = _train_config(capsys, "--preset", "gpu", "--regime", regime)
-    for key, value in cfg.train_settings(regime).items():
-        assert shown[key] == value, key
+    rollouts = ["--rollouts", "r.jsonl"] if regime.endswith("sft") and "self" not in regime else []
+    shown = _train_config(capsys, "--preset", "gpu", "--regime", regime, *rollouts)
+    _assert_ran_with(shown, cfg.to_dict(), regime)
     assert shown["model"] == "hf:Qwen/Qwen3-8B" and shown["max_length"] == 20000
 
 
 def test_sebench_train_flags_given_win_over_the_preset_even_at_their_default(capsys, monkeypatch):
-    shown = _train_config(capsys, "--preset", "gpu", "--regime", "closed-sft", "--lr", "0.0002", "--max-length", "2048")
+    given = ["--preset", "gpu", "--regime", "closed-sft", "--rollouts", "r.jsonl"]
+    shown = _train_config(capsys, *given, "--lr", "0.0002", "--max-length", "2048")
     assert shown["lr"] == 2e-4 and shown["max_length"] == 2048 and shown["lr_scheduler"] == "cosine"
     monkeypatch.setenv("WORLD_SIZE", "8")  # under `accelerate launch --num_processes 8`: the per-process value
-    assert _train_config(capsys, "--preset", "gpu", "--regime", "closed-sft")["grad_accum"] == 1
+    assert _train_config(capsys, *given)["grad_accum"] == 1
     assert _train_config(capsys, "--regime", "closed-sft")["max_length"] == 2048  # no preset: the defaults
 
 
 # ---- the launcher on the CPU --------------------------------------------------------------------------
 
 
-def _assert_ran_with(trained: dict, shown: dict, label: str) -> None:
+def _assert_ran_with(trained: dict, shown: dict, label: str, processes: int = 1) -> None:
     """The settings a stage trained with (its train_config.json) are --show-config's for its regime, resolved
-    as `sebench train` resolves them (None: the protocol's default)."""
+    as `sebench train` resolves them (None: the protocol's default; GRPO's engine auto: TRL's under several
+    processes)."""
     from sebench.train import TrainConfig
 
     settings = {**shown["train"], **shown["train_regimes"].get(label, {})}
     expected = TrainConfig(data=trained["data"], out=trained["out"], regime=label, **settings).resolved().to_json()
+    if "rl" in label and expected["engine"] == "auto" and processes > 1:
+        expected["engine"] = "trl"
     for key in settings:
         assert trained[key] == expected[key], f"{label}: {key}"
 
@@ -212,5 +216,5 @@ def test_the_gpu_presets_launcher_path_on_two_cpu_processes_resumes_after_a_kill
     for label, processes in (("closed-sft", 2), ("closed-rl", 2), ("self-play-sft", 1)):
         trained = _stage_settings(run, label)
         assert trained["device"]["processes"] == processes, label
-        _assert_ran_with(trained["config"], shown, label)
+        _assert_ran_with(trained["config"], shown, label, processes)
     assert shown["train"]["grad_accum"] == 1 and shown["train_regimes"]["self-play-sft"]["grad_accum"] == 2

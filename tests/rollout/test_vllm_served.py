@@ -10,8 +10,7 @@ import pytest
 from fake_openai_server import DEFAULT_ANSWER
 
 from sebench.errors import SebenchError
-from sebench.rollout.backends import GenerationRequest, get_backend
-from sebench.rollout.backends import vllm_served
+from sebench.rollout.backends import GenerationRequest, get_backend, vllm_served
 
 FAKE_SERVER = Path(__file__).resolve().parents[1] / "fake_openai_server.py"
 

@@ -19,7 +19,8 @@ def register(subparsers) -> dict:
         "and on several with `accelerate launch -m sebench.cli train ...`. With --preset, the settings are the "
         "preset's for --regime, as `sebench run --preset P` trains it; the flags given override them.",
     )
-    parser.add_argument("--show-config", action="store_true", help="print the resolved settings and exit")
+    parser.add_argument("--show-config", action="store_true", help="print the resolved settings and exit (nothing "
+                        "is read or trained)")
     return {"train": parser}
 
 
@@ -27,7 +28,7 @@ def _main(cfg: TrainConfig, args: argparse.Namespace) -> int:
     if getattr(args, "show_config", False):
         import json
 
-        print(json.dumps(cfg.to_json(), indent=1))
+        print(json.dumps(cfg.resolved().to_json(), indent=1))  # as train_model resolves it
         return 0
     from sebench.train.run import train_model
 

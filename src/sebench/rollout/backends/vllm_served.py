@@ -6,6 +6,7 @@ checkpoints this way where vLLM is installed: sebench.experiment.launch)."""
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -44,8 +45,9 @@ class VLLMBackend(Backend):
         from sebench.rollout.backends.openai import OpenAIBackend
 
         port = _free_port()
-        self.log_file = tempfile.NamedTemporaryFile("w", prefix="sebench-vllm-serve-", suffix=".log", delete=False)
-        self.log_path = Path(self.log_file.name)
+        handle, name = tempfile.mkstemp(prefix="sebench-vllm-serve-", suffix=".log")
+        self.log_path = Path(name)
+        self.log_file = os.fdopen(handle, "w", encoding="utf-8")  # closed in close()
         self.process = subprocess.Popen(serve_command(argument, port, visible_gpus()), stdout=self.log_file,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}/v1"
