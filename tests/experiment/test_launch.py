@@ -218,3 +218,18 @@ def test_the_gpu_presets_launcher_path_on_two_cpu_processes_resumes_after_a_kill
         assert trained["device"]["processes"] == processes, label
         _assert_ran_with(trained["config"], shown, label, processes)
     assert shown["train"]["grad_accum"] == 1 and shown["train_regimes"]["self-play-sft"]["grad_accum"] == 2
+
+
+def test_a_methods_job_carries_the_launch_in_its_options(tmp_path):
+    """A method runs in its own process; under --gpus N its job's options say how to launch its training
+    (`Launch(**ctx.sampler.options["launch"])`), and say nothing on one process."""
+    from sebench.experiment.run import Study
+    from sebench.methods import resolve as resolve_method
+
+    def options(overrides: dict) -> dict:
+        study = Study(resolve("quick", overrides), tmp_path / "run")
+        study.data = tmp_path / "data"
+        return study.method_job(resolve_method("base"), {}, tmp_path / "run/train/base", "smollm2-135m").backend_options
+
+    assert Launch(**options({"launch.gpus": 2})["launch"]) == Launch(processes=2, deepspeed=True)
+    assert "launch" not in options({})

@@ -62,6 +62,17 @@ def stage_launch(cfg, label: str, lora: bool) -> Launch | None:
                   accelerate_config=cfg.launch["accelerate_config"])
 
 
+def method_launch(cfg) -> dict | None:
+    """What a method's job is given (its sampler's options, "launch") to train under `accelerate launch` itself:
+    the fields of a sebench.train.Launch for full fine-tuning on the study's processes; None on one."""
+    n = int(cfg.launch["gpus"])
+    if n == 1:
+        return None
+    zero3 = cfg.launch["deepspeed"] != "off" and not cfg.launch["cpu"]
+    return Launch(processes=n, cpu=bool(cfg.launch["cpu"]), deepspeed=zero3,
+                  accelerate_config=cfg.launch["accelerate_config"]).to_json()
+
+
 def per_process(cfg) -> None:
     """Divides the grad_accum that each launched regime uses by the launch's processes (in place), so that its
     global batch is the preset's; a self-play regime, run as one process, keeps the undivided value (pinned

@@ -24,7 +24,7 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import RunConfig
-from sebench.experiment.launch import eval_spec, stage_launch
+from sebench.experiment.launch import eval_spec, method_launch, stage_launch
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
 from sebench.methods import is_method_spec
 from sebench.provenance import versions
@@ -410,11 +410,14 @@ class Study:
         rollout = RolloutConfig(data=self.data, split="train", mode="closed", model=start_model, out=folder,
                                 **{k: v for k, v in self.cfg.rollout.items() if k in ("concurrency", "device",
                                                                                         "batch_size", "threads")})
+        options = backend_options(rollout)
+        if method_launch(self.cfg):  # --gpus N: a method that trains may launch itself so (launch.py)
+            options["launch"] = method_launch(self.cfg)
         return MethodJob(ref=ref, args=args, data=data or self.data, folder=folder, start_model=start_model,
                          seed=self.cfg.seed, hidden=self.hidden_paths(), readable=readable, answers=answers,
                          with_mapping=with_mapping, judge_workers=self.cfg.judge["workers"],
                          sandbox_urls=list(self.cfg.judge["sandbox_url"] or []),
-                         backend_options=backend_options(rollout), docs_only=self.docs_only)
+                         backend_options=options, docs_only=self.docs_only)
 
     @property
     def docs_only(self) -> list[str]:
