@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sebench.cliflags import option, range_problem
 from sebench.errors import SebenchError
-from sebench.experiment.launch import LaunchConfig, per_process
+from sebench.experiment.launch import LaunchConfig, apply_launch
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
@@ -374,7 +374,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         if value is not None and name not in overrides:  # the original's SFT data: 5 samples at T = 0.6
             setattr(cfg, name, value)
     _check_sections(cfg)
-    per_process(cfg)  # --gpus N: each process accumulates 1/N of the preset's grad_accum
+    apply_launch(cfg)  # --gpus N: each process accumulates 1/N of the preset's grad_accum
     return cfg
 
 

@@ -73,6 +73,13 @@ def method_launch(cfg) -> dict | None:
                   accelerate_config=cfg.launch["accelerate_config"]).to_json()
 
 
+def apply_launch(cfg) -> None:
+    """The launch section applied to a resolved RunConfig (in place): the per-process grad_accum, and the
+    evaluation engine checked before anything runs."""
+    per_process(cfg)
+    eval_engine(cfg)
+
+
 def per_process(cfg) -> None:
     """Divides the grad_accum that each launched regime uses by the launch's processes (in place), so that its
     global batch is the preset's; a self-play regime, run as one process, keeps the undivided value (pinned
