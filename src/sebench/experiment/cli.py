@@ -208,9 +208,9 @@ def _with_preset(args: argparse.Namespace) -> argparse.Namespace:
     from sebench.train import canonical_regime
 
     processes = int(os.environ.get("WORLD_SIZE", "1"))  # under `accelerate launch`: the per-process values
-    cfg = resolve(args.preset, {"launch.gpus": processes} if processes > 1 else {})
-    given = getattr(args, "_given", set())
     regime = canonical_regime(args.regime)
+    cfg = resolve(args.preset, {"regimes": [regime], **({"launch.gpus": processes} if processes > 1 else {})})
+    given = getattr(args, "_given", set())
     study = {"model": cfg.train_model or cfg.model, "protocol": cfg.protocol, "original_repo": cfg.original_repo,
              "seed": cfg.seed, "train_source": cfg.train_source if regime in ("open-sft", "closed-sft") else None,
              "judge_workers": cfg.judge["workers"]}

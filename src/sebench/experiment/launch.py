@@ -1,5 +1,5 @@
 """A study on several processes (`sebench run --gpus N`): each training stage through `accelerate launch`,
-trained checkpoints evaluated through vLLM where it is installed.
+models with weights evaluated through vLLM where it is installed.
 
 The `launch` section of a RunConfig (LaunchConfig's fields; `--gpus N` sets `launch.gpus`) decides:
 - how many processes each training stage runs on: `gpus`, except the self-play regimes, which write and
@@ -9,8 +9,8 @@ The `launch` section of a RunConfig (LaunchConfig's fields; `--gpus N` sets `lau
   the config is resolved, so `--show-config` shows what each stage runs with);
 - DeepSpeed ZeRO-3 for full fine-tuning on several GPUs: the plan's memory model assumes it there
   (sebench.experiment.plan_model: optimizer states sharded over N), and none on the CPU or with LoRA;
-- the evaluation engine of trained checkpoints: vLLM (served on the study's GPUs, then stopped) where it
-  is installed and the study runs on GPUs, else transformers in-process.
+- the evaluation engine of loaded weights (trained checkpoints, an `hf:` base): vLLM (served on the study's
+  GPUs, then stopped) where it is installed and the study is not on the CPU, else transformers in-process.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ class LaunchConfig:
 
     gpus: int = option(1, "processes each training stage runs on, through `accelerate launch --num_processes N` "
                        "(1: in the study's own process); grad_accum is divided among them", minimum=1)
-    cpu: bool = option(False, "launch the processes on the CPU (`accelerate launch --cpu`), e.g. to test the path")
+    cpu: bool = option(False, "launch the processes on the CPU (torch's gloo backend, accelerate's "
+                       "ACCELERATE_USE_CPU), e.g. to try the path without GPUs")
     deepspeed: str = option("auto", "DeepSpeed ZeRO-3 under the launcher: auto (for full fine-tuning on several "
                             "GPUs; not on the CPU or with LoRA), zero3, or off", choices=DEEPSPEED)
     eval_engine: str = option("auto", "what samples the evaluations: vllm (`vllm serve` on the study's GPUs for "
