@@ -237,3 +237,28 @@ def test_a_methods_job_carries_the_launch_in_its_options(tmp_path):
 
     assert Launch(**options({"launch.gpus": 2})["launch"]) == Launch(processes=2, deepspeed=True)
     assert "launch" not in options({})
+
+
+def test_a_zero3_model_is_gathered_by_every_process_before_the_main_one_saves(monkeypatch):
+    """Under ZeRO-3 (full fine-tuning on several GPUs) the checkpoint is saved from the gathered parameters,
+    which every process gathers; an unsharded model is saved as it is. DeepSpeed is stood in for."""
+    import contextlib
+    import types
+
+    import torch
+
+    from sebench.train.run import full_weights
+
+    model = torch.nn.Linear(2, 2)
+    assert isinstance(full_weights(model), contextlib.nullcontext)
+    model.weight.ds_id = 0  # DeepSpeed's mark of a ZeRO-3 parameter
+    gathered = []
+
+    def gather(params, modifier_rank):
+        gathered.append([id(p) for p in params])
+        return contextlib.nullcontext()
+
+    monkeypatch.setitem(sys.modules, "deepspeed", types.SimpleNamespace(zero=types.SimpleNamespace(GatheredParameters=gather)))
+    with full_weights(model):
+        pass
+    assert gathered == [[id(model.weight)]]
