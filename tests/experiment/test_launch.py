@@ -262,3 +262,16 @@ def test_a_zero3_model_is_gathered_by_every_process_before_the_main_one_saves(mo
     with full_weights(model):
         pass
     assert gathered == [[id(model.weight)]]
+
+
+def test_grpo_under_several_processes_picks_trls_engine(monkeypatch):
+    """The own GRPO loop runs in one process; --engine auto under `accelerate launch` with several is TRL's."""
+    from sebench.train import TrainConfig
+    from sebench.train.grpo import rl_engine
+
+    cfg = TrainConfig(data=Path("d"), out=Path("o"), regime="closed-rl")
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    assert rl_engine(cfg) == "own"
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert rl_engine(cfg) == "trl"
