@@ -19,7 +19,8 @@ from sebench.cliflags import add_config_flags, flag_fields, flag_name, value_typ
 from sebench.errors import SebenchError
 
 # flags that set one field of a stage's section: flag name -> (section, field); the help is the field's own
-SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "epochs": ("train", "epochs")}
+SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "epochs": ("train", "epochs"),
+                 "gpus": ("launch", "gpus")}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -169,3 +170,54 @@ def _main(args: argparse.Namespace) -> int:
     for label, why in data.get("not_trained", {}).items():
         print(f"sebench run: regime {label} was not trained: {why}", file=sys.stderr)
     return 1 if data.get("not_trained") else 0
+
+
+def register_actions(actions: dict) -> None:
+    """Adds `--preset` to `sebench train`: the preset's settings for --regime, resolved as `sebench run` resolves
+    them (RunConfig.train_settings, per process under `accelerate launch`), under the flags given."""
+    from sebench.experiment.config import PRESETS
+
+    parser = actions["train"]
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="take the settings this preset gives --regime in "
+                        "`sebench run` (its model, the train section, the regime's), under the flags given here")
+    from sebench.train import TrainConfig
+
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    for action in parser._actions:
+        if action.dest in fields:
+            action.__class__ = _recording(type(action))
+    train = parser.get_default("func")
+    parser.set_defaults(func=lambda args: train(_with_preset(args)))
+
+
+def _recording(base: type) -> type:
+    """`base` (an argparse action class) that also notes its flag as given (args._given)."""
+    def call(self, parser, namespace, values, option_string=None):
+        namespace._given = {*getattr(namespace, "_given", ()), self.dest}
+        base.__call__(self, parser, namespace, values, option_string)
+
+    return type(f"Given{base.__name__}", (base,), {"__call__": call})
+
+
+def _with_preset(args: argparse.Namespace) -> argparse.Namespace:
+    """`args` with the preset's settings for its regime in place of the flags not given."""
+    if not args.preset:
+        return args
+    import os
+
+    from sebench.experiment.config import resolve
+    from sebench.train import canonical_regime
+
+    processes = int(os.environ.get("WORLD_SIZE", "1"))  # under `accelerate launch`: the per-process values
+    regime = canonical_regime(args.regime)
+    cfg = resolve(args.preset, {"regimes": [regime], **({"launch.gpus": processes} if processes > 1 else {})})
+    given = getattr(args, "_given", set())
+    study = {"model": cfg.train_model or cfg.model, "protocol": cfg.protocol, "original_repo": cfg.original_repo,
+             "seed": cfg.seed, "train_source": cfg.train_source if regime in ("open-sft", "closed-sft") else None,
+             "judge_workers": cfg.judge["workers"]}
+    settings = cfg.train_settings(regime)
+    settings["sandbox_url"] = settings.get("sandbox_url") or cfg.judge["sandbox_url"]  # as Study.train_config
+    for name, value in {**study, **settings}.items():
+        if name not in given and hasattr(args, name):
+            setattr(args, name, value)
+    return args

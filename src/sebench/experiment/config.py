@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sebench.cliflags import option, range_problem
 from sebench.errors import SebenchError
+from sebench.experiment.launch import LaunchConfig, apply_launch
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
@@ -84,6 +85,7 @@ SECTIONS = {
                      required=(("data", "."), ("out", "."), ("regime", "closed-sft"))),
     "warmup": Section(WarmupConfig, ("data", "studied", "studied_from", "model", "seed"), required=(("data", "."),)),
     "lifelong": Section(LifelongConfig, ()),
+    "launch": Section(LaunchConfig, ()),
 }
 
 
@@ -152,6 +154,8 @@ class RunConfig:
     warmup: dict | None = option(None, "a doc-literate base first (WarmupConfig fields: docs, max_examples, epochs, "
                                  "lr, batch_size, ...): the untrained rows and every regime then start from it "
                                  "(None: from `model` itself)", cli=False)
+    launch: dict = option(factory=dict, help="LaunchConfig fields: processes per training stage (`--gpus`), "
+                          "DeepSpeed, the evaluation engine (sebench.experiment.launch)", cli=False)
     lifelong: dict | None = option(None, "libraries learned one after another (LifelongConfig fields: libraries, "
                                    "designs, replay, at_once; experiment/lifelong.py): the study is then the lifelong "
                                    "schedule (None: the regimes above)", cli=False)
@@ -383,6 +387,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         if value is not None and name not in overrides:  # the original's SFT data: 5 samples at T = 0.6
             setattr(cfg, name, value)
     _check_sections(cfg)
+    apply_launch(cfg)  # --gpus N: each process accumulates 1/N of the preset's grad_accum
     return cfg
 
 
@@ -425,7 +430,7 @@ def _hint(name: str, names: set[str]) -> str:
 def _check_sections(cfg: RunConfig) -> None:
     """Each section names fields of its stage's config with values it accepts, and is filled in with the
     fields' defaults; a misspelt training setting fails here, not when its regime starts an hour later."""
-    for name in ("rollout", "judge", "train"):
+    for name in ("rollout", "judge", "train", "launch"):
         section = SECTIONS[name]
         given = getattr(cfg, name)
         section.check(name, given)

@@ -23,6 +23,7 @@ from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.experiment import plan_model as pm
 from sebench.experiment.config import RunConfig
+from sebench.experiment.launch import eval_engine, processes
 from sebench.files import write_json
 from sebench.instance import Instance
 
@@ -226,16 +227,20 @@ def _stages(study: Any, ctx: _Context, checks: list) -> list[dict]:
     from sebench.experiment.run import SFT_FROM_DATA, UNTRAINED
 
     cfg, rows = ctx.cfg, []
+    served = cfg.model.startswith("openai:") and not cfg.warmup  # the untrained rows ask the server
+    checks.append(_check("evaluation engine", None, f"evaluations of loaded weights sample with {eval_engine(cfg)} "
+                         "(vllm: `vllm serve` where vLLM is installed; transformers: at most rollout.batch_size "
+                         "sequences at once)" + ("; the untrained model's rows ask its server" if served else "")))
     if cfg.warmup:
         rows.append(_warmup(ctx, cfg.warmup))
     for mode in cfg.untrained_modes:
         for split in cfg.splits:
-            rows.append(_generation(ctx, f"{UNTRAINED} {mode} {split}", mode, split, cfg.rollout["n"]))
+            rows.append(_generation(ctx, f"{UNTRAINED} {mode} {split}", mode, split, cfg.rollout["n"], served))
     regimes = study._training_order()
     sft_from_answers = cfg.train_source == "rollouts" and set(map(cfg.regime_of, regimes)) & set(SFT_FROM_DATA)
     if "memory" in cfg.untrained_modes or sft_from_answers:
         rows.insert(1 if cfg.warmup else 0,
-                    _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples))
+                    _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples, served))
     for label in regimes:
         try:
             rows += _training(study, ctx, label, checks)
@@ -267,13 +272,17 @@ def _warmup(ctx: _Context, warmup: dict) -> dict:
                 gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=warmup["batch_size"])
 
 
-def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_task: int) -> dict:
+def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_task: int, served: bool = False) -> dict:
+    """An evaluation's sampling, on the engine the study will use (launch.py): a served model's server or vLLM
+    (continuous batching), or transformers' generate (at most the rollout's batch of sequences at once)."""
     prompts, budget = ctx.counts.get(split, 0), int(ctx.cfg.rollout["max_tokens"])
     prompt = ctx.prompt_tokens.get(mode, {}).get(split, PROMPT_TOKENS_WITHOUT_INSTANCE.get(mode, 1000))
     samples = prompts * samples_per_task
+    engine = "served" if served else eval_engine(ctx.cfg)
+    at_once = int(ctx.cfg.rollout["batch_size"] or ctx.cfg.rollout["concurrency"]) if engine == "transformers" else None
     return _row(stage, "generate", prompts=prompts, samples=samples, prompt_tokens=prompt, max_new_tokens=budget,
-                tokens_generated=round(samples * ctx.pc.plan_answer_share * budget),
-                gpu_hours=ctx.generation_hours(samples, prompt, budget))
+                tokens_generated=round(samples * ctx.pc.plan_answer_share * budget), engine=engine,
+                gpu_hours=ctx.generation_hours(samples, prompt, budget, at_once))
 
 
 def _training(study: Any, ctx: _Context, label: str, checks: list) -> list[dict]:
@@ -316,21 +325,22 @@ def _sft(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict
         answer = ctx.pc.plan_answer_share * cfg.rollout["max_tokens"]
     else:
         examples, answer = tasks, REFERENCE_TOKENS
-    batch = train.batch_size * train.grad_accum
-    per_epoch = math.ceil(math.ceil(examples / train.batch_size) / train.grad_accum) if examples else 0
+    n = processes(cfg, label)  # --gpus N: grad_accum is per process (launch.py)
+    batch = train.batch_size * train.grad_accum * n
+    per_epoch = math.ceil(math.ceil(examples / (train.batch_size * n)) / train.grad_accum) if examples else 0
     steps = train.max_steps or math.ceil(train.epochs * per_epoch)
     prompt = ctx.prompt_tokens[train.spec.sft].get("train", 1000)
     sequence = min(train.max_length, prompt + answer)
     tokens = steps * batch * sequence
     return _row(f"{label}: SFT", "sft", prompts=examples, samples=examples, prompt_tokens=prompt,
                 max_new_tokens=train.max_length, steps=steps, tokens_trained=round(tokens),
-                gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=batch)
+                gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=batch, processes=n)
 
 
 def _grpo(ctx: _Context, label: str, train: Any, tasks: int, rounds: int) -> dict:
     from sebench.train import batch_plan
 
-    per_batch = train.batch_size * train.grad_accum // train.num_generations
+    per_batch = train.batch_size * train.grad_accum * processes(ctx.cfg, label) // train.num_generations
     batches = rounds * len(batch_plan(tasks, per_batch, train, train.seed))
     steps = min(batches * train.mini_batches, train.max_steps or batches * train.mini_batches)
     samples = batches * per_batch * train.num_generations
@@ -419,10 +429,12 @@ def _batch_checks(stages: list[dict], pc: PlanConfig) -> list[dict]:
     sft = [s for s in stages if s["kind"] == "sft"]
     if pc.plan_gpus == 1 or not sft:
         return []
-    batch = sft[0]["global_batch"]
-    return [_check("SFT global batch", None, f"{batch} in one process (the steps above); `accelerate launch` on "
-                   f"{pc.plan_gpus} processes makes it {batch * pc.plan_gpus}: divide train.grad_accum by "
-                   f"{pc.plan_gpus} (or train.batch_size) to keep {batch}")]
+    batch, n = sft[0]["global_batch"], sft[0].get("processes", 1)
+    if n > 1:
+        return [_check("SFT global batch", None, f"{batch} over {n} processes (--gpus {n}: each accumulates "
+                       "grad_accum / N batches)")]
+    return [_check("SFT global batch", None, f"{batch} in one process (the steps above); `sebench run --gpus "
+                   f"{pc.plan_gpus}` keeps it on {pc.plan_gpus} processes (grad_accum divided among them)")]
 
 
 def _disk_check(run_dir: Path, shape: pm.ModelShape | None, stages: list[dict]) -> list[dict]:

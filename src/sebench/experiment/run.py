@@ -24,6 +24,7 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import RunConfig
+from sebench.experiment.launch import eval_spec, method_launch, stage_launch
 from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
 from sebench.methods import is_method_spec
 from sebench.provenance import versions
@@ -203,6 +204,7 @@ class Study:
             return None
         memory = self.source_rollouts() if mode == "memory" else None  # the base's judged training answers
         weights = None if regime == UNTRAINED else self._checkpoint_hash(regime)
+        model = eval_spec(self.cfg, model)  # served by vLLM where it is the engine (launch.py)
         return self.evaluate_on(self.data, regime, model, mode, split, weights, memory, samples, temperature)
 
     def evaluate_on(self, data: Path, label: str, model: str, mode: str, split: str, weights: str | None,
@@ -322,10 +324,11 @@ class Study:
             source_rollouts = self.source_rollouts()
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train = self.train_config(label, out, source_rollouts, start)
+        launch = stage_launch(cfg, label, train.lora)
         self.run_training(label, train, data=self._data_hash(),
                           rollouts=file_hash(source_rollouts) if source_rollouts else None,
                           sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
-                          **self._docs_only_record())
+                          **self._docs_only_record(), **({"processes": launch.processes} if launch else {}))
         return out
 
     def run_training(self, label: str, train, **inputs: object) -> None:
@@ -369,7 +372,9 @@ class Study:
         ref = MethodRef(label, label, "built-in", "sebench.methods.builtins:Regime", None)
         with_mapping = REGIME_SPECS[train.regime].self_play or self.cfg.protocol == "original"
         start = [Path(p) for p in (train.sft_checkpoint, train.model, *(train.mix_data or [])) if p and Path(p).is_dir()]
-        run_method(self.method_job(ref, {"train_config": settings}, train.out.parent, str(train.model),
+        launch = stage_launch(self.cfg, label, train.lora)  # several processes: `accelerate launch` (launch.py)
+        args = {"train_config": settings, **({"launch": launch.to_json()} if launch else {})}
+        run_method(self.method_job(ref, args, train.out.parent, str(train.model),
                                    readable=tuple(start), with_mapping=with_mapping, answers=train.rollouts,
                                    data=Path(train.data)))
 
@@ -410,11 +415,14 @@ class Study:
         rollout = RolloutConfig(data=self.data, split="train", mode="closed", model=start_model, out=folder,
                                 **{k: v for k, v in self.cfg.rollout.items() if k in ("concurrency", "device",
                                                                                         "batch_size", "threads")})
+        options = backend_options(rollout)
+        if method_launch(self.cfg):  # --gpus N: a method that trains may launch itself so (launch.py)
+            options["launch"] = method_launch(self.cfg)
         return MethodJob(ref=ref, args=args, data=data or self.data, folder=folder, start_model=start_model,
                          seed=self.cfg.seed, hidden=self.hidden_paths(), readable=readable, answers=answers,
                          with_mapping=with_mapping, judge_workers=self.cfg.judge["workers"],
                          sandbox_urls=list(self.cfg.judge["sandbox_url"] or []),
-                         backend_options=backend_options(rollout), docs_only=self.docs_only)
+                         backend_options=options, docs_only=self.docs_only)
 
     @property
     def docs_only(self) -> list[str]:

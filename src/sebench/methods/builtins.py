@@ -17,10 +17,12 @@ from sebench.methods.contract import Agent, Checkpoint, Context, Method, MethodE
 
 
 class Regime(Method):
-    """A regime of sebench.train with its TrainConfig fields (the study gives them: `train_config`)."""
+    """A regime of sebench.train with its TrainConfig fields (the study gives them: `train_config`); `launch`:
+    the fields of a sebench.train.Launch to train under `accelerate launch` (None: in-process)."""
 
-    def __init__(self, train_config: dict):
+    def __init__(self, train_config: dict, launch: dict | None = None):
         self.train_config = train_config
+        self.launch = launch
 
     def run(self, ctx: Context) -> Result:
         from sebench.train import TrainConfig, train_model
@@ -31,10 +33,33 @@ class Regime(Method):
                 raise MethodError(f"{settings['regime']} trains on the start model's judged answers, and the "
                                   "study made none")
             settings["rollouts"] = ctx.answers
-        out = train_model(TrainConfig(**settings))
+        train = TrainConfig(**settings)
+        out = launched(train, self.launch, ctx.workdir) if self.launch else train_model(train)
         samples, sampled = grpo_samples(out)
         ctx.cost.add(tokens_trained=trained_tokens(out) + sampled, tokens_sampled=sampled, judge_calls=samples)
         return Checkpoint(out)
+
+
+def launched(train, launch: dict, workdir: Path) -> Path:
+    """Trains `train` (a TrainConfig) in the processes `accelerate launch` starts; returns its checkpoint."""
+    import subprocess
+    import sys
+
+    from sebench.train import Launch
+
+    config_file = workdir / "launched_train_config.json"
+    config_file.write_text(json.dumps(train.to_json()), encoding="utf-8")
+    how = Launch(**launch)
+    why = None
+    with subprocess.Popen(how.command(config_file), env=how.env(), stderr=subprocess.PIPE, text=True) as process:
+        for line in process.stderr or ():  # the processes' log, passed on; their one-line error kept
+            sys.stderr.write(line)
+            if line.startswith("sebench train: "):
+                why = line.removeprefix("sebench train: ").strip()
+    if process.returncode != 0:
+        raise MethodError(f"training {train.regime} under `accelerate launch` ({how.processes} processes) failed: "
+                          + (why or f"exit code {process.returncode} (its log is above)"))
+    return Path(train.out)
 
 
 def grpo_samples(checkpoint: Path) -> tuple[int, int]:

@@ -8,7 +8,7 @@ it writes a checkpoint that the rollout backends load.
 from sebench.exports import front_door
 
 __all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "REWRITE_FORMS", "DistillPrompts",
-           "GroupSpread", "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
+           "GroupSpread", "Launch", "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
            "distill_prompts", "docs_cpt_augmented_examples", "docs_cpt_examples", "drop_long_prompts",
            "examples_without", "gradient_groups", "pit_stages", "reference_pairs", "reward_spread", "rl_prompts", "rollout_pairs",
            "score", "seeded_choice", "select_tasks", "sft_examples", "split_docs_only", "tasks_without",
@@ -21,6 +21,7 @@ __getattr__ = front_door(__name__, __all__, {
     "docs_data": ("cooccurrence", "docs_cpt_augmented_examples", "docs_cpt_examples", "examples_without", "pit_stages",
                   "split_docs_only", "tasks_without", "text_example"),
     "data": ("drop_long_prompts", "reference_pairs", "rl_prompts", "rollout_pairs", "seeded_choice", "select_tasks", "sft_examples"),
+    "launched": ("Launch",),
     "modelgen": ("MIN_CASES", "writing_example"),
     "reward": ("score",),
     "reward_groups": ("GroupSpread", "gradient_groups", "reward_spread"),

@@ -18,6 +18,7 @@ import csv
 import hashlib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,8 @@ LOSS_COLUMNS = ("step", "stage", "epoch", "loss", "learning_rate", "reward")
 def device_info() -> dict[str, Any]:
     import torch
 
-    info: dict[str, Any] = {"cuda": torch.cuda.is_available(), "platform": sys.platform}
+    info: dict[str, Any] = {"cuda": torch.cuda.is_available(), "platform": sys.platform,
+                            "processes": int(os.environ.get("WORLD_SIZE", "1"))}  # several: `accelerate launch`
     if info["cuda"]:
         info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     return info

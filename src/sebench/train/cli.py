@@ -10,16 +10,26 @@ from sebench.cliflags import at_least_one, config_command
 from sebench.train.config import REGIMES, TrainConfig
 
 
-def register(subparsers) -> None:
-    config_command(
+def register(subparsers) -> dict:
+    """Adds `sebench train`; returns its parser, to which the study's stage adds `--preset` (experiment/cli.py)."""
+    parser = config_command(
         subparsers, "train", TrainConfig, _main,
         help="train a model on an instance (" + ", ".join(REGIMES) + ")",
         description="Train a model to internalize the package. CPU by default; the same command runs on GPUs, "
-        "and on several with `accelerate launch -m sebench.cli train ...`.",
+        "and on several with `accelerate launch -m sebench.cli train ...`. With --preset, the settings are the "
+        "preset's for --regime, as `sebench run --preset P` trains it; the flags given override them.",
     )
+    parser.add_argument("--show-config", action="store_true", help="print the resolved settings and exit (nothing "
+                        "is read or trained)")
+    return {"train": parser}
 
 
-def _main(cfg: TrainConfig, _args: argparse.Namespace) -> int:
+def _main(cfg: TrainConfig, args: argparse.Namespace) -> int:
+    if getattr(args, "show_config", False):
+        import json
+
+        print(json.dumps(cfg.resolved().to_json(), indent=1))  # as train_model resolves it
+        return 0
     from sebench.train.run import train_model
 
     out = train_model(cfg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from sebench.records import Task
@@ -23,10 +24,11 @@ def train_rl(model: Any, tokenizer: Any, judge: Any, tasks: list[Task], rows: li
 
 
 def rl_engine(cfg: TrainConfig) -> str:
-    """The GRPO engine: --engine, where auto is trl on a visible CUDA GPU (vLLM sampling, several GPUs) and
-    the own loop (rl.py) on a CPU (its KV-cached sampling stops each row at its code block; docs/architecture.md)."""
+    """The GRPO engine: --engine, where auto is trl on a visible CUDA GPU (vLLM sampling, several GPUs) or under
+    several processes (`accelerate launch`), and the own loop (rl.py) in one process on a CPU (its KV-cached
+    sampling stops each row at its code block; docs/architecture.md)."""
     if cfg.engine != "auto":
         return cfg.engine
     import torch
 
-    return "trl" if torch.cuda.is_available() else "own"
+    return "trl" if torch.cuda.is_available() or int(os.environ.get("WORLD_SIZE", "1")) > 1 else "own"

@@ -16,6 +16,7 @@ The checkpoint (HF format, LoRA merged) is what the rollout backends load as it 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -76,8 +77,10 @@ def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
     workdir = cfg.out / "trainer"
     trained, examples, extra = train(cfg, instance, prepared, model, tokenizer, workdir, losses)
 
+    with full_weights(trained):  # under ZeRO-3 every process joins in gathering what the main one saves
+        if is_main_process():
+            save_checkpoint(trained, tokenizer, cfg.out)
     if is_main_process():
-        save_checkpoint(trained, tokenizer, cfg.out)
         data_hash = artifacts.write_examples(cfg.out / "train_data.jsonl", examples)
         losses.write(cfg.out)
         artifacts.write_json(cfg.out / "train_config.json", {
@@ -127,6 +130,18 @@ def is_main_process() -> bool:
     from accelerate import PartialState
 
     return PartialState().is_main_process
+
+
+def full_weights(model: Any) -> Any:
+    """A context in which `model`'s parameters are whole: DeepSpeed ZeRO-3 shards them over the processes
+    (`sebench run --gpus N` launches full fine-tuning so), and each process must take part in gathering
+    them; a model that is not sharded needs nothing."""
+    sharded = [p for p in model.parameters() if hasattr(p, "ds_id")]  # DeepSpeed's mark of a ZeRO-3 parameter
+    if not sharded:
+        return contextlib.nullcontext()
+    import deepspeed
+
+    return deepspeed.zero.GatheredParameters(sharded, modifier_rank=None)
 
 
 def save_checkpoint(model: Any, tokenizer: Any, out: Path) -> None:

@@ -2,6 +2,7 @@
 
     openai:<model>@<base_url>[,<base_url>...]   OpenAI-compatible HTTP (vLLM, SGLang, hosted APIs)
     hf:<path or hub id>                         transformers in-process, batched
+    vllm:<path or hub id>                       a vLLM server of its own on this machine's GPUs (stopped on close)
     smollm2-135m                                the embedded default (an hf backend over the wheel's GGUF)
     fake:[echo|file=PATH|<text>]                scripted answers, for tests
 
@@ -84,10 +85,11 @@ BACKENDS = {
     "openai": "sebench.rollout.backends.openai:OpenAIBackend",
     "hf": "sebench.rollout.backends.hf:HFBackend",
     "fake": "sebench.rollout.backends.fake:FakeBackend",
+    "vllm": "sebench.rollout.backends.vllm_served:VLLMBackend",
 }
 # whole specs that stand for a prefixed one
 ALIASES = {EMBEDDED_DEFAULT: f"hf:{EMBEDDED_DEFAULT}"}
-SPEC_FORMS = "openai:<model>@<base_url>, hf:<path or hub id>, smollm2-135m, fake:..."
+SPEC_FORMS = "openai:<model>@<base_url>, hf:<path or hub id>, vllm:<path or hub id>, smollm2-135m, fake:..."
 
 
 def resolve_spec(spec: str) -> tuple[str, str]:

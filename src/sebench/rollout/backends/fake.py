@@ -2,7 +2,8 @@
 
     fake:                a fixed answer (a python block defining `solve`)
     fake:echo            the last user message, echoed
-    fake:file=PATH       answers from a JSON list or a JSONL file of strings, used in turn
+    fake:file=PATH       answers from a JSON list or a JSONL file of strings, used in turn; or from a JSON
+                         object {"answers": {task query: answer}}, by the task asked (else the fixed answer)
     fake:<text>          that text, every time
 
 Options: `responses` (a list of answers used in turn, or a function of the GenerationRequest that
@@ -93,6 +94,9 @@ def _responses_from_argument(argument: str) -> list | Callable[[GenerationReques
             raise SebenchError(f"fake backend: cannot read {path} ({exc.strerror})") from None
         try:
             data = json.loads(text)
+            if isinstance(data, dict) and isinstance(data.get("answers"), dict):
+                by_query = data["answers"]
+                return lambda request: by_query.get((request.query or "").strip(), DEFAULT_ANSWER)
             return data if isinstance(data, list) else [data]
         except json.JSONDecodeError:
             return [json.loads(line) for line in text.splitlines() if line.strip()]
