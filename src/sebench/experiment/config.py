@@ -27,6 +27,7 @@ from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
 from sebench.methods import is_method_spec
 from sebench.methods import resolve as resolve_method
+from sebench.methods.signature import check_arguments
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
 from sebench.rollout import RolloutConfig
@@ -387,11 +388,13 @@ def _set(values: dict, key: str, value: object) -> None:
         raise SebenchError(f"setting '{key}': '{head}' is a single value, not a section")
     target = values.get(head) or {}
     values[head] = target
-    for part in path[:-1]:  # a regime or variant label: kept as written
+    labelled = head in ("train_regimes", "variants", "methods")  # their first part is a label: kept as written
+    parts = [p if labelled and i == 0 else p.replace("-", "_") for i, p in enumerate(path)]
+    for part in parts[:-1]:
         target = target.setdefault(part, {})
         if not isinstance(target, dict):
             raise SebenchError(f"setting '{key}': '{part}' is not a section")
-    target[path[-1].replace("-", "_")] = value
+    target[parts[-1]] = value
 
 
 def _hint(name: str, names: set[str]) -> str:
@@ -436,9 +439,13 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
     if not isinstance(cfg.methods, dict):
         raise SebenchError(f"methods: expected {{label: {{argument: value}}}}, got {cfg.methods!r}")
     aliases = cfg.method_aliases()
-    labels = {spec if spec in aliases else resolve_method(spec).label for spec in specs}
+    refs = {spec: resolve_method(aliases.get(spec, spec)) for spec in specs}
+    labels = {spec if spec in aliases else ref.label for spec, ref in refs.items()}
     for spec in aliases.values():
         resolve_method(spec)  # an unknown method fails here
+    for spec, ref in refs.items():  # its file, module and attribute exist; its arguments are its own
+        label = spec if spec in aliases else ref.label
+        check_arguments(label, ref, cfg.method_arguments(label) if isinstance(cfg.methods.get(label, {}), dict) else {})
     for label, args in cfg.methods.items():
         if label not in labels and label not in aliases:  # an alias a preset defines may go unused
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "
