@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and resumes unfinished ones. Presets: quick (the embedded model on a CPU, closed-book only: 6 min measured "
         "on 2 cores), cpu (the paper's four headline regimes from a warmed-up base, 24 functions: about 4.5 h on 2 "
         "cores), paper-mini (every regime, 8 functions), gpu (full sizes with the paper's hyperparameters, under "
-        "sebench's protocol unless --protocol original), lifelong (libraries learned one after another: retention "
+        "sebench's protocol unless --protocol original), eval (no training: the untrained model on the full test "
+        "splits closed-book and open-book, 5 samples at T 0.6 with 8192 tokens, as the paper evaluates), lifelong (libraries learned one after another: retention "
         "and interference). Besides the regimes, --regimes takes the variants a preset defines ("
         + "; ".join(f"{label}: a {variant['regime']} variant, in {', '.join(presets)}"
                     for label, (variant, presets) in _variants(PRESETS).items())
@@ -126,9 +127,6 @@ def _main(args: argparse.Namespace) -> int:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
     if args.plan:
-        if cfg.lifelong is not None:
-            raise SebenchError("--plan covers the regimes of a study, not the lifelong schedule; run the lifelong "
-                               "preset without --plan")
         from sebench.cliflags import check_ranges, config_from_flags
         from sebench.experiment.plan import PlanConfig, write_plan
 

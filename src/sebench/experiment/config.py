@@ -305,6 +305,17 @@ PRESETS: dict[str, dict] = {
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         lifelong={"libraries": 3, "designs": ["same", "disjoint"], "replay": [0.0], "at_once": False},
     ),
+    # evaluation only, as the paper evaluates: the untrained model on the full test splits of a built instance
+    # (every function's tasks), closed-book and open-book, 5 samples a task at T = 0.6 with 8192 new tokens and
+    # the chat template's own thinking (the original's src/pipline/pipline.py defaults and README commands pass
+    # temperature 0.6 and max_length 8192 and no enable_thinking; the paper's table is a mean of 5). Give --model.
+    "eval": dict(
+        model="hf:Qwen/Qwen3-8B",
+        regimes=[],
+        functions=None, max_train=None, max_single=None, max_multiple=None,
+        untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
+        rollout=dict(n=5, temperature=0.6, top_p=1.0, max_tokens=8192, concurrency=64),
+    ),
     # the paper's hyperparameters (arXiv 2602.04811) under sebench's protocol, field by field: docs/gpu.md
     # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
     "gpu": dict(
