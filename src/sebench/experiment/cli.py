@@ -19,7 +19,8 @@ from sebench.cliflags import add_config_flags, flag_fields, flag_name, value_typ
 from sebench.errors import SebenchError
 
 # flags that set one field of a stage's section: flag name -> (section, field); the help is the field's own
-SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "epochs": ("train", "epochs")}
+SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "thinking": ("rollout", "thinking"),
+                 "epochs": ("train", "epochs")}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -123,6 +124,7 @@ def _main(args: argparse.Namespace) -> int:
     overrides.update(method_argument(s, overrides.get("regimes") or resolve(args.preset, {}).regimes)
                      for s in args.method_arg)
     cfg = resolve(args.preset, overrides)
+    _fit_decoding(cfg, overrides)
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
@@ -166,3 +168,18 @@ def _main(args: argparse.Namespace) -> int:
     for label, why in data.get("not_trained", {}).items():
         print(f"sebench run: regime {label} was not trained: {why}", file=sys.stderr)
     return 1 if data.get("not_trained") else 0
+
+
+def _fit_decoding(cfg, overrides: dict) -> None:
+    """The model the study evaluates gets a budget that fits its thinking, or the run stops here, before
+    anything runs, with one line asking for --thinking or --max-tokens (sebench.rollout.thinking)."""
+    from sebench.protocols import PROTOCOLS
+    from sebench.rollout.thinking import fit_decoding
+
+    if not cfg.untrained_modes and not cfg.regimes:
+        return
+    given = "rollout.max_tokens" in overrides or "max_tokens" in (overrides.get("rollout") or {})
+    budget = fit_decoding(cfg.model, cfg.rollout.get("thinking"), cfg.rollout.get("max_tokens"),
+                          given or PROTOCOLS[cfg.protocol].max_tokens is not None)
+    if budget != cfg.rollout.get("max_tokens"):
+        cfg.rollout["max_tokens"] = overrides["rollout.max_tokens"] = budget
