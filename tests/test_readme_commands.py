@@ -105,7 +105,12 @@ class MyMethod(Method):
 
 def readme_commands() -> list[str]:
     """The commands of the README's ```bash blocks, in order: continuation lines joined, comments dropped."""
-    text = README.read_text(encoding="utf-8")
+    return doc_commands(README)
+
+
+def doc_commands(path: Path) -> list[str]:
+    """The commands of a Markdown file's ```bash blocks, in order: continuation lines joined, comments dropped."""
+    text = path.read_text(encoding="utf-8")
     commands = []
     for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
         joined = re.sub(r"\\\n\s*", "", block)
