@@ -30,6 +30,10 @@ def test_the_thinking_is_read_from_the_template_or_the_served_name(tmp_path):
     assert model_thinking(f"hf:{_folder(tmp_path, 'q', QWEN3_TEMPLATE)}").thinks is True
     assert model_thinking(str(_folder(tmp_path, 'j', QWEN3_TEMPLATE, as_file=True))).thinks is True
     assert model_thinking(f"hf:{_folder(tmp_path, 'plain', '{{ messages }}')}").thinks is False
+    (tmp_path / "none").mkdir()
+    assert model_thinking(f"hf:{tmp_path / 'none'}").thinks is False  # sebench's ChatML
+    assert model_thinking("hf:nobody/uncached-model").thinks is None
+    assert model_thinking("hf:nobody/Qwen3-0.6B").thinks is True  # not cached: its name
     assert model_thinking("openai:Qwen/Qwen3-8B@http://x/v1").thinks is True
     assert model_thinking("openai:Qwen/Qwen3-4B-Instruct-2507@http://x/v1").thinks is False
     assert model_thinking("openai:my-model@http://x/v1").thinks is None

@@ -329,7 +329,7 @@ def _lifelong(ctx: _Context) -> list[dict]:
     from sebench.experiment.lifelong import BASE, LifelongConfig, schedule
 
     cfg = ctx.cfg
-    plan = schedule(LifelongConfig(**cfg.lifelong))
+    plan = schedule(LifelongConfig(**(cfg.lifelong or {})))
     rows = [_warmup(ctx, cfg.warmup)] if cfg.warmup else []
     settings = cfg.train_settings("closed-sft")
     example = ctx.prompt_tokens.get("closed", {}).get("train", 250) + REFERENCE_TOKENS

@@ -129,9 +129,9 @@ def _checker(node: ast.expr) -> Any:
 
 
 def _from_object(obj: object) -> Signature:
-    if inspect.isclass(obj) and obj.__init__ is object.__init__:  # type: ignore[misc]
+    if inspect.isclass(obj) and obj.__init__ is object.__init__:
         return Signature(())
-    target = obj.__init__ if inspect.isclass(obj) else obj  # type: ignore[misc]
+    target: Any = obj.__init__ if inspect.isclass(obj) else obj
     params = list(inspect.signature(target).parameters.values())[1:]  # self, or a function's ctx
     out = []
     for p in params:

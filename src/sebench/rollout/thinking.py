@@ -3,7 +3,8 @@
 A chat template with `enable_thinking` (Qwen3's) thinks unless told not to; its answers need room: the paper
 evaluates with 8192 new tokens (`THINKING_TOKENS`). Where sebench reads the template:
 
-- a local model folder: its `chat_template.jinja`, else `tokenizer_config.json`'s `chat_template`;
+- a local model folder: its `chat_template.jinja`, else `tokenizer_config.json`'s `chat_template` (none:
+  sebench's ChatML, which does not think);
 - a hub id (`hf:org/name`): those files in the local Hugging Face cache;
 - the embedded model and `fake:` models: no thinking;
 - a served model (`openai:`): the server applies its template and does not show it, so the name decides
@@ -54,6 +55,8 @@ def model_thinking(spec: str) -> Thinking:
     template = _local_template(name)
     if template is not None:
         return Thinking("enable_thinking" in template, f"the chat template of {name}")
+    if Path(name).expanduser().is_dir():  # no template: sebench gives it ChatML (sebench.models), which does not think
+        return Thinking(False, f"{name} has no chat template")
     return _by_name(name, f"the name '{name}' (its template is not on this machine)") or Thinking(
         None, f"{name}'s chat template is not on this machine")
 
