@@ -174,7 +174,7 @@ def _fit_decoding(cfg, overrides: dict) -> None:
     """The model the study evaluates gets a budget that fits its thinking, or the run stops here, before
     anything runs, with one line asking for --thinking or --max-tokens (sebench.rollout.thinking)."""
     from sebench.protocols import PROTOCOLS
-    from sebench.rollout.thinking import fit_decoding
+    from sebench.rollout import fit_decoding
 
     if not cfg.untrained_modes and not cfg.regimes:
         return

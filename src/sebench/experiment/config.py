@@ -25,9 +25,8 @@ from sebench.errors import SebenchError
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
-from sebench.methods import is_method_spec
+from sebench.methods import check_arguments, is_method_spec
 from sebench.methods import resolve as resolve_method
-from sebench.methods.signature import check_arguments
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
 from sebench.rollout import RolloutConfig

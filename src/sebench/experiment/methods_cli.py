@@ -25,7 +25,7 @@ def _main(args: argparse.Namespace) -> int:
     from sebench.methods import resolve
 
     if args.spec:
-        from sebench.methods.signature import method_signature
+        from sebench.methods import method_signature
 
         ref = resolve(args.spec)
         signature = method_signature(ref)  # a missing file, module or attribute fails here, in one line

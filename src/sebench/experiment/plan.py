@@ -271,7 +271,7 @@ UNKNOWN_COST = "unknown: the method's own"
 def _method(ctx: _Context, label: str, shown: str) -> tuple[list[dict], list[str]]:
     """A method's rows (named `shown`, its label in the run) and the modes its model is evaluated in. A built-in's cost follows from its arguments
     (docs/docs-only.md says what each trains on); any other method's training is its own: counted as unknown."""
-    from sebench.methods.docs_only import ContextDistill, DocsMethod
+    from sebench.methods import ContextDistill, DocsMethod
 
     cfg, name = ctx.cfg, _builtin(ctx.cfg, label)
     if name not in ("base", "open-book", "memory", "docs-cpt", "docs-cpt-augmented", "pit", "context-distill"):

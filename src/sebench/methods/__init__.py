@@ -13,14 +13,17 @@ in its own process that cannot read the test splits, the private mapping or any 
 
 from sebench.exports import front_door
 
-__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint", "Context", "Cost",
-           "Endpoint", "Feedback", "Judge", "Method", "MethodError", "MethodJob", "MethodRef", "Prompt", "Result",
-           "Sampler", "entry_points", "is_method_spec", "isolation_layer", "resolve", "run_method"]
+__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint", "Context",
+           "ContextDistill", "Cost", "DocsMethod", "Endpoint", "Feedback", "Judge", "Method", "MethodError",
+           "MethodJob", "MethodRef", "Prompt", "Result", "Sampler", "check_arguments", "entry_points",
+           "is_method_spec", "isolation_layer", "method_signature", "resolve", "run_method"]
 __getattr__ = front_door(__name__, __all__, {
     "agent_backend": ("AgentBackend",),
     "contract": ("Agent", "Checkpoint", "Context", "Cost", "Endpoint", "Feedback", "Judge", "Method", "MethodError",
                  "Prompt", "Result", "Sampler"),
     "isolation": ("isolation_layer",),
     "loader": ("BUILTINS", "ENTRY_POINT_GROUP", "MethodRef", "entry_points", "is_method_spec", "resolve"),
+    "docs_only": ("ContextDistill", "DocsMethod"),
     "run": ("METHOD_FILE", "MethodJob", "run_method"),
+    "signature": ("check_arguments", "method_signature"),
 })
