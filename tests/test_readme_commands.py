@@ -5,7 +5,8 @@ must have an entry in HOW below, so a command added to the README without a way 
 `test_every_readme_command_has_a_check`. CI runs each command in its cheap form, in README order, in one
 working folder (later commands use what earlier ones built):
 - RUN: as written;
-- a form with an added flag that resolves everything and stops (`--show-config`) or plans (`--plan`);
+- a form with an added flag that resolves everything and stops (`--show-config`) or plans (`--plan`), or
+  that runs the same study on a few functions' tasks (SMALL);
 - `make -n TARGET` for make targets (the target exists and says what it runs);
 - SKIP with the reason: installation and cloning need the network, and the install steps are what
   `make install` runs in CI anyway.
@@ -33,7 +34,9 @@ README = ROOT / "README.md"
 SERVER = "http://127.0.0.1:8000/v1"
 SHARED_SAMPLE = ROOT.parent / "shared/reference/original_single_test_sample.jsonl"
 
-RUN, SHOW_CONFIG, PLAN, DRY_MAKE = "run", "show-config", "plan", "make -n"
+RUN, SHOW_CONFIG, PLAN, DRY_MAKE, SMALL = "run", "show-config", "plan", "make -n", "small"
+# what SMALL adds to a `sebench run` command: the same study on a few functions' tasks, one sample each
+SMALL_FLAGS = " --functions 3 --set max_single=4 --set max_multiple=2 --samples 1"
 NETWORK = "needs the network (installation, cloning); CI installs through `make install`"
 
 # how CI checks each README command (keyed by the command as the README writes it, continuations joined)
@@ -63,8 +66,8 @@ HOW: dict[str, tuple[str, str]] = {
     "--model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --out orig-closed.jsonl": (RUN, "against the fake server"),
     "sebench judge --protocol original --data orig --rollouts orig-closed.jsonl --out orig-closed.verdicts.jsonl "
     "--summary orig-closed.summary.json": (RUN, ""),
-    "sebench run --out runs/eval --preset quick --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1 --regimes":
-        (RUN, "against the fake server"),
+    "sebench run --out runs/eval --preset eval --model openai:Qwen/Qwen3-8B@http://127.0.0.1:8000/v1":
+        (SMALL, "against the fake server, on 3 functions' tasks with 1 sample"),
     "sebench run --out runs/quick --preset quick --show-config": (RUN, ""),
     "sebench run --out runs/gpu --preset gpu --model hf:Qwen/Qwen3-8B --plan": (PLAN, "no GPU, no network"),
     "sebench run --out runs/gpu --preset gpu --model hf:Qwen/Qwen3-8B --set train.lora=true":
@@ -102,7 +105,12 @@ class MyMethod(Method):
 
 def readme_commands() -> list[str]:
     """The commands of the README's ```bash blocks, in order: continuation lines joined, comments dropped."""
-    text = README.read_text(encoding="utf-8")
+    return doc_commands(README)
+
+
+def doc_commands(path: Path) -> list[str]:
+    """The commands of a Markdown file's ```bash blocks, in order: continuation lines joined, comments dropped."""
+    text = path.read_text(encoding="utf-8")
     commands = []
     for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
         joined = re.sub(r"\\\n\s*", "", block)
@@ -158,6 +166,8 @@ def test_readme_command(command, workspace):
     cheap = command.replace(SERVER, url)
     if how == SHOW_CONFIG:
         cheap += " --show-config"
+    if how == SMALL:
+        cheap += SMALL_FLAGS
     result = _run(cheap, work, env)
     output = result.stdout + result.stderr
     if how == PLAN:  # exit 1 when a check fails (e.g. the disk of the machine running the tests)

@@ -65,13 +65,26 @@ def test_bad_lifelong_settings_are_refused(setting, message):
         resolve("lifelong", dict([parse_setting(setting)]))
 
 
-def test_plan_refuses_the_lifelong_schedule(tmp_path, capsys):
-    """--plan plans a study's regimes; the lifelong schedule's stages are not among them."""
+def test_plan_follows_the_lifelong_schedule(tmp_path):
+    """--plan counts the schedule's steps: one Closed-SFT a step (a replayed share adds earlier libraries'
+    examples), and each model evaluated on the libraries of its tracks."""
+    import json
+
     from sebench.cli import main
 
-    assert main(["run", "--preset", "lifelong", "--out", str(tmp_path / "run"), "--plan"]) == 2
-    assert "--plan covers the regimes of a study, not the lifelong schedule" in capsys.readouterr().err
-    assert not (tmp_path / "run" / "plan.json").exists()
+    def plan(*flags: str) -> dict:
+        out = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+        assert main(["run", "--preset", "lifelong", "--out", str(out), "--plan", *flags]) in (0, 1)
+        return {s["stage"]: s for s in json.loads((out / "plan.json").read_text())["stages"]}
+
+    default = plan()
+    assert [s for s in default if s.endswith(": SFT")] == ["warm-up: SFT", "after-L1: SFT", "same.after-L2: SFT",
+                                                           "same.after-L3: SFT", "disjoint.after-L2: SFT",
+                                                           "disjoint.after-L3: SFT"]
+    assert "same.after-L3/same.L3 closed single_test" in default and "same.after-L3/disjoint.L3 closed single_test" \
+        not in default
+    replay = plan("--set", "lifelong.designs=[\"same\"]", "--set", "lifelong.replay=[0.5]")
+    assert replay["same+replay0.5.after-L3: SFT"]["prompts"] == 2 * default["after-L1: SFT"]["prompts"]  # 1 + 2 x 0.5
 
 
 # ---- end to end ---------------------------------------------------------------------------------------

@@ -110,3 +110,54 @@ def test_the_plan_touches_no_gpu_and_no_network(tmp_path):
     assert done.returncode in (0, 1), done.stderr
     assert "opened a connection" not in done.stderr and "plan.json" in done.stdout
     assert "closed-rl: GRPO" in done.stdout and (tmp_path / "run/plan.json").is_file()
+
+
+@pytest.mark.parametrize("preset", sorted(__import__("sebench.experiment.config", fromlist=["PRESETS"]).PRESETS))
+def test_every_preset_has_a_plan_with_a_row_for_each_of_its_regimes(preset, tmp_path):
+    from sebench.experiment.config import resolve
+
+    out = tmp_path / "run"
+    code = main(["run", "--preset", preset, "--out", str(out), "--plan"])
+    plan = json.loads((out / "plan.json").read_text())
+    assert code in (0, 1) and plan["preset"] == preset  # 1: a check failed (e.g. this machine's disk)
+    assert not [c for c in plan["checks"] if c["check"].startswith("regime") and c["ok"] is False], plan["checks"]
+    stages = [s["stage"] for s in plan["stages"]]
+    cfg = resolve(preset, {})
+    trained = [s.split(":")[0] for s in stages if ":" in s and not s.startswith(("warm-up", "SFT data"))]
+    if cfg.lifelong is None:
+        assert set(trained) == set(cfg.regimes), stages
+        assert [s for s in stages if s.startswith("untrained")], stages
+    else:  # every step of the schedule trains, and every model is evaluated on its libraries
+        assert {"after-L1", "same.after-L3", "disjoint.after-L3"} <= set(trained), stages
+        assert "disjoint.after-L3/disjoint.L3 closed single_test" in stages
+    if preset == "eval":
+        assert plan["totals"]["optimizer_steps"] == 0 and _stage(plan, "untrained open multiple_test")["samples"] == 1500
+
+
+def test_a_methods_row_says_what_is_known_of_its_cost(tmp_path):
+    out = tmp_path / "run"
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    code = main(["run", "--preset", "quick", "--out", str(out), "--plan", "--regimes", "closed-sft",
+                 f"{examples}/reference_sft.py:ReferenceSFT", "open-book"])
+    plan = json.loads((out / "plan.json").read_text())
+    assert code in (0, 1)
+    mine = _stage(plan, "ReferenceSFT: training")
+    assert mine["note"] == "unknown: the method's own" and mine["gpu_hours"] is None
+    assert plan["totals"]["not_counted"] == ["ReferenceSFT: training"]
+    assert _stage(plan, "ReferenceSFT closed single_test")["samples"] == 24
+    assert _stage(plan, "open-book: no training")["gpu_hours"] == 0.0
+    assert _stage(plan, "open-book open single_test") and not [s for s in plan["stages"] if s["stage"] == "open-book closed single_test"]
+
+
+def test_a_built_in_methods_cost_follows_its_arguments(tmp_path):
+    def steps(*flags: str) -> dict:
+        out = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+        main(["run", "--preset", "inject", "--out", str(out), "--plan", *flags])
+        plan = json.loads((out / "plan.json").read_text())
+        return {s["stage"]: s["steps"] for s in plan["stages"] if s["kind"] == "sft"}
+
+    default, changed = steps(), steps("-M", "docs-cpt.epochs=6", "-M", "docs-cpt-augmented.k=16")
+    assert changed["docs-cpt: SFT (docs-cpt)"] == 2 * default["docs-cpt: SFT (docs-cpt)"]
+    assert changed["docs-cpt-augmented: SFT (docs-cpt-augmented)"] > default["docs-cpt-augmented: SFT (docs-cpt-augmented)"]
+    assert default["docs-cpt-augmented-k8: SFT (docs-cpt-augmented)"] > default["docs-cpt-augmented: SFT (docs-cpt-augmented)"]
+    assert changed["closed-sft: SFT"] == default["closed-sft: SFT"]

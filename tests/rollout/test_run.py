@@ -143,7 +143,7 @@ def _rollout_command(instance_dir: Path, out: Path, url: str) -> list[str]:
     return [
         *CLI, "rollout", "--data", str(instance_dir), "--split", "single_test", "--mode", "open",
         "--model", f"openai:fake-model@{url}", "--out", str(out), "--n", "2", "--temperature", "0.7",
-        "--concurrency", "2",
+        "--concurrency", "2", "--thinking", "off",
     ]
 
 

@@ -19,8 +19,8 @@ from sebench.cliflags import add_config_flags, flag_fields, flag_name, value_typ
 from sebench.errors import SebenchError
 
 # flags that set one field of a stage's section: flag name -> (section, field); the help is the field's own
-SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "epochs": ("train", "epochs"),
-                 "gpus": ("launch", "gpus")}
+SECTION_FLAGS = {"samples": ("rollout", "n"), "max_tokens": ("rollout", "max_tokens"), "thinking": ("rollout", "thinking"),
+                 "epochs": ("train", "epochs"), "gpus": ("launch", "gpus")}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "closed-book only: about 6 min), cpu (the paper's four headline regimes from a warmed-up base, 24 functions: "
         "about 4.5 h), paper-mini (every regime, 8 functions: 2-3 h a seed), inject (learning from the docs alone, "
         "8 functions: about 1-1.3 h a seed), lifelong (libraries learned one after another, retention and "
-        "interference: about 1.7 h a seed), gpu (full sizes with the paper's hyperparameters, under sebench's "
+        "interference: about 1.7 h a seed), eval (no training: the untrained model on the full test splits, "
+        "closed-book and open-book, 5 samples at T 0.6 with 8192 tokens, as the paper evaluates; --plan says how "
+        "long), gpu (full sizes with the paper's hyperparameters, under sebench's "
         "protocol unless --protocol original; --plan says how many hours). Besides the regimes, --regimes takes the variants a preset defines ("
         + "; ".join(f"{label}: a {variant['regime']} variant, in {', '.join(presets)}"
                     for label, (variant, presets) in _variants(PRESETS).items())
@@ -124,13 +126,11 @@ def _main(args: argparse.Namespace) -> int:
     overrides.update(method_argument(s, overrides.get("regimes") or resolve(args.preset, {}).regimes)
                      for s in args.method_arg)
     cfg = resolve(args.preset, overrides)
+    _fit_decoding(cfg, overrides)
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))
         return 0
     if args.plan:
-        if cfg.lifelong is not None:
-            raise SebenchError("--plan covers the regimes of a study, not the lifelong schedule; run the lifelong "
-                               "preset without --plan")
         from sebench.cliflags import check_ranges, config_from_flags
         from sebench.experiment.plan import PlanConfig, write_plan
 
@@ -221,3 +221,18 @@ def _with_preset(args: argparse.Namespace) -> argparse.Namespace:
         if name not in given and hasattr(args, name):
             setattr(args, name, value)
     return args
+
+
+def _fit_decoding(cfg, overrides: dict) -> None:
+    """The model the study evaluates gets a budget that fits its thinking, or the run stops here, before
+    anything runs, with one line asking for --thinking or --max-tokens (sebench.rollout.thinking)."""
+    from sebench.protocols import PROTOCOLS
+    from sebench.rollout import fit_decoding
+
+    if not cfg.untrained_modes and not cfg.regimes:
+        return
+    given = "rollout.max_tokens" in overrides or "max_tokens" in (overrides.get("rollout") or {})
+    budget = fit_decoding(cfg.model, cfg.rollout.get("thinking"), cfg.rollout.get("max_tokens"),
+                          given or PROTOCOLS[cfg.protocol].max_tokens is not None)
+    if budget != cfg.rollout.get("max_tokens"):
+        cfg.rollout["max_tokens"] = overrides["rollout.max_tokens"] = budget

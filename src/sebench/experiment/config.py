@@ -26,7 +26,7 @@ from sebench.experiment.launch import LaunchConfig, apply_launch
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
-from sebench.methods import FENCE_KEYS, is_method_spec
+from sebench.methods import FENCE_KEYS, check_arguments, is_method_spec
 from sebench.methods import resolve as resolve_method
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
@@ -181,6 +181,8 @@ class RunConfig:
         read = settings.get("read") or []
         if isinstance(read, str):
             read = [read]
+        if not isinstance(read, list) or not all(isinstance(p, str) for p in read):
+            raise SebenchError(f"methods.{label}.read: {read!r} is not a list of paths")
         network = settings.get("network", False)
         if not isinstance(network, bool):
             raise SebenchError(f"methods.{label}.network: {network!r} is not true or false")
@@ -321,6 +323,17 @@ PRESETS: dict[str, dict] = {
         train=dict(epochs=3.0, lr=2e-4, batch_size=1, grad_accum=4),
         lifelong={"libraries": 3, "designs": ["same", "disjoint"], "replay": [0.0], "at_once": False},
     ),
+    # evaluation only, as the paper evaluates: the untrained model on the full test splits of a built instance
+    # (every function's tasks), closed-book and open-book, 5 samples a task at T = 0.6 with 8192 new tokens and
+    # the chat template's own thinking (the original's src/pipline/pipline.py defaults and README commands pass
+    # temperature 0.6 and max_length 8192 and no enable_thinking; the paper's table is a mean of 5). Give --model.
+    "eval": dict(
+        model="hf:Qwen/Qwen3-8B",
+        regimes=[],
+        functions=None, max_train=None, max_single=None, max_multiple=None,
+        untrained_modes=["closed", "open"], trained_modes=["closed", "open"],
+        rollout=dict(n=5, temperature=0.6, top_p=1.0, max_tokens=8192, concurrency=64),
+    ),
     # the paper's hyperparameters (arXiv 2602.04811) under sebench's protocol, field by field: docs/gpu.md
     # (tests/experiment/test_gpu_recipe.py checks that table against this dict). Give --model.
     "gpu": dict(
@@ -405,11 +418,13 @@ def _set(values: dict, key: str, value: object) -> None:
         raise SebenchError(f"setting '{key}': '{head}' is a single value, not a section")
     target = values.get(head) or {}
     values[head] = target
-    for part in path[:-1]:  # a regime or variant label: kept as written
+    labelled = head in ("train_regimes", "variants", "methods")  # their first part is a label: kept as written
+    parts = [p if labelled and i == 0 else p.replace("-", "_") for i, p in enumerate(path)]
+    for part in parts[:-1]:
         target = target.setdefault(part, {})
         if not isinstance(target, dict):
             raise SebenchError(f"setting '{key}': '{part}' is not a section")
-    target[path[-1].replace("-", "_")] = value
+    target[parts[-1]] = value
 
 
 def _hint(name: str, names: set[str]) -> str:
@@ -454,9 +469,15 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
     if not isinstance(cfg.methods, dict):
         raise SebenchError(f"methods: expected {{label: {{argument: value}}}}, got {cfg.methods!r}")
     aliases = cfg.method_aliases()
-    labels = {spec if spec in aliases else resolve_method(spec).label for spec in specs}
+    refs = {spec: resolve_method(aliases.get(spec, spec)) for spec in specs}
+    labels = {spec if spec in aliases else ref.label for spec, ref in refs.items()}
     for spec in aliases.values():
         resolve_method(spec)  # an unknown method fails here
+    for spec, ref in refs.items():  # its file, module and attribute exist; its arguments are its own
+        label = spec if spec in aliases else ref.label
+        check_arguments(label, ref, cfg.method_arguments(label) if isinstance(cfg.methods.get(label, {}), dict) else {})
+        if isinstance(cfg.methods.get(label, {}), dict):
+            cfg.method_fence(label)  # its read and network settings, refused here when malformed
     for label, args in cfg.methods.items():
         if label not in labels and label not in aliases:  # an alias a preset defines may go unused
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,9 +25,12 @@ def _main(args: argparse.Namespace) -> int:
     from sebench.methods import resolve
 
     if args.spec:
+        from sebench.methods import method_signature
+
         ref = resolve(args.spec)
+        signature = method_signature(ref)  # a missing file, module or attribute fails here, in one line
         print(f"{ref.label}\t{ref.origin}\t{ref.source or ref.target}")
-        print(f"  arguments: {arguments(ref.load()) or '(none)'}")
+        print(f"  arguments: {signature if signature is not None else 'not readable without running its file'}")
         return 0
     for name, origin, what in rows():
         print(f"{name:<26} {origin:<12} {what}")
@@ -48,10 +50,3 @@ def rows() -> list[tuple[str, str, str]]:
     out += [(name, "entry point", target) for name, target in sorted(entry_points().items())]
     return out
 
-
-def arguments(obj: object) -> str:
-    """The method's arguments with their defaults, from its constructor (a class) or signature (a function)."""
-    target = obj.__init__ if inspect.isclass(obj) else obj  # type: ignore[misc]
-    params = list(inspect.signature(target).parameters.values())
-    skip = {"self", "ctx"} if not inspect.isclass(obj) else {"self"}
-    return ", ".join(str(p) for p in params if p.name not in skip and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))

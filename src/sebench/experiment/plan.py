@@ -85,7 +85,7 @@ def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
     shape = _shape(cfg, checks)
     efficiency = pc.plan_decode_efficiency or calibrated_efficiency()
     ctx = _Context(cfg, pc, shape, pm.HARDWARE[pc.plan_gpu], efficiency, counts, prompt_tokens)
-    stages = _stages(study, ctx, checks)
+    stages = _lifelong(ctx) if cfg.lifelong is not None else _stages(study, ctx, checks)
     memory = _memory(ctx, stages) if shape else []
     checks += _package_checks() + _fit_checks(memory, pc) + _batch_checks(stages, pc) + _disk_check(run_dir, shape, stages)
     total = sum(s["gpu_hours"] or 0.0 for s in stages)
@@ -98,7 +98,8 @@ def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
         "counts": counts, "prompt_tokens": prompt_tokens, "stages": stages,
         "totals": {"gpu_hours": round(total, 1), "wall_hours": round(total / pc.plan_gpus, 1),
                    "optimizer_steps": sum(s["steps"] or 0 for s in stages),
-                   "tokens_generated": sum(s["tokens_generated"] for s in stages)},
+                   "tokens_generated": sum(s["tokens_generated"] for s in stages),
+                   "not_counted": [s["stage"] for s in stages if s.get("note") == UNKNOWN_COST]},
         "memory": memory, "checks": checks,
     }
 
@@ -237,19 +238,113 @@ def _stages(study: Any, ctx: _Context, checks: list) -> list[dict]:
         for split in cfg.splits:
             rows.append(_generation(ctx, f"{UNTRAINED} {mode} {split}", mode, split, cfg.rollout["n"], served))
     regimes = study._training_order()
+    methods = [label for label in regimes if study.is_method(label)]
     sft_from_answers = cfg.train_source == "rollouts" and set(map(cfg.regime_of, regimes)) & set(SFT_FROM_DATA)
-    if "memory" in cfg.untrained_modes or sft_from_answers:
+    answers_used = (cfg.train_source == "rollouts" and bool(methods)) or any(_builtin(cfg, m) == "memory" for m in methods)
+    if "memory" in cfg.untrained_modes or sft_from_answers or answers_used:
         rows.insert(1 if cfg.warmup else 0,
                     _generation(ctx, "SFT data: base open-book on train", "open", "train", cfg.source_samples, served))
     for label in regimes:
+        modes = cfg.trained_modes
         try:
-            rows += _training(study, ctx, label, checks)
+            if label in methods:
+                method_rows, modes = _method(ctx, label, study.label_of(label))
+                rows += method_rows
+                label = study.label_of(label)
+            else:
+                rows += _training(study, ctx, label, checks)
         except SebenchError as exc:
             checks.append(_check(f"regime {label}", False, str(exc)))
             continue
-        for mode in cfg.trained_modes:
+        for mode in modes:
             for split in cfg.splits:
                 rows.append(_generation(ctx, f"{label} {mode} {split}", mode, split, cfg.rollout["n"]))
+    return rows
+
+
+def _builtin(cfg: RunConfig, label: str) -> str | None:
+    """The built-in method a `regimes` label runs (through an alias of `methods` too), else None."""
+    from sebench.methods import BUILTINS
+
+    spec = cfg.method_aliases().get(label, label)
+    return spec if spec in BUILTINS else None
+
+
+UNKNOWN_COST = "unknown: the method's own"
+
+
+def _method(ctx: _Context, label: str, shown: str) -> tuple[list[dict], list[str]]:
+    """A method's rows (named `shown`, its label in the run) and the modes its model is evaluated in. A built-in's cost follows from its arguments
+    (docs/docs-only.md says what each trains on); any other method's training is its own: counted as unknown."""
+    from sebench.methods import ContextDistill, DocsMethod
+
+    cfg, name = ctx.cfg, _builtin(ctx.cfg, label)
+    if name not in ("base", "open-book", "memory", "docs-cpt", "docs-cpt-augmented", "pit", "context-distill"):
+        return [_row(f"{shown}: training", "method", note=UNKNOWN_COST)], cfg.trained_modes
+    if name in ("base", "open-book", "memory"):
+        what = {"base": "the start model as it is", "open-book": "the start model, the docs in its prompt",
+                "memory": "the base's judged open-book training answers (the SFT data row), recalled"}[name]
+        modes = {"base": cfg.trained_modes, "open-book": ["open"], "memory": ["memory"]}[name]
+        return [_row(f"{shown}: no training", "method", steps=0, gpu_hours=0.0, note=what)], modes
+    args = cfg.method_arguments(label)
+    settings = {**{f: getattr(DocsMethod, f) for f in ("epochs", "batch_size", "grad_accum", "max_length",
+                                                        "max_steps")}, **args}
+    tasks, functions = ctx.counts.get("train", 0), cfg.functions or 0
+    closed = ctx.prompt_tokens.get("closed", {}).get("train", 250)
+    doc = max(100, ctx.prompt_tokens.get("open", {}).get("train", 1200) - closed)  # a task's docs, in tokens
+    task_example = closed + REFERENCE_TOKENS
+    hidden = round(functions * (cfg.docs_only or 0.0))
+    rows: list[dict] = []
+    if name == "docs-cpt":
+        parts = [(functions, doc)]
+    elif name == "docs-cpt-augmented":
+        parts = [(int(settings.get("k", 4)) * functions, doc), (tasks, task_example)]
+    elif name == "pit":
+        keep = float(settings.get("keep_share", 0.1))
+        parts = [(tasks, task_example), (tasks, doc + task_example), (hidden + round(keep * tasks), doc)]
+    else:  # context-distill: the open-book start model answers the tasks and the docs' examples, n times each
+        n = int(settings.get("n", ContextDistill.n))
+        budget = int(settings.get("max_tokens", ContextDistill.max_tokens))
+        prompts = tasks + functions  # about one doc-made prompt a function (docs/docs-only.md)
+        rows.append(_generation(ctx, f"{shown}: open-book answers", "open", "train", n, prompts=prompts, budget=budget))
+        parts = [(round(prompts * n * ctx.pc.plan_correct_share), closed + ctx.pc.plan_answer_share * budget)]
+    examples = sum(count for count, _ in parts)
+    sequence = sum(count * tokens for count, tokens in parts) / max(1, examples)
+    rows.append(_plain_sft(ctx, f"{shown}: SFT ({name})", examples, sequence, settings, stages=3 if name == "pit" else 1))
+    return rows, cfg.trained_modes
+
+
+def _plain_sft(ctx: _Context, stage: str, examples: int, sequence: float, settings: dict, stages: int = 1) -> dict:
+    """An SFT row of `examples` of `sequence` tokens (cut at max_length) with the HF Trainer's steps, over
+    `stages` runs of the same settings (max_steps counts each run's)."""
+    sequence = min(settings["max_length"], sequence)
+    batch = int(settings["batch_size"]) * int(settings["grad_accum"])
+    per_epoch = math.ceil(math.ceil(examples / int(settings["batch_size"])) / int(settings["grad_accum"]))
+    steps = settings["max_steps"] * stages if settings["max_steps"] else math.ceil(float(settings["epochs"]) * per_epoch)
+    tokens = steps * batch * sequence
+    return _row(stage, "sft", prompts=examples, samples=examples, prompt_tokens=round(sequence),
+                max_new_tokens=settings["max_length"], steps=steps, tokens_trained=round(tokens),
+                gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=batch)
+
+
+def _lifelong(ctx: _Context) -> list[dict]:
+    """The lifelong schedule (experiment/lifelong.py): the warm-up, then each step's Closed-SFT on its library's
+    reference solutions (and its replayed share of earlier ones), and every model closed-book on the libraries
+    of its tracks."""
+    from sebench.experiment.lifelong import BASE, LifelongConfig, schedule
+
+    cfg = ctx.cfg
+    plan = schedule(LifelongConfig(**(cfg.lifelong or {})))
+    rows = [_warmup(ctx, cfg.warmup)] if cfg.warmup else []
+    settings = cfg.train_settings("closed-sft")
+    example = ctx.prompt_tokens.get("closed", {}).get("train", 250) + REFERENCE_TOKENS
+    for model, step in [(BASE, None), *((s.label, s) for s in plan.steps)]:
+        if step is not None:
+            examples = round(ctx.counts.get("train", 0) * (1 + len(step.mixed) * step.mix_share))
+            rows.append(_plain_sft(ctx, f"{model}: SFT", examples, example, settings))
+        for library in plan.evaluated_on(model):
+            for split in cfg.splits:
+                rows.append(_generation(ctx, f"{model}/{library} closed {split}", "closed", split, cfg.rollout["n"]))
     return rows
 
 
@@ -272,10 +367,12 @@ def _warmup(ctx: _Context, warmup: dict) -> dict:
                 gpu_hours=ctx.training_hours(tokens, sequence, 4), global_batch=warmup["batch_size"])
 
 
-def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_task: int, served: bool = False) -> dict:
+def _generation(ctx: _Context, stage: str, mode: str, split: str, samples_per_task: int, served: bool = False,
+                prompts: int | None = None, budget: int | None = None) -> dict:
     """An evaluation's sampling, on the engine the study will use (launch.py): a served model's server or vLLM
     (continuous batching), or transformers' generate (at most the rollout's batch of sequences at once)."""
-    prompts, budget = ctx.counts.get(split, 0), int(ctx.cfg.rollout["max_tokens"])
+    prompts = ctx.counts.get(split, 0) if prompts is None else prompts
+    budget = int(ctx.cfg.rollout["max_tokens"]) if budget is None else budget
     prompt = ctx.prompt_tokens.get(mode, {}).get(split, PROMPT_TOKENS_WITHOUT_INSTANCE.get(mode, 1000))
     samples = prompts * samples_per_task
     engine = "served" if served else eval_engine(ctx.cfg)
@@ -392,7 +489,10 @@ def _memory(ctx: _Context, stages: list[dict]) -> list[dict]:
 
 
 def _first(cfg: RunConfig, wanted) -> str | None:
-    return next((label for label in cfg.regimes if wanted(cfg.regime_of(label))), None)
+    from sebench.train import REGIMES
+
+    return next((label for label in cfg.regimes if cfg.regime_of(label) in REGIMES and wanted(cfg.regime_of(label))),
+                None)
 
 
 def _check(name: str, ok: bool | None, detail: str) -> dict:
@@ -468,9 +568,11 @@ def render(plan: dict) -> str:
                     [[s["stage"], s["prompts"], s["samples"], s["prompt_tokens"], s["max_new_tokens"],
                       "" if s["steps"] is None else s["steps"], f"{s['tokens_generated']:,}", f"{s['tokens_trained']:,}",
                       "?" if s["gpu_hours"] is None else f"{s['gpu_hours']:.1f}"] for s in plan["stages"]])
+    lines += [f"  {s['stage']}: {s['note']}" for s in plan["stages"] if s.get("note")]
     t = plan["totals"]
+    unknown = f" (not counting {', '.join(t['not_counted'])}: {UNKNOWN_COST})" if t.get("not_counted") else ""
     lines += ["", f"total: {t['gpu_hours']} GPU-hours, {t['wall_hours']} h on {plan['gpus']} GPUs, "
-              f"{t['optimizer_steps']} optimizer steps, {t['tokens_generated']:,} tokens generated", ""]
+              f"{t['optimizer_steps']} optimizer steps, {t['tokens_generated']:,} tokens generated{unknown}", ""]
     counts, n = sorted({n for row in plan["memory"] for n in row["gib"]}), plan["gpus"]
     lines += _table(["memory per GPU (GiB)", "rows x tokens", *[f"{k} GPU" for k in counts],
                      f"on {n}: states + gathered + activations + logits"],

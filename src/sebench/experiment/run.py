@@ -354,7 +354,8 @@ class Study:
         regime = self.cfg.regime_of(label)
         settings = cfg.train_settings(label)
         settings["sandbox_url"] = settings.get("sandbox_url") or cfg.judge["sandbox_url"]  # rewards judged as verdicts are
-        if REGIME_SPECS[regime].self_play and not settings.get("functions") and cfg.functions:
+        if REGIME_SPECS[regime].self_play and not settings.get("functions") and cfg.functions \
+                and Instance(self.data).manifest_path.is_file():  # (--plan, before the data exists: unknown yet)
             # the subset keeps every function's docs: self-play writes tasks for the studied ones only
             settings["functions"] = Instance.open(self.data).manifest()["subset"]["functions"]
         return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,

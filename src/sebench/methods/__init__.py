@@ -14,14 +14,17 @@ in its own process that sees only its training view, its own folder and what the
 from sebench.exports import front_door
 
 __all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "FENCE_KEYS", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint",
-           "Context", "Cost", "Endpoint", "Feedback", "Judge", "Method", "MethodError", "MethodJob", "MethodRef",
-           "Prompt", "Result", "Sampler", "available_layers", "entry_points", "is_method_spec", "isolation_layer",
-           "landlock_abi", "resolve", "run_method"]
+           "Context", "ContextDistill", "Cost", "DocsMethod", "Endpoint", "Feedback", "Judge", "Method",
+           "MethodError", "MethodJob", "MethodRef", "Prompt", "Result", "Sampler", "available_layers",
+           "check_arguments", "entry_points", "is_method_spec", "isolation_layer", "landlock_abi",
+           "method_signature", "resolve", "run_method"]
 __getattr__ = front_door(__name__, __all__, {
     "agent_backend": ("AgentBackend",),
     "contract": ("Agent", "Checkpoint", "Context", "Cost", "Endpoint", "Feedback", "Judge", "Method", "MethodError",
                  "Prompt", "Result", "Sampler"),
     "isolation": ("available_layers", "isolation_layer", "landlock_abi"),
     "loader": ("BUILTINS", "ENTRY_POINT_GROUP", "MethodRef", "entry_points", "is_method_spec", "resolve"),
+    "docs_only": ("ContextDistill", "DocsMethod"),
     "run": ("FENCE_KEYS", "METHOD_FILE", "MethodJob", "run_method"),
+    "signature": ("check_arguments", "method_signature"),
 })

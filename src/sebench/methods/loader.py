@@ -96,7 +96,14 @@ def resolve(spec: str) -> MethodRef:
         if not path.is_file():
             raise MethodError(f"method '{spec}': no file {path}")
         return MethodRef(attr, spec, "file", f"{path}:{attr}", path)
-    return MethodRef(attr, spec, "module", spec, _module_file(where))
+    if not all(part.isidentifier() for part in where.split(".")):
+        what = "a file that is not Python" if Path(where).expanduser().is_file() else "neither a file nor a module"
+        raise MethodError(f"method '{spec}': '{where}' is {what} (give path/to/file.py:Attr or pkg.module:Attr)")
+    file = _module_file(where)
+    if file is None:
+        raise MethodError(f"method '{spec}': no module '{where}' can be imported here (give path/to/file.py:Attr "
+                          "or an installed pkg.module:Attr)")
+    return MethodRef(attr, spec, "module", spec, file)
 
 
 def entry_points() -> dict[str, str]:

@@ -22,9 +22,11 @@ __all__ = [
            "check_model_spec",
            "compact_doc",
            "eos_ids",
+           "fit_decoding",
            "format_answer",
            "generate_tokens",
            "get_backend",
+           "model_thinking",
            "resolve_spec",
            "write_compact_instance",
            "write_rollouts",
@@ -38,4 +40,5 @@ __getattr__ = front_door(__name__, __all__, {
     "original_prompts": ("OriginalTrainingPrompts",),
     "prompts": ("PromptBuilder", "format_answer"),
     "run": ("RolloutConfig", "answer_tasks", "backend_options", "check_model_spec", "write_rollouts"),
+    "thinking": ("fit_decoding", "model_thinking"),
 })

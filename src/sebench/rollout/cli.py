@@ -23,7 +23,15 @@ def register(subparsers) -> None:
 
 
 def _run(cfg: RolloutConfig, _args: argparse.Namespace) -> int:
-    from sebench.rollout.run import write_rollouts
+    from dataclasses import replace
 
-    write_rollouts(cfg)
+    from sebench.protocols import get as get_protocol
+    from sebench.rollout.run import check_model_spec, write_rollouts
+    from sebench.rollout.thinking import fit_decoding
+
+    check_model_spec(cfg)  # an unknown spec, or a served one with no URL, is answered first
+    protocol = get_protocol(cfg.protocol)  # --protocol original sets thinking on and 8192 tokens
+    thinking = cfg.thinking or (None if protocol.thinking is None else "on" if protocol.thinking else "off")
+    budget = cfg.max_tokens if cfg.max_tokens is not None else protocol.max_tokens
+    write_rollouts(replace(cfg, max_tokens=fit_decoding(cfg.model, thinking, budget, budget is not None)))
     return 0

@@ -60,9 +60,10 @@ class RolloutConfig:
                                      "0.6)", minimum=0.0)
     top_p: float = option(1.0, "nucleus sampling threshold", above=0.0, maximum=1.0)
     max_tokens: int | None = option(None, "the most tokens per answer, per turn in retrieval mode (default: 512; "
-                                  "--protocol original: 8192)", minimum=1)
+                                  "8192 for a model that thinks, and under --protocol original)", minimum=1)
     thinking: str | None = option(None, "on | off: the chat template's enable_thinking, where it has one (default: "
-                                "the template's own; --protocol original: on)", choices=("on", "off"))
+                                "the template's own; --protocol original: on); a served model sebench does not "
+                                "know needs it, or --max-tokens", choices=("on", "off"))
     concurrency: int = option(16, "requests in flight at once (openai backend)", minimum=1, speed=True)
     limit: int | None = option(None, "only the first N tasks, for a quick look", minimum=1)
     seed: int | None = option(0, "sampling seed (per task: seed + task index)")
