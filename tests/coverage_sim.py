@@ -74,7 +74,7 @@ def _flat(x: np.ndarray) -> np.ndarray:
     return x.reshape(x.shape[0], -1)
 
 
-def coverage(s: Setting, studies: int = 2000, seed: int = 0) -> dict[str, float]:
+def coverage(s: Setting, studies: int = 2000, seed: int = 0, draws: int = 2000) -> dict[str, float]:
     """The share of studies whose interval holds the truth, per interval the report prints (and the
     rejection rate at p < 0.05 of each Δ test, meaningful as a false-positive rate when the null holds)."""
     sim = simulate(s, studies, np.random.default_rng(seed))
@@ -85,7 +85,7 @@ def coverage(s: Setting, studies: int = 2000, seed: int = 0) -> dict[str, float]
     _, _, lo, hi = iv.paired_interval(*args)
     out["Δ, these models"] = float(np.mean((lo <= sim.models_delta) & (sim.models_delta <= hi)))
     d = _flat(sim.correct_a - sim.correct_b) / s.samples
-    out["Δ test, these models: rejects"] = float(np.mean(iv.sign_flip_p(d) < 0.05))
+    out["Δ test, these models: rejects"] = float(np.mean(iv.sign_flip_p(d, draws=draws) < 0.05))
     if s.seeds > 1:
         _, _, lo, hi = iv.over_seeds_interval(sim.correct_a, sim.size)
         out["accuracy, over seeds"] = float(np.mean((lo <= sim.method_a) & (sim.method_a <= hi)))

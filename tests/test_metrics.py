@@ -81,10 +81,7 @@ def _upper_by_brute_force(counts: list[int], m: int) -> float:
     for kept in product(*(range(c + 1) for c in counts)):
         p = sum(kept) / n
         variance = sum((k - m * p) ** 2 for k in kept) / n**2 * tasks / (tasks - 1)
-        if p in (0.0, 1.0):
-            size = tasks
-        else:
-            size = min(n, p * (1 - p) / variance) if variance > 0 else n
+        size = tasks if p in (0.0, 1.0) else min(n, p * (1 - p) / variance) if variance > 0 else n
         best = max(best, wilson(p, size, q)[1])
     return best
 
@@ -114,7 +111,7 @@ def test_one_more_correct_answer_never_lowers_a_bound(tasks, m):
         for i in range(tasks):
             if counts[i] < m:
                 before.append(counts)
-                after.append(counts[:i] + (counts[i] + 1,) + counts[i + 1:])
+                after.append((*counts[:i], counts[i] + 1, *counts[i + 1:]))
     lo0, hi0 = _bounds(np.array(before, float), m)
     lo1, hi1 = _bounds(np.array(after, float), m)
     assert np.all(lo1 >= lo0 - 1e-12) and np.all(hi1 >= hi0 - 1e-12)
@@ -167,7 +164,8 @@ def test_pooled_seeds_are_strata_for_these_models_and_units_over_seeds():
     within = ((stats["ci95"][1] - stats["ci95"][0]) / (2 * t_quantile(5))) ** 2
     se = math.sqrt(max(0.25, within))
     assert over["estimate"] == 0.5 and over["se"] == pytest.approx(se)
-    assert over["ci95"] == pytest.approx([max(0.0, 0.5 - 12.706205 * se), min(1.0, 0.5 + 12.706205 * se)])
+    # Wilson at the effective size 0.25 / se^2 with t on 1 df (12.706205)
+    assert over["ci95"] == pytest.approx(list(wilson(0.5, 0.25 / se**2, 12.706205)), abs=1e-6)
     one = verdict_stats(_samples({"a": [1], "b": [0]}))["over_seeds"]
     assert one["ci95"] is None and one["note"] == "too few seeds for an interval over seeds"
 
@@ -247,20 +245,35 @@ def test_two_identical_models_differ_by_zero():
     assert paired_difference(a, _samples({"other": [1]})) is None  # no task in common
 
 
+def _over_seeds_by_hand(per_seed: list[float], pooled: tuple[float, float], clusters: int) -> tuple[float, float,
+                                                                                                     float]:
+    """(mean, se, Wilson upper-minus-mean and mean-minus-lower) over seeds, from the seeds' accuracies and
+    these models' interval of the pooled seeds."""
+    g = len(per_seed)
+    mean = sum(per_seed) / g
+    between = sum((x - mean) ** 2 for x in per_seed) / (g * (g - 1))
+    within = ((pooled[1] - pooled[0]) / (2 * t_quantile(clusters - 1))) ** 2
+    se = math.sqrt(max(between, within))
+    return mean, se, wilson(mean, min(clusters, mean * (1 - mean) / se**2), T_EXACT[g - 1])  # one sample a task
+
+
 def test_delta_over_seeds_needs_two_seeds_and_uses_t_on_seeds_minus_one():
     a = _by_counts([1, 1, 0, 1], 1, "r1") + _by_counts([1, 0, 0, 1], 1, "r2") + _by_counts([1, 1, 1, 1], 1, "r3")
     b = _by_counts([0, 1, 0, 0], 1, "r1") + _by_counts([0, 0, 0, 1], 1, "r2") + _by_counts([0, 1, 0, 0], 1, "r3")
     diff = paired_difference(a, b)
     assert diff is not None and diff.over_seeds is not None
+    over = diff.over_seeds
     seeds = [0.5, 0.25, 0.75]  # each seed's A - B
     mean = sum(seeds) / 3
     between = sum((x - mean) ** 2 for x in seeds) / (3 * 2)
     within = ((diff.ci95[1] - diff.ci95[0]) / (2 * t_quantile(11))) ** 2
     se = math.sqrt(max(between, within))
-    over = diff.over_seeds
     assert over.estimate == pytest.approx(mean) and over.se == pytest.approx(se)
-    assert over.ci95 == pytest.approx((mean - 4.302653 * se, min(1.0, mean + 4.302653 * se)))
     assert over.p == pytest.approx(t_two_sided_p(mean / se, 2))
+    # the interval: Newcombe's from each arm's interval over seeds, uncorrelated
+    pa, _, (la, ua) = _over_seeds_by_hand([0.75, 0.5, 1.0], verdict_stats(a)["ci95"], 12)
+    pb, _, (lb, ub) = _over_seeds_by_hand([0.25, 0.25, 0.25], verdict_stats(b)["ci95"], 12)
+    assert over.ci95 == pytest.approx((mean - math.hypot(pa - la, ub - pb), mean + math.hypot(ua - pa, pb - lb)))
     single = paired_difference(a[:4], b[:4])
     assert single is not None and single.over_seeds is not None and single.over_seeds.ci95 is None
 

@@ -207,10 +207,12 @@ def over_seeds_interval(correct: NDArray, size: NDArray) -> tuple[Array, Array, 
     with np.errstate(divide="ignore", invalid="ignore"):
         between = (((p_seed - mean[..., None]) * used) ** 2).sum(-1) / (seeds * (seeds - 1))
     within = _pooled_variance(correct, size)
-    se = np.sqrt(np.maximum(between, within))
+    variance = np.maximum(between, within)
     q = t_quantiles(np.maximum(seeds - 1, 1))
-    lo = np.clip(mean - q * se, 0.0, 1.0)
-    hi = np.clip(mean + q * se, 0.0, 1.0)
+    n = np.asarray(size, float).sum((-2, -1))
+    clusters = (np.asarray(size) > 0).sum((-2, -1)).astype(float)
+    lo, hi = wilson_bounds(mean, effective_n(mean, variance, n, clusters), q)
+    se = np.sqrt(variance)
     few = seeds < 2
     return mean, se, np.where(few, np.nan, lo), np.where(few, np.nan, hi)
 
@@ -289,26 +291,29 @@ def sign_flip_p(d: NDArray, exact_max: int = EXACT_MAX, draws: int = DRAWS, seed
 def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray) -> tuple[
         Array, Array, Array, Array, Array]:
     """The method's Δ over new seeds from counts shaped (..., seeds, clusters): (mean of the seeds' Δ, se,
-    lo, hi, p), t on G - 1 df with variance max(between-seed, these models' Newcombe interval's); NaN
-    bounds and p with fewer than 2 seeds."""
-    pa, _, _, _ = clustered(correct_a, size_a)
-    pb, _, _, _ = clustered(correct_b, size_b)
+    lo, hi, p); NaN bounds and p with fewer than 2 seeds. The interval is Newcombe's from the two arms'
+    intervals over seeds, uncorrelated (each arm's training effect is its own); p is t on G - 1 df with
+    variance max(between-seed, these models' Newcombe interval's)."""
     _, _, used = _cluster_means(correct_a, size_a, correct_b, size_b)
-    seeds = (used.sum(-1) > 0).sum(-1).astype(float)
+    ca, na = np.asarray(correct_a, float) * used, np.asarray(size_a, float) * used
+    cb, nb = np.asarray(correct_b, float) * used, np.asarray(size_b, float) * used
+    pa, _, la, ua = over_seeds_interval(ca, na)
+    pb, _, lb, ub = over_seeds_interval(cb, nb)
     seed_used = (used.sum(-1) > 0).astype(float)
-    d_seed = (pa - pb) * seed_used
-    mean = d_seed.sum(-1) / np.maximum(seeds, 1)
+    seeds = seed_used.sum(-1)
+    d_seed = (clustered(ca, na)[0] - clustered(cb, nb)[0]) * seed_used
+    mean = pa - pb
     with np.errstate(divide="ignore", invalid="ignore"):
         between = (((d_seed - mean[..., None]) * seed_used) ** 2).sum(-1) / (seeds * (seeds - 1))
-    flat = [np.asarray(x, float).reshape(*np.shape(x)[:-2], -1) for x in (correct_a, size_a, correct_b, size_b)]
+    flat = [x.reshape(*x.shape[:-2], -1) for x in (ca, na, cb, nb)]
     _, _, lo_p, hi_p = paired_interval(*flat)
     pairs = (flat[1] > 0).sum(-1)
     within = ((hi_p - lo_p) / (2 * t_quantiles(np.maximum(pairs - 1, 1)))) ** 2
     se = np.sqrt(np.maximum(between, within))
     df = np.maximum(seeds - 1, 1)
-    q = t_quantiles(df)
     t = np.abs(mean) / se
     p = np.array([t_two_sided_p(float(tv), float(dv)) for tv, dv in zip(np.ravel(t), np.ravel(df))]).reshape(t.shape)
+    lo = np.maximum(mean - np.hypot(pa - la, ub - pb), -1.0)
+    hi = np.minimum(mean + np.hypot(ua - pa, pb - lb), 1.0)
     few = seeds < 2
-    lo, hi = np.maximum(mean - q * se, -1.0), np.minimum(mean + q * se, 1.0)
     return mean, se, np.where(few, np.nan, lo), np.where(few, np.nan, hi), np.where(few, np.nan, p)
