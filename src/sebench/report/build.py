@@ -15,6 +15,7 @@ from sebench.report.docs_only import docs_only_groups, docs_only_markdown
 from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
+from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed} for r in runs],
         "main_table": rows,
         "comparisons": comparisons(runs),
+        "signals": signal_rows(runs),
         "docs_only_groups": docs_only_groups(runs),
         "methods": [{"run": run.root.name, "seed": run.seed, **method, "label": label}
                     for run in runs for label, method in run.methods.items()],
@@ -253,6 +255,17 @@ def render_markdown(data: dict) -> str:
         "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
     ]
+    if data.get("signals"):
+        parts += ["## Below the pass@1 floor\n",
+                  "Where pass@1 ties (at 0, say), these tell methods apart. **Right call**: of the functions a task "
+                  "needs, the share each answer calls, correct or not (from the calls the judge records); **tests "
+                  "passed**: the share of test cases passed; each with its 95% interval for these models and its "
+                  "paired Δ vs the untrained model (points, interval, p). Then the failure kinds: each answer that is "
+                  "not correct falls in one (NumPy used: a NumPy import; no package call: an answer whose result "
+                  "does not depend on the package; wrong name: a name the package lacks; wrong arguments: a "
+                  "TypeError; wrong value: it ran and returned a wrong output; error: anything else).\n",
+                  signals_markdown(data["signals"], {(r["model"], r["regime"], r["mode"], r["split"], r["protocol"]): r
+                                                     for r in data["main_table"]})]
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")
