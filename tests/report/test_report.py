@@ -127,7 +127,8 @@ def test_main_table_matches_a_recount(runs, tmp_path):
 def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
     md = build_report(runs[:1], tmp_path / "report", plots_enabled=False).read_text()
     data = json.loads((tmp_path / "report/report.json").read_text())
-    table = [line for line in md.splitlines() if line.startswith("| closed-sft | closed | single_test")]
+    main = md.split("## Main table")[1].split("\n## ")[0]
+    table = [line for line in main.splitlines() if line.startswith("| closed-sft | closed | single_test")]
     row = next(r for r in data["main_table"] if (r["regime"], r["mode"], r["split"]) == ("closed-sft", "closed", "single_test"))
     assert len(table) == 1 and f"| {100 * row['accuracy']:.1f} |" in table[0] and f"| {row['n']} |" in table[0]
     diff = row["vs_untrained"]

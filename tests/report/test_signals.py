@@ -56,7 +56,7 @@ def test_failure_kinds_follow_the_verdicts_and_messages():
 
 
 def test_right_call_and_tests_passed_are_recounted_with_their_intervals(report):
-    run, rows, md = report
+    run, rows, _md = report
     trained, untrained = rows["closed-sft"], rows["untrained"]
     # right call per cluster (needed pairs, called): a 2 of 2, b 1 of 2 (b's first answer calls a wrong name),
     # c: answer 0 calls both of 2, answer 1 has no recorded calls (not counted)
@@ -79,7 +79,7 @@ def test_right_call_and_tests_passed_are_recounted_with_their_intervals(report):
 
 
 def test_the_markdown_puts_the_signals_beside_pass_at_1(report):
-    _, rows, md = report
+    _, _rows, md = report
     section = md.split("## Below the pass@1 floor")[1]
     line = next(x for x in section.splitlines() if x.startswith("| closed-sft | closed | single_test"))
     assert line.startswith("| closed-sft | closed | single_test | 0.0 (") and "| 83.3 (" in line and "; Δ +" in line
