@@ -237,6 +237,16 @@ def test_accuracy_and_delta_rows_cannot_contradict_each_other(tasks, m):
     assert (la > ub).sum() > 20  # the property was exercised
 
 
+@pytest.mark.parametrize("correct", [3, 5, 6, 9])
+def test_the_interval_and_p_read_the_same(correct):
+    # A right on `correct` of 56 tasks, B on none: the exact sign test gives 2 / 2^correct
+    diff = paired_difference(_by_counts([1] * correct + [0] * (56 - correct), 1), _by_counts([0] * 56, 1))
+    assert diff is not None and diff.p >= 2 / 2**correct - 1e-12
+    assert (diff.ci95[0] > 0) == (diff.p < 0.05)
+    if correct == 5:  # the sign test does not reject: the interval reaches 0, though Newcombe's alone would not
+        assert diff.ci95[0] == 0.0 and diff.p == pytest.approx(1 / 16)
+
+
 def test_two_identical_models_differ_by_zero():
     a = _samples({f"t{i}": [i % 2, i % 3 == 0, 1] for i in range(12)})
     diff = paired_difference(a, list(a))
@@ -257,6 +267,10 @@ def _over_seeds_by_hand(per_seed: list[float], pooled: tuple[float, float], clus
     return mean, se, wilson(mean, min(clusters, mean * (1 - mean) / se**2), T_EXACT[g - 1])  # one sample a task
 
 
+def diff_arm(samples: list) -> list[float]:
+    return verdict_stats(samples)["ci95"]
+
+
 def test_delta_over_seeds_needs_two_seeds_and_uses_t_on_seeds_minus_one():
     a = _by_counts([1, 1, 0, 1], 1, "r1") + _by_counts([1, 0, 0, 1], 1, "r2") + _by_counts([1, 1, 1, 1], 1, "r3")
     b = _by_counts([0, 1, 0, 0], 1, "r1") + _by_counts([0, 0, 0, 1], 1, "r2") + _by_counts([0, 1, 0, 0], 1, "r3")
@@ -269,11 +283,16 @@ def test_delta_over_seeds_needs_two_seeds_and_uses_t_on_seeds_minus_one():
     within = ((diff.ci95[1] - diff.ci95[0]) / (2 * t_quantile(11))) ** 2
     se = math.sqrt(max(between, within))
     assert over.estimate == pytest.approx(mean) and over.se == pytest.approx(se)
-    assert over.p == pytest.approx(t_two_sided_p(mean / se, 2))
-    # the interval: Newcombe's from each arm's interval over seeds, uncorrelated
-    pa, _, (la, ua) = _over_seeds_by_hand([0.75, 0.5, 1.0], verdict_stats(a)["ci95"], 12)
-    pb, _, (lb, ub) = _over_seeds_by_hand([0.25, 0.25, 0.25], verdict_stats(b)["ci95"], 12)
-    assert over.ci95 == pytest.approx((mean - math.hypot(pa - la, ub - pb), mean + math.hypot(ua - pa, pb - lb)))
+    p_t = t_two_sided_p(mean / se, 2)
+    assert over.p >= p_t and (over.p == pytest.approx(p_t) or over.p > 0.05)
+    # the interval: Newcombe's from each arm's interval over seeds, uncorrelated, reaching 0 unless p_t < 0.05
+    pa, _, (la, ua) = _over_seeds_by_hand([0.75, 0.5, 1.0], diff_arm(a), 12)
+    pb, _, (lb, ub) = _over_seeds_by_hand([0.25, 0.25, 0.25], diff_arm(b), 12)
+    lo, hi = mean - math.hypot(pa - la, ub - pb), mean + math.hypot(ua - pa, pb - lb)
+    if p_t >= 0.05:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    assert over.ci95 == pytest.approx((lo, hi))
+    assert (over.ci95[0] > 0) == (over.p < 0.05)  # the interval and p read the same
     single = paired_difference(a[:4], b[:4])
     assert single is not None and single.over_seeds is not None and single.over_seeds.ci95 is None
 

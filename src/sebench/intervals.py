@@ -17,6 +17,7 @@ Two targets, as docs/statistics.md explains:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -90,12 +91,12 @@ def _normal_quantile(level: float) -> float:
     return (lo + hi) / 2
 
 
-def t_quantiles(df: NDArray) -> Array:
+def t_quantiles(df: NDArray, level: float = LEVEL) -> Array:
     """`t_quantile` of each df (an array of degrees of freedom; NaN where df < 1)."""
     flat = np.asarray(df, dtype=float)
     out = np.full(flat.shape, np.nan)
     for value in np.unique(flat[flat >= 1]):
-        out[flat == value] = t_quantile(float(value))
+        out[flat == value] = t_quantile(float(value), level)
     return out
 
 
@@ -136,7 +137,8 @@ def effective_n(p: NDArray, variance: NDArray, n: NDArray, clusters: NDArray) ->
     return np.where((p > 0) & (p < 1), np.minimum(n, kish), clusters)
 
 
-def accuracy_interval(correct: NDArray, size: NDArray) -> tuple[Array, Array, Array, Array, Array]:
+def accuracy_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -> tuple[
+        Array, Array, Array, Array, Array]:
     """These models' accuracy and its 95% interval over the last axis (clusters): (p, se, n_eff, lo, hi).
 
     Wilson at the effective size with t on C - 1 df, made monotone: the upper bound is the largest over
@@ -144,7 +146,7 @@ def accuracy_interval(correct: NDArray, size: NDArray) -> tuple[Array, Array, Ar
     bound the same for the wrong answers. One more correct answer therefore never lowers either bound."""
     correct, size = np.asarray(correct, float), np.asarray(size, float)
     p, variance, n, clusters = clustered(correct, size)
-    q = t_quantiles(np.maximum(clusters - 1, 1))
+    q = t_quantiles(np.maximum(clusters - 1, 1), level)
     hi = _upper_envelope(correct, size, q)
     lo = 1.0 - _upper_envelope(size - correct, size, q)
     return p, np.sqrt(variance), effective_n(p, variance, n, clusters), lo, hi
@@ -194,7 +196,7 @@ def _upper_envelope(correct: Array, size: Array, q: Array) -> Array:
     return np.where(n > 0, out, 1.0).reshape(lead)
 
 
-def over_seeds_interval(correct: NDArray, size: NDArray) -> tuple[Array, Array, Array, Array]:
+def over_seeds_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -> tuple[Array, Array, Array, Array]:
     """The method's accuracy over new seeds from counts shaped (..., seeds, clusters): (mean of the seeds'
     accuracies, se, lo, hi); NaN bounds with fewer than 2 seeds.
 
@@ -208,7 +210,7 @@ def over_seeds_interval(correct: NDArray, size: NDArray) -> tuple[Array, Array, 
         between = (((p_seed - mean[..., None]) * used) ** 2).sum(-1) / (seeds * (seeds - 1))
     within = _pooled_variance(correct, size)
     variance = np.maximum(between, within)
-    q = t_quantiles(np.maximum(seeds - 1, 1))
+    q = t_quantiles(np.maximum(seeds - 1, 1), level)
     n = np.asarray(size, float).sum((-2, -1))
     clusters = (np.asarray(size) > 0).sum((-2, -1)).astype(float)
     lo, hi = wilson_bounds(mean, effective_n(mean, variance, n, clusters), q)
@@ -230,15 +232,15 @@ def _pooled_variance(correct: NDArray, size: NDArray) -> Array:
 # ---- paired differences -----------------------------------------------------------------------------------
 
 
-def paired_interval(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray) -> tuple[
-        Array, Array, Array, Array]:
+def paired_interval(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray,
+                    level: float = LEVEL) -> tuple[Array, Array, Array, Array]:
     """These models' Δ = A - B over paired clusters (last axis; both arms answered every cluster that is not
     padding): (Δ, se over N - 1, lo, hi), Newcombe's hybrid score interval (method 10) from the two accuracy
     intervals with the correlation of the paired cluster means, clipped at 0 (never narrower than for
     uncorrelated arms)."""
     mean_a, mean_b, used = _cluster_means(correct_a, size_a, correct_b, size_b)
-    pa, _, _, la, ua = accuracy_interval(np.asarray(correct_a, float) * used, np.asarray(size_a, float) * used)
-    pb, _, _, lb, ub = accuracy_interval(np.asarray(correct_b, float) * used, np.asarray(size_b, float) * used)
+    pa, _, _, la, ua = accuracy_interval(np.asarray(correct_a, float) * used, np.asarray(size_a, float) * used, level)
+    pb, _, _, lb, ub = accuracy_interval(np.asarray(correct_b, float) * used, np.asarray(size_b, float) * used, level)
     d = (mean_a - mean_b) * used
     pairs = used.sum(-1)
     delta = pa - pb
@@ -288,8 +290,8 @@ def sign_flip_p(d: NDArray, exact_max: int = EXACT_MAX, draws: int = DRAWS, seed
     return np.asarray((1 + hits) / (1 + draws), float)
 
 
-def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray) -> tuple[
-        Array, Array, Array, Array, Array]:
+def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray,
+                      level: float = LEVEL) -> tuple[Array, Array, Array, Array, Array]:
     """The method's Δ over new seeds from counts shaped (..., seeds, clusters): (mean of the seeds' Δ, se,
     lo, hi, p); NaN bounds and p with fewer than 2 seeds. The interval is Newcombe's from the two arms'
     intervals over seeds, uncorrelated (each arm's training effect is its own); p is t on G - 1 df with
@@ -297,8 +299,8 @@ def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, s
     _, _, used = _cluster_means(correct_a, size_a, correct_b, size_b)
     ca, na = np.asarray(correct_a, float) * used, np.asarray(size_a, float) * used
     cb, nb = np.asarray(correct_b, float) * used, np.asarray(size_b, float) * used
-    pa, _, la, ua = over_seeds_interval(ca, na)
-    pb, _, lb, ub = over_seeds_interval(cb, nb)
+    pa, _, la, ua = over_seeds_interval(ca, na, level)
+    pb, _, lb, ub = over_seeds_interval(cb, nb, level)
     seed_used = (used.sum(-1) > 0).astype(float)
     seeds = seed_used.sum(-1)
     d_seed = (clustered(ca, na)[0] - clustered(cb, nb)[0]) * seed_used
@@ -306,7 +308,7 @@ def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, s
     with np.errstate(divide="ignore", invalid="ignore"):
         between = (((d_seed - mean[..., None]) * seed_used) ** 2).sum(-1) / (seeds * (seeds - 1))
     flat = [x.reshape(*x.shape[:-2], -1) for x in (ca, na, cb, nb)]
-    _, _, lo_p, hi_p = paired_interval(*flat)
+    _, _, lo_p, hi_p = paired_interval(flat[0], flat[1], flat[2], flat[3])
     pairs = (flat[1] > 0).sum(-1)
     within = ((hi_p - lo_p) / (2 * t_quantiles(np.maximum(pairs - 1, 1)))) ** 2
     se = np.sqrt(np.maximum(between, within))
@@ -317,3 +319,30 @@ def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, s
     hi = np.minimum(mean + np.hypot(ua - pa, pb - lb), 1.0)
     few = seeds < 2
     return mean, se, np.where(few, np.nan, lo), np.where(few, np.nan, hi), np.where(few, np.nan, p)
+
+
+# ---- one reading for the interval and the test ----------------------------------------------------------
+
+
+def agree(lo: NDArray, hi: NDArray, p: NDArray, alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
+    """The interval reaching to 0 where the test does not reject at alpha, so that "the interval excludes 0"
+    and "p < alpha" never disagree in that direction (metrics takes p as the larger of the test's and the
+    interval's, for the other)."""
+    keep = np.asarray(p) < alpha
+    return np.where(keep, lo, np.minimum(lo, 0.0)), np.where(keep, hi, np.maximum(hi, 0.0))
+
+
+def inverted_p(bounds: Callable[[float], tuple[float, float]], steps: int = 30) -> float:
+    """The interval's own p: the smallest alpha whose (1 - alpha) interval, from `bounds(level)`, excludes 0
+    (1 when even the narrowest does not), by bisection on the level."""
+    def excludes(alpha: float) -> bool:
+        lo, hi = bounds(1 - alpha)
+        return lo > 0 or hi < 0
+
+    if not excludes(1 - 1e-9):
+        return 1.0
+    lo_a, hi_a = 0.0, 1 - 1e-9
+    for _ in range(steps):
+        mid = (lo_a + hi_a) / 2
+        lo_a, hi_a = (lo_a, mid) if excludes(mid) else (mid, hi_a)
+    return hi_a

@@ -189,22 +189,30 @@ def paired_counts(a: Counts, b: Counts) -> Paired | None:
     cb, nb = _arrays([b], keys)
     delta, se, lo, hi = (float(x[0]) for x in intervals.paired_interval(ca, na, cb, nb))
     d = ca / na - cb / nb
-    nonzero = int(np.count_nonzero(d))
-    p = float(intervals.sign_flip_p(d)[0])
-    test = ("sign-flip, exact" if nonzero <= intervals.EXACT_MAX
-            else f"sign-flip, {intervals.DRAWS} draws")
-    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=p, pairs=len(keys), test=test,
-                  over_seeds=_over_seeds_delta(a, b, keys))
+    p_test = float(intervals.sign_flip_p(d)[0])
+    p_interval = intervals.inverted_p(lambda level: _bounds(intervals.paired_interval(ca, na, cb, nb, level)[2:]))
+    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
+    exact = int(np.count_nonzero(d)) <= intervals.EXACT_MAX
+    test = "sign-flip, exact" if exact else f"sign-flip, {intervals.DRAWS} draws"
+    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=max(p_test, p_interval),
+                  pairs=len(keys), test=test, over_seeds=_over_seeds_delta(a, b, keys))
+
+
+def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+    return float(np.ravel(pair[0])[0]), float(np.ravel(pair[1])[0])
 
 
 def _over_seeds_delta(a: Counts, b: Counts, keys: Sequence[Cluster]) -> OverSeeds:
     ca, na = _by_seed(a, keys)
     cb, nb = _by_seed(b, keys)
-    mean, se, lo, hi, p = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
+    mean, se, lo, hi, p_test = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
     seeds = ca.shape[1]
     if seeds < 2:
         return OverSeeds(estimate=mean, se=None, ci95=None, seeds=seeds, note=TOO_FEW_SEEDS)
-    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=p)
+    p_interval = intervals.inverted_p(
+        lambda level: _bounds(intervals.over_seeds_paired(ca, na, cb, nb, level)[2:4]))
+    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
+    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=max(p_test, p_interval))
 
 
 def paired_difference(a: Iterable[tuple[TaskKey, str]], b: Iterable[tuple[TaskKey, str]]) -> Paired | None:
