@@ -102,8 +102,9 @@ SWEEP = dict(tasks=(17, 60), samples=(1, 5), seeds=(1, 2, 3), mu_a=(-4.5, -2.5, 
 
 
 def sweep(studies: int = 1000) -> None:
-    """Every setting of SWEEP (B far below A; and B = A, the null), one line each; the minimum per interval."""
-    worst: dict[str, float] = {}
+    """Every setting of SWEEP (B far below A; and B = A, the null), one line each, then the markdown table of
+    `summary`."""
+    results = []
     for values in itertools.product(*SWEEP.values()):
         for null in (False, True):
             setting = Setting(**dict(zip(SWEEP, values)))
@@ -113,12 +114,30 @@ def sweep(studies: int = 1000) -> None:
                 setting = Setting(**{**setting.__dict__, "mu_b": setting.mu_a})
             result = coverage(setting, studies)
             print(setting, {k: round(v, 3) for k, v in result.items()}, flush=True)
-            for k, v in result.items():
-                fpr = "rejects" in k
-                if fpr and not null:
-                    continue
-                worst[k + (" (null)" if null and not fpr else "")] = (max if fpr else min)(worst.get(k, v), v)
-    print("worst:", worst)
+            results.append((setting, result))
+    print(summary(results))
+
+
+def summary(results: list[tuple[Setting, dict[str, float]]]) -> str:
+    """Per interval and number of seeds: the settings, the lowest and the median coverage; per test, the
+    highest rejection rate where its null holds."""
+    lines = ["| interval or test | seeds | settings | lowest | median |", "|---|---|---|---|---|"]
+    names = sorted({k for _, r in results for k in r}, key=lambda k: ("rejects" in k, k))
+    for name in names:
+        for seeds in (1, 2, 3):
+            if "rejects" in name:
+                values = [r[name] for s, r in results if name in r and s.seeds == seeds and s.mu_a == s.mu_b
+                          and ("over seeds" in name or s.seed_sd == 0)]
+                label = name.replace(": rejects", ", false positives under its null")
+                if values:
+                    lines.append(f"| {label} | {seeds} | {len(values)} | highest {100 * max(values):.1f}% "
+                                 f"| {100 * float(np.median(values)):.1f}% |")
+                continue
+            values = [r[name] for s, r in results if name in r and s.seeds == seeds]
+            if values:
+                lines.append(f"| {name} | {seeds} | {len(values)} | {100 * min(values):.1f}% "
+                             f"| {100 * float(np.median(values)):.1f}% |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

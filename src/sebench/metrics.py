@@ -52,11 +52,13 @@ OVER_SEEDS = "the method over new seeds"
 TOO_FEW_SEEDS = "too few seeds for an interval over seeds"
 ACCURACY_CI = ("95% CI (these models): Wilson score interval at the effective sample size given by standard errors "
                "clustered by task (Miller 2024, arXiv 2411.00640), t on tasks − 1 degrees of freedom, monotone in "
-               "the correct answers. Over seeds (the method over new seeds): the seeds' mean ± t on seeds − 1 "
+               "the correct answers. Over seeds (the method over new seeds): the mean of the seeds' accuracies, "
+               "Wilson at the size its between-seed variance allows (never surer than these models), t on seeds − 1 "
                "degrees of freedom.")
 DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); its 95% CI (these models) is "
             "Newcombe's hybrid score interval from the two accuracy intervals, its p the exact paired sign-flip "
-            "test over tasks; over seeds, t on seeds − 1 degrees of freedom.")
+            "test over tasks, read together (the interval reaches 0 unless p < 0.05). Over seeds: Newcombe's "
+            "interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")
 
 T = TypeVar("T")
 TaskKey = tuple[str, str, str, str]  # (run, task id, mode, model)
