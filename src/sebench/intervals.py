@@ -68,19 +68,28 @@ def t_two_sided_p(t: float, df: float) -> float:
     return _incomplete_beta(df / 2, 0.5, df / (df + t * t))
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def t_quantile(df: float, level: float = LEVEL) -> float:
-    """The quantile q of Student's t with P(|T| <= q) = level (two-sided), by bisection; the normal's for
-    df above 10^6."""
+    """The quantile q of Student's t with P(|T| <= q) = level (two-sided): Newton's method on the tail, kept
+    inside a bisection bracket; the normal's for df above 10^6."""
     if df > 1e6:
         return Z95 if level == LEVEL else _normal_quantile(level)
+    tail = 1 - level
     lo, hi = 0.0, 1.0
-    while t_two_sided_p(hi, df) > 1 - level:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_two_sided_p(mid, df) > 1 - level else (lo, mid)
-    return (lo + hi) / 2
+    while t_two_sided_p(hi, df) > tail:
+        lo, hi = hi, hi * 2
+    x = (lo + hi) / 2
+    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    for _ in range(100):
+        gap = t_two_sided_p(x, df) - tail
+        lo, hi = (x, hi) if gap > 0 else (lo, x)
+        density = 2 * math.exp(log_norm - (df + 1) / 2 * math.log1p(x * x / df))
+        step = x + gap / density if density > 0 else (lo + hi) / 2
+        step = step if lo < step < hi else (lo + hi) / 2
+        if abs(step - x) < 1e-14 * max(1.0, x):
+            return step
+        x = step
+    return x
 
 
 def _normal_quantile(level: float) -> float:
@@ -332,7 +341,7 @@ def agree(lo: NDArray, hi: NDArray, p: NDArray, alpha: float = 1 - LEVEL) -> tup
     return np.where(keep, lo, np.minimum(lo, 0.0)), np.where(keep, hi, np.maximum(hi, 0.0))
 
 
-def inverted_p(bounds: Callable[[float], tuple[float, float]], steps: int = 30) -> float:
+def inverted_p(bounds: Callable[[float], tuple[float, float]], steps: int = 20) -> float:
     """The interval's own p: the smallest alpha whose (1 - alpha) interval, from `bounds(level)`, excludes 0
     (1 when even the narrowest does not), by bisection on the level."""
     def excludes(alpha: float) -> bool:
