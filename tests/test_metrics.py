@@ -339,3 +339,11 @@ def test_typed_join_keys_are_checked(tmp_path):
     (tmp_path / "v.jsonl").write_text(json.dumps(bad) + "\n")
     with pytest.raises(Exception, match=r"v.jsonl:1: field 'mode': expected str"):
         read_records(tmp_path / "v.jsonl", Verdict)
+
+
+@pytest.mark.parametrize("tasks,m", [(60, 1), (17, 5), (3, 2)])
+def test_every_interval_holds_its_own_estimate_even_at_100_percent(tasks, m):
+    for correct in (0, m):
+        stats = verdict_stats(_by_counts([correct] * tasks, m))
+        lo, hi = stats["ci95"]
+        assert lo <= stats["accuracy"] <= hi  # 60/60 once gave 93.7-99.99999999999998%

@@ -4,14 +4,16 @@
 Arrays of counts have the shape (..., clusters): `correct[..., c]` of `size[..., c]` samples in cluster c (a
 cluster of size 0 is padding and counts for nothing). Seeds add an axis: (..., seeds, clusters).
 
-Two targets, as docs/statistics.md explains:
+Two targets, as docs/statistics.md explains (with each interval's measured coverage):
 * *these models*: the trained models at hand, tasks a sample of the task distribution; the unit is the
   cluster (run, task). Accuracy: Wilson's interval at the effective sample size, with the clustered variance
-  (CR1: times C / (C - 1)) and a t quantile on C - 1 degrees of freedom, never narrower near 0 or 1 than the
-  interval of no correct (or no wrong) answer. Δ: Newcombe's hybrid score interval from the two accuracy
-  intervals and the correlation of the paired task means; p from an exact paired sign-flip test over tasks.
-* *the method over new seeds*: the seed is the unit; a t interval on G - 1 degrees of freedom whose variance
-  is the larger of the between-seed variance and the variance of these models' interval.
+  (CR1: times C / (C - 1)) and a t quantile on C - 1 degrees of freedom, made monotone in the correct
+  answers (`accuracy_interval`). Δ: Newcombe's hybrid score interval from the two accuracy intervals and the
+  correlation of the paired task means; p from an exact paired sign-flip test over tasks.
+* *the method over new seeds*: the seed is the unit; t on G - 1 degrees of freedom with the variance the
+  larger of the between-seed one and that of these models' interval; Wilson's shape for accuracy,
+  Newcombe's (uncorrelated arms) for Δ.
+`agree` and `inverted_p` make an interval and its test read the same.
 """
 
 from __future__ import annotations
@@ -156,8 +158,8 @@ def accuracy_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -> 
     correct, size = np.asarray(correct, float), np.asarray(size, float)
     p, variance, n, clusters = clustered(correct, size)
     q = t_quantiles(np.maximum(clusters - 1, 1), level)
-    hi = _upper_envelope(correct, size, q)
-    lo = 1.0 - _upper_envelope(size - correct, size, q)
+    hi = np.maximum(_upper_envelope(correct, size, q), p)  # never below p by rounding (1 - 2e-16 at 100%)
+    lo = np.minimum(1.0 - _upper_envelope(size - correct, size, q), p)
     return p, np.sqrt(variance), effective_n(p, variance, n, clusters), lo, hi
 
 
@@ -223,6 +225,7 @@ def over_seeds_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -
     n = np.asarray(size, float).sum((-2, -1))
     clusters = (np.asarray(size) > 0).sum((-2, -1)).astype(float)
     lo, hi = wilson_bounds(mean, effective_n(mean, variance, n, clusters), q)
+    lo, hi = np.minimum(lo, mean), np.maximum(hi, mean)
     se = np.sqrt(variance)
     few = seeds < 2
     return mean, se, np.where(few, np.nan, lo), np.where(few, np.nan, hi)
@@ -263,7 +266,7 @@ def paired_interval(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, siz
     se = np.where(pairs > 1, se, np.nan)
     down = np.sqrt(np.maximum((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2, 0.0))
     up = np.sqrt(np.maximum((ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2, 0.0))
-    return delta, se, np.maximum(delta - down, -1.0), np.minimum(delta + up, 1.0)
+    return delta, se, np.minimum(np.maximum(delta - down, -1.0), delta), np.maximum(np.minimum(delta + up, 1.0), delta)
 
 
 def _cluster_means(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray) -> tuple[
