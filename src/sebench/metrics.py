@@ -16,14 +16,18 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
     freedom (C clusters); made monotone (one more correct answer never lowers a bound, see
     intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
   - **the method over new seeds** ("over_seeds"): the seed is the unit, the estimate the mean of the seeds'
-    accuracies, the interval mean +- t(G - 1) * se with se^2 = max(between-seed variance / G, these models'
-    variance); with one seed no interval ("too few seeds for an interval over seeds").
+    accuracies, se^2 = max(between-seed variance / G, these models' variance), the interval Wilson's at the
+    effective size mean (1 - mean) / se^2 with t on G - 1 df; with one seed no interval ("too few seeds for
+    an interval over seeds").
 * A difference Δ = A - B is paired by cluster over the clusters both answered: Δ is A's accuracy minus B's
   there; its interval (these models) is Newcombe's hybrid score interval built from the two accuracy
   intervals and the correlation of the paired task means (never of zero width, and excluding 0 whenever the
   two accuracy intervals do not overlap); its p is the two-sided paired sign-flip test of the task
   differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is sd(d_c) / sqrt(N) with N - 1.
-  Over new seeds: the mean of the seeds' Δ, t on G - 1 df, variance max(between-seed, these models').
+  The two read the same: the interval reaches 0 unless the test rejects at 5%, and p is the larger of the
+  test's and the interval's own (intervals.agree, intervals.inverted_p). Over new seeds: the mean of the
+  seeds' Δ, Newcombe's interval from the arms' intervals over seeds (uncorrelated), p from t on G - 1 df
+  with variance max(between-seed, these models'), read together the same way.
 * pass@k is the unbiased estimator of Chen et al. (2021), 1 - C(n-c, k) / C(n, k) for a task with n
   samples of which c are correct, averaged over the tasks of a group.
 * **Tasks with fewer than k samples**: pass@k of a group is reported only when *every* task of the group
