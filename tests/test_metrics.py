@@ -2,10 +2,12 @@
 
 import json
 import math
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement, product
 
+import numpy as np
 import pytest
 
+from sebench.intervals import accuracy_interval, paired_interval, sign_flip_p, t_quantile, t_two_sided_p
 from sebench.metrics import (
     group_by,
     mean_pass_at_k,
@@ -42,7 +44,22 @@ def test_wilson_contains_the_proportion_and_matches_the_formula():
     z = 1.959964
     centre = (0.7 + z * z / 20) / (1 + z * z / 10)
     assert lo < 0.7 < hi and (lo + hi) / 2 == pytest.approx(centre)
-    assert wilson(0.0, 10)[0] == 0.0 and wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 0) == (0.0, 0.0)
+    assert wilson(0.0, 10)[0] == 0.0 and wilson(1.0, 10)[1] == pytest.approx(1.0) and wilson(0.0, 0) == (0.0, 1.0)
+
+
+# Student's t, two-sided 97.5% points from a printed table (Fisher & Yates)
+T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 9: 2.262, 16: 2.120, 29: 2.045, 59: 2.001, 120: 1.980}
+
+
+@pytest.mark.parametrize("df,q", T_TABLE.items())
+def test_t_quantile_matches_the_table(df, q):
+    assert t_quantile(df) == pytest.approx(q, abs=6e-4)
+
+
+@pytest.mark.parametrize("t", [0.3, 1.0, 2.5, 9.0])
+def test_t_p_value_matches_the_closed_forms_of_one_and_two_df(t):
+    assert t_two_sided_p(t, 1) == pytest.approx(1 - 2 / math.pi * math.atan(t), abs=1e-12)
+    assert t_two_sided_p(t, 2) == pytest.approx(1 - t / math.sqrt(2 + t * t), abs=1e-12)
 
 
 def _samples(outcomes: dict[str, list[int]], run: str = "r") -> list:
@@ -51,15 +68,71 @@ def _samples(outcomes: dict[str, list[int]], run: str = "r") -> list:
             for task, scores in outcomes.items() for score in scores]
 
 
+def _by_counts(counts: list[int], m: int, run: str = "r") -> list:
+    return _samples({f"t{i}": [1] * c + [0] * (m - c) for i, c in enumerate(counts)}, run)
+
+
+def _upper_by_brute_force(counts: list[int], m: int) -> float:
+    """These models' upper bound from its definition: the largest Wilson upper bound (t on C - 1 df, effective
+    size from the CR1 clustered variance) over every way of keeping some of the correct answers."""
+    tasks, n = len(counts), len(counts) * m
+    q = T_EXACT[tasks - 1]
+    best = 0.0
+    for kept in product(*(range(c + 1) for c in counts)):
+        p = sum(kept) / n
+        variance = sum((k - m * p) ** 2 for k in kept) / n**2 * tasks / (tasks - 1)
+        size = tasks if p in (0.0, 1.0) else min(n, p * (1 - p) / variance) if variance > 0 else n
+        best = max(best, wilson(p, size, q)[1])
+    return best
+
+
+T_EXACT = {1: 12.706204736, 2: 4.302652730, 3: 3.182446305, 4: 2.776445105, 5: 2.570581836}
+
+
+@pytest.mark.parametrize("counts,m", [([0, 1, 3], 3), ([2, 2, 0, 1], 2), ([1, 0, 0, 0, 4], 4), ([3, 3, 3], 3),
+                                      ([0, 0, 0, 1, 2, 2], 2)])
+def test_the_interval_is_its_definition_by_brute_force(counts, m):
+    stats = verdict_stats(_by_counts(counts, m))
+    lo, hi = stats["ci95"]
+    assert hi == pytest.approx(_upper_by_brute_force(counts, m), abs=1e-9)
+    assert lo == pytest.approx(1 - _upper_by_brute_force([m - c for c in counts], m), abs=1e-9)
+    assert lo <= stats["accuracy"] <= hi
+
+
+def _bounds(configs: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    _, _, _, lo, hi = accuracy_interval(configs, np.full(configs.shape, float(m)))
+    return lo, hi
+
+
+@pytest.mark.parametrize("tasks,m", [(t, m) for t in range(1, 6) for m in range(1, 5)])
+def test_one_more_correct_answer_never_lowers_a_bound(tasks, m):
+    before, after = [], []
+    for counts in combinations_with_replacement(range(m + 1), tasks):
+        for i in range(tasks):
+            if counts[i] < m:
+                before.append(counts)
+                after.append((*counts[:i], counts[i] + 1, *counts[i + 1:]))
+    lo0, hi0 = _bounds(np.array(before, float), m)
+    lo1, hi1 = _bounds(np.array(after, float), m)
+    assert np.all(lo1 >= lo0 - 1e-12) and np.all(hi1 >= hi0 - 1e-12)
+
+
+def test_near_zero_the_upper_bound_never_falls_as_answers_turn_correct():
+    # 56 tasks x 5 samples: 0/280 used to give 0-6.4% and 1/280 0.06-2.0%
+    uppers = [verdict_stats(_by_counts([1] * c + [0] * (56 - c), 5))["ci95"][1] for c in range(8)]
+    assert uppers == sorted(uppers) and uppers[0] == pytest.approx(wilson(0.0, 56, t_quantile(55))[1])
+
+
 def test_five_identical_samples_a_task_give_the_interval_of_one():
     once = {f"t{i}": [int(i % 3 == 0)] for i in range(20)}  # 7 of 20 tasks correct
     five = {task: scores * 5 for task, scores in once.items()}
     one, many = verdict_stats(_samples(once)), verdict_stats(_samples(five))
     assert many["n"] == 100 and many["accuracy"] == one["accuracy"] == pytest.approx(7 / 20)
-    assert many["ci95"] == pytest.approx(one["ci95"]) and many["se"] == pytest.approx(one["se"])
-    assert one["ci95"] == pytest.approx(wilson(7 / 20, 20))  # one sample a task: Wilson's over samples
-    none = {task: [0] for task in once}  # every sample wrong: the interval still has a width, over the tasks
-    assert verdict_stats(_samples({t: s * 5 for t, s in none.items()}))["ci95"] == pytest.approx(wilson(0.0, 20))
+    assert many["se"] == pytest.approx(one["se"])
+    # one sample a task: Wilson over the samples, at n - 1 (CR1) with t on n - 1 df
+    assert one["ci95"] == pytest.approx(wilson(7 / 20, 19, t_quantile(19)))
+    assert many["ci95"][0] == pytest.approx(one["ci95"][0], abs=0.01)
+    assert many["ci95"][1] == pytest.approx(one["ci95"][1], abs=0.01)
 
 
 def test_clustering_widens_the_interval_of_correlated_samples():
@@ -68,58 +141,160 @@ def test_clustering_widens_the_interval_of_correlated_samples():
     lo, hi = stats["ci95"]
     independent = wilson(0.5, 50)
     assert hi - lo > 1.5 * (independent[1] - independent[0])
-    assert stats["effective_n"] == pytest.approx(10) and stats["ci95"] == pytest.approx(wilson(0.5, 10))
+    assert stats["effective_n"] == pytest.approx(9)  # 10 tasks, CR1: 10 - 1
 
 
 def test_accuracy_interval_by_hand():
     stats = verdict_stats(_samples({"a": [1, 1], "b": [1, 0], "c": [0, 0]}))
-    # n = 6, p = 3/6 = 0.5; residuals 0.5 or -0.5; summed per task: a +1, b 0, c -1
-    # V = (1^2 + 0^2 + (-1)^2) / 6^2 = 2/36 = 1/18, SE = sqrt(1/18) = 0.235702
-    # n_eff = p(1-p) / V = 0.25 * 18 = 4.5
-    # Wilson at p = 0.5, n = 4.5, z^2 = 3.841459: denominator 1 + 3.841459/4.5 = 1.853658, centre 0.5,
-    # half width 1.959964 * sqrt(0.25/4.5 + 3.841459/(4 * 4.5^2)) / 1.853658
-    #           = 1.959964 * sqrt(0.055556 + 0.047426) / 1.853658 = 1.959964 * 0.320906 / 1.853658 = 0.339310
-    assert stats["se"] == pytest.approx(0.235702, abs=1e-6)
-    assert stats["effective_n"] == pytest.approx(4.5)
-    assert stats["ci95"] == pytest.approx([0.160690, 0.839310], abs=1e-5)
+    # n = 6, p = 0.5; residuals summed per task: a +1, b 0, c -1; V = 2/36 * 3/2 = 1/12, SE = 0.288675
+    # n_eff = 0.25 * 12 = 3
+    assert stats["se"] == pytest.approx(0.288675, abs=1e-6)
+    assert stats["effective_n"] == pytest.approx(3.0)
+    assert stats["ci95"][1] == pytest.approx(_upper_by_brute_force([2, 1, 0], 2))
 
 
-def test_seeds_as_a_second_level_by_hand():
-    # seed r1 answers tasks a and b right, seed r2 both wrong: the seeds disagree more than the tasks
-    stats = verdict_stats(_samples({"a": [1], "b": [1]}, "r1") + _samples({"a": [0], "b": [0]}, "r2"))
-    # n = 4, p = 0.5; by task (run, task): four clusters of residual +-0.5: V_task = 4 * 0.25 / 16 = 1/16
-    # by seed: sums +1 and -1, G = 2: V_seed = 2/1 * (1 + 1) / 16 = 1/4; V = max = 1/4, SE = 0.5
-    # n_eff = 0.25 / 0.25 = 1; Wilson at n = 1: denominator 4.841459, half width
-    # 1.959964 * sqrt(0.25 + 3.841459/4) / 4.841459 = 1.959964 * 1.100166 / 4.841459 = 0.445379
-    assert stats["se"] == pytest.approx(0.5) and stats["effective_n"] == pytest.approx(1.0)
-    assert stats["ci95"] == pytest.approx([0.054621, 0.945379], abs=1e-5)
-    # seeds that agree: the task level alone (one sample a task: Wilson over the 4 samples)
-    same = verdict_stats(_samples({"a": [1], "b": [0]}, "r1") + _samples({"a": [1], "b": [0]}, "r2"))
-    assert same["ci95"] == pytest.approx(wilson(0.5, 4))
+def test_pooled_seeds_are_strata_for_these_models_and_units_over_seeds():
+    # seed r1 answers tasks a, b, c right, seed r2 all wrong
+    rows = _samples({"a": [1], "b": [1], "c": [1]}, "r1") + _samples({"a": [0], "b": [0], "c": [0]}, "r2")
+    stats = verdict_stats(rows)
+    # these models: 6 clusters, p = 0.5, V = 6 * 0.25 / 36 * 6/5 = 0.05 (no max with the seeds any more)
+    assert stats["se"] == pytest.approx(math.sqrt(0.05)) and stats["seeds"] == 2
+    over = stats["over_seeds"]
+    # over seeds: mean of (1, 0) = 0.5; between = ((0.5)^2 + (0.5)^2) / (2 * 1) = 0.25; t on 1 df
+    within = ((stats["ci95"][1] - stats["ci95"][0]) / (2 * t_quantile(5))) ** 2
+    se = math.sqrt(max(0.25, within))
+    assert over["estimate"] == 0.5 and over["se"] == pytest.approx(se)
+    # Wilson at the effective size 0.25 / se^2 with t on 1 df (12.706205)
+    assert over["ci95"] == pytest.approx(list(wilson(0.5, 0.25 / se**2, 12.706205)), abs=1e-6)
+    one = verdict_stats(_samples({"a": [1], "b": [0]}))["over_seeds"]
+    assert one["ci95"] is None and one["note"] == "too few seeds for an interval over seeds"
+
+
+def _sign_flip_by_enumeration(d: list[float]) -> float:
+    observed = abs(sum(d))
+    flips = list(product((1, -1), repeat=len(d)))
+    return sum(abs(sum(s * x for s, x in zip(signs, d))) >= observed - 1e-12 for signs in flips) / len(flips)
+
+
+@pytest.mark.parametrize("d", [[0.5, 0.5, 0.0], [1.0, -0.2, 0.4, 0.6, 0.0, 0.8], [0.2] * 7, [0.3, -0.3]])
+def test_sign_flip_test_is_exact_enumeration(d):
+    assert sign_flip_p(np.array(d))[()] == pytest.approx(_sign_flip_by_enumeration(d))
+
+
+def test_sign_flip_with_many_tasks_draws_from_a_fixed_seed():
+    d = np.array([0.2, -0.4, 0.6, 0.2, 0.8, -0.2, 0.4, 0.6, 0.2, 0.4, -0.6, 0.2, 0.4, 0.2, 0.6, -0.2, 0.4, 0.2])
+    exact = sign_flip_p(d, exact_max=20)[()]
+    drawn = sign_flip_p(d)[()]
+    assert drawn == sign_flip_p(d)[()] and drawn == pytest.approx(exact, abs=0.01)
+
+
+@pytest.mark.parametrize("tasks,p", [(1, 1.0), (2, 0.5), (3, 0.25), (6, 1 / 32)])
+def test_the_same_difference_on_every_task_is_a_sign_test(tasks, p):
+    diff = paired_difference(_by_counts([1] * tasks, 1), _by_counts([0] * tasks, 1))
+    assert diff is not None and diff.p == pytest.approx(p) and diff.ci95[1] > diff.ci95[0]
+
+
+def test_a_tie_reads_as_a_tie_with_its_bound():
+    zeros = _by_counts([0] * 30, 1)
+    diff = paired_difference(zeros, list(zeros))
+    assert diff is not None and diff.delta == 0.0 and diff.p == 1.0
+    lo, hi = diff.ci95
+    bound = verdict_stats(zeros)["ci95"][1]  # each arm could be as high as its own upper bound
+    assert lo == pytest.approx(-bound) and hi == pytest.approx(bound) and bound > 0.05
 
 
 def test_paired_difference_by_hand():
     a = _samples({"a": [1, 1], "b": [1, 0], "c": [0, 0]})
     b = _samples({"a": [1, 0], "b": [0, 0], "c": [0, 0], "d": [1, 1]})  # d: answered by B only, no pair
     diff = paired_difference(a, b)
-    # per-task differences of mean scores: a 1 - 0.5 = 0.5, b 0.5 - 0 = 0.5, c 0 - 0 = 0; 3 pairs
-    # delta = 1/3; residuals 1/6, 1/6, -1/3: squares 1/36 + 1/36 + 4/36 = 1/6; V = (1/6) / 3^2 = 1/54
-    # SE = sqrt(1/54) = 0.136083; interval 1/3 +- 1.959964 * 0.136083 = 0.333333 +- 0.266718
-    # z = (1/3) / 0.136083 = 2.449490, two-sided p = erfc(2.449490 / sqrt(2)) = erfc(1.732051) = 0.014306
     assert diff is not None and diff.pairs == 3
-    assert diff.delta == pytest.approx(1 / 3) and diff.se == pytest.approx(0.136083, abs=1e-6)
-    assert diff.ci95 == pytest.approx((0.066615, 0.600051), abs=1e-5)
-    assert diff.p == pytest.approx(0.014306, abs=1e-6)
+    # d_c = 0.5, 0.5, 0; delta = 3/6 - 1/6 = 1/3; se = sd(d) / sqrt(3) = sqrt(1/12) / sqrt(3) = 1/6
+    assert diff.delta == pytest.approx(1 / 3) and diff.se == pytest.approx(1 / 6)
+    # Newcombe's hybrid score interval from the arms' intervals over the paired tasks, phi of the task means
+    sa = verdict_stats(a)
+    sb = verdict_stats(b[:6])
+    mean_a, mean_b = [1.0, 0.5, 0.0], [0.5, 0.0, 0.0]
+    phi = float(np.corrcoef(mean_a, mean_b)[0, 1])
+    (la, ua), (lb, ub), pa, pb = sa["ci95"], sb["ci95"], 0.5, 1 / 6
+    down = math.sqrt((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2)
+    up = math.sqrt((ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2)
+    assert diff.ci95 == pytest.approx((1 / 3 - down, 1 / 3 + up))
+    assert diff.p == pytest.approx(_sign_flip_by_enumeration([0.5, 0.5]))  # zero differences flip to zero
+
+
+@pytest.mark.parametrize("tasks,m", [(10, 2), (12, 3), (29, 5)])
+def test_accuracy_and_delta_rows_cannot_contradict_each_other(tasks, m):
+    rng = np.random.default_rng(tasks)
+    shape = (400, tasks)
+    size = np.full(shape, float(m))
+    a = rng.binomial(m, rng.uniform(0, 1, (400, 1)), shape).astype(float)
+    b = rng.binomial(m, rng.uniform(0, 0.3, (400, 1)), shape).astype(float)
+    _, _, _, la, ua = accuracy_interval(a, size)
+    _, _, _, lb, ub = accuracy_interval(b, size)
+    delta, _, lo, hi = paired_interval(a, size, b, size)
+    assert np.all((lo <= delta) & (delta <= hi) & (lo < hi))
+    assert np.all(lo[la > ub] > 0) and np.all(hi[ua < lb] < 0)  # arms apart: the paired interval excludes 0
+    assert (la > ub).sum() > 20  # the property was exercised
+
+
+@pytest.mark.parametrize("correct", [3, 5, 6, 9])
+def test_the_interval_and_p_read_the_same(correct):
+    # A right on `correct` of 56 tasks, B on none: the exact sign test gives 2 / 2^correct
+    diff = paired_difference(_by_counts([1] * correct + [0] * (56 - correct), 1), _by_counts([0] * 56, 1))
+    assert diff is not None and diff.p >= 2 / 2**correct - 1e-12
+    assert (diff.ci95[0] > 0) == (diff.p < 0.05)
+    if correct == 5:  # the sign test does not reject: the interval reaches 0, though Newcombe's alone would not
+        assert diff.ci95[0] == 0.0 and diff.p == pytest.approx(1 / 16)
 
 
 def test_two_identical_models_differ_by_zero():
     a = _samples({f"t{i}": [i % 2, i % 3 == 0, 1] for i in range(12)})
     diff = paired_difference(a, list(a))
     assert diff is not None and diff.delta == 0.0 and diff.pairs == 12
-    assert diff.ci95[0] <= 0.0 <= diff.ci95[1] and diff.p == 1.0
-    same_shift = paired_difference(_samples({"x": [1], "y": [1]}), _samples({"x": [0], "y": [0]}))
-    assert same_shift is not None and (same_shift.delta, same_shift.se, same_shift.p) == (1.0, 0.0, 0.0)
+    assert diff.ci95[0] < 0.0 < diff.ci95[1] and diff.p == 1.0
     assert paired_difference(a, _samples({"other": [1]})) is None  # no task in common
+
+
+def _over_seeds_by_hand(per_seed: list[float], pooled: tuple[float, float], clusters: int) -> tuple[float, float,
+                                                                                                     float]:
+    """(mean, se, Wilson upper-minus-mean and mean-minus-lower) over seeds, from the seeds' accuracies and
+    these models' interval of the pooled seeds."""
+    g = len(per_seed)
+    mean = sum(per_seed) / g
+    between = sum((x - mean) ** 2 for x in per_seed) / (g * (g - 1))
+    within = ((pooled[1] - pooled[0]) / (2 * t_quantile(clusters - 1))) ** 2
+    se = math.sqrt(max(between, within))
+    return mean, se, wilson(mean, min(clusters, mean * (1 - mean) / se**2), T_EXACT[g - 1])  # one sample a task
+
+
+def diff_arm(samples: list) -> list[float]:
+    return verdict_stats(samples)["ci95"]
+
+
+def test_delta_over_seeds_needs_two_seeds_and_uses_t_on_seeds_minus_one():
+    a = _by_counts([1, 1, 0, 1], 1, "r1") + _by_counts([1, 0, 0, 1], 1, "r2") + _by_counts([1, 1, 1, 1], 1, "r3")
+    b = _by_counts([0, 1, 0, 0], 1, "r1") + _by_counts([0, 0, 0, 1], 1, "r2") + _by_counts([0, 1, 0, 0], 1, "r3")
+    diff = paired_difference(a, b)
+    assert diff is not None and diff.over_seeds is not None
+    over = diff.over_seeds
+    seeds = [0.5, 0.25, 0.75]  # each seed's A - B
+    mean = sum(seeds) / 3
+    between = sum((x - mean) ** 2 for x in seeds) / (3 * 2)
+    within = ((diff.ci95[1] - diff.ci95[0]) / (2 * t_quantile(11))) ** 2
+    se = math.sqrt(max(between, within))
+    assert over.estimate == pytest.approx(mean) and over.se == pytest.approx(se)
+    p_t = t_two_sided_p(mean / se, 2)
+    assert over.p >= p_t and (over.p == pytest.approx(p_t) or over.p > 0.05)
+    # the interval: Newcombe's from each arm's interval over seeds, uncorrelated, reaching 0 unless p_t < 0.05
+    pa, _, (la, ua) = _over_seeds_by_hand([0.75, 0.5, 1.0], diff_arm(a), 12)
+    pb, _, (lb, ub) = _over_seeds_by_hand([0.25, 0.25, 0.25], diff_arm(b), 12)
+    lo, hi = mean - math.hypot(pa - la, ub - pb), mean + math.hypot(ua - pa, pb - lb)
+    if p_t >= 0.05:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    assert over.ci95 == pytest.approx((lo, hi))
+    assert (over.ci95[0] > 0) == (over.p < 0.05)  # the interval and p read the same
+    single = paired_difference(a[:4], b[:4])
+    assert single is not None and single.over_seeds is not None and single.over_seeds.ci95 is None
 
 
 def test_a_task_answered_in_two_modes_is_one_cluster():
@@ -127,8 +302,8 @@ def test_a_task_answered_in_two_modes_is_one_cluster():
                 for task in "abcd" for mode in ("closed", "open")]
     stats = verdicts_stats(verdicts)
     # 8 task keys (pass@k), but 4 clusters: each task's two answers sum their residuals (+-1 a task),
-    # V = 4 * 1 / 8^2 = 1/16, n_eff = 0.25 / (1/16) = 4 (as 8 independent samples it would be 8)
-    assert stats["tasks"] == 8 and stats["effective_n"] == pytest.approx(4)
+    # V = 4 * 1 / 8^2 * 4/3 = 1/12, n_eff = 0.25 * 12 = 3 (as 8 independent samples it would be 7)
+    assert stats["tasks"] == 8 and stats["effective_n"] == pytest.approx(3)
 
 
 def test_tasks_are_keyed_by_mode_and_model():
@@ -164,3 +339,11 @@ def test_typed_join_keys_are_checked(tmp_path):
     (tmp_path / "v.jsonl").write_text(json.dumps(bad) + "\n")
     with pytest.raises(Exception, match=r"v.jsonl:1: field 'mode': expected str"):
         read_records(tmp_path / "v.jsonl", Verdict)
+
+
+@pytest.mark.parametrize("tasks,m", [(60, 1), (17, 5), (3, 2)])
+def test_every_interval_holds_its_own_estimate_even_at_100_percent(tasks, m):
+    for correct in (0, m):
+        stats = verdict_stats(_by_counts([correct] * tasks, m))
+        lo, hi = stats["ci95"]
+        assert lo <= stats["accuracy"] <= hi  # 60/60 once gave 93.7-99.99999999999998%

@@ -1,5 +1,7 @@
-"""The numbers computed from verdicts, in one place: accuracy and its interval, paired differences, pass@k,
-verdict shares.
+"""The numbers computed from verdicts, in one place: accuracy and its intervals, paired differences and their
+test, pass@k, verdict shares. The interval arithmetic is sebench.intervals (vectorised, so that the coverage
+simulation in the tests measures the same functions); docs/statistics.md explains each choice and quotes
+its measured coverage.
 
 The judge's summary (`sebench judge --summary`) and the report (`sebench report`) both count with
 `verdict_stats`, so the same verdicts give the same numbers in both.
@@ -7,26 +9,25 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
 * A *task key* is (run, task id, mode, model): samples of different modes, models or runs are never pooled
   into one task for pass@k. A *cluster* is (run, task id): every sample of one task in one run. A run is one
   seed, and each seed builds its own instance and draws its own tasks, so clusters are nested in seeds.
-* Accuracy is the share p of the n samples judged correct (score 1, else 0). Its variance is clustered by
-  task, after Miller, "Adding Error Bars to Evals" (arXiv 2411.00640), clustered standard errors: with
-  residuals e = score - p,
-      V_task = sum over clusters c of (sum of e in c)^2 / n^2.
-  Where a row pools G >= 2 runs (seeds), seeds are a second level (a seed's tasks share its training run and
-  the functions it drew, so they are not independent draws):
-      V_seed = G / (G - 1) * sum over runs g of (sum of e in g)^2 / n^2,   V = max(V_task, V_seed).
-  Adapted from Miller: clustering at the seed level counts the tasks nested in it too, so the maximum is
-  V_task plus a between-seed component estimated by moments and truncated at zero; G / (G - 1), which
-  Miller's formula omits, makes V_seed unbiased with few seeds.
-* The 95% interval of an accuracy is Wilson's score interval at the effective sample size
-  n_eff = p (1 - p) / V (Kish's design effect), at most n; when every sample has the same verdict (p = 0 or
-  1, V = 0) n_eff is the number of clusters. Adapted from Miller, whose interval p +- 1.96 sqrt(V) has zero
-  width at 0% and is too narrow with fewer than a few hundred tasks (Bowyer et al., arXiv 2503.01747).
-  With one sample a task and one seed, n_eff = n: Wilson's interval over samples.
-* A difference Δ = A - B is paired by cluster, after Miller's paired differences: over the N clusters both
-  answered, d_c = A's mean score on c - B's; Δ = mean of d_c (tasks weigh the same; with equal samples a
-  task and every task answered by both it equals A's accuracy minus B's). Its variance is V above with each
-  d_c as one score; the interval is Δ +- 1.96 sqrt(V) within [-1, 1] (the central limit theorem, as in
-  Miller), and p is two-sided from the normal (p = 1 when Δ = 0 and V = 0; p = 0 when only V = 0).
+* Every interval says its *target*:
+  - **these models** ("ci95"): the trained models at hand, their tasks a sample of the task distribution.
+    Wilson's score interval at the effective sample size n_eff = p (1 - p) / V, with V the variance clustered
+    by (run, task) (Miller, arXiv 2411.00640) times C / (C - 1), and a t quantile on C - 1 degrees of
+    freedom (C clusters); made monotone (one more correct answer never lowers a bound, see
+    intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
+  - **the method over new seeds** ("over_seeds"): the seed is the unit, the estimate the mean of the seeds'
+    accuracies, se^2 = max(between-seed variance / G, these models' variance), the interval Wilson's at the
+    effective size mean (1 - mean) / se^2 with t on G - 1 df; with one seed no interval ("too few seeds for
+    an interval over seeds").
+* A difference Δ = A - B is paired by cluster over the clusters both answered: Δ is A's accuracy minus B's
+  there; its interval (these models) is Newcombe's hybrid score interval built from the two accuracy
+  intervals and the correlation of the paired task means (never of zero width, and excluding 0 whenever the
+  two accuracy intervals do not overlap); its p is the two-sided paired sign-flip test of the task
+  differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is sd(d_c) / sqrt(N) with N - 1.
+  The two read the same: the interval reaches 0 unless the test rejects at 5%, and p is the larger of the
+  test's and the interval's own (intervals.agree, intervals.inverted_p). Over new seeds: the mean of the
+  seeds' Δ, Newcombe's interval from the arms' intervals over seeds (uncorrelated), p from t on G - 1 df
+  with variance max(between-seed, these models'), read together the same way.
 * pass@k is the unbiased estimator of Chen et al. (2021), 1 - C(n-c, k) / C(n, k) for a task with n
   samples of which c are correct, averaged over the tasks of a group.
 * **Tasks with fewer than k samples**: pass@k of a group is reported only when *every* task of the group
@@ -43,30 +44,58 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+import numpy as np
+
+from sebench import intervals
 from sebench.records import VERDICTS, Verdict
 
 KS = (1, 5, 10)
-Z95 = 1.959964  # the standard normal quantile of a two-sided 95% interval
-ACCURACY_CI = ("95% CI: Wilson score interval at the effective sample size given by standard errors clustered "
-               "by task (Miller 2024, arXiv 2411.00640), with seeds as a second level where runs are pooled.")
-DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); its 95% CI from the central "
-            "limit theorem and its two-sided p from the normal (Miller 2024).")
+Z95 = intervals.Z95  # the standard normal quantile of a two-sided 95% interval
+THESE_MODELS = "these models"
+OVER_SEEDS = "the method over new seeds"
+TOO_FEW_SEEDS = "too few seeds for an interval over seeds"
+ACCURACY_CI = ("95% CI (these models): Wilson score interval at the effective sample size given by standard errors "
+               "clustered by task (Miller 2024, arXiv 2411.00640), t on tasks − 1 degrees of freedom, monotone in "
+               "the correct answers. Over seeds (the method over new seeds): the mean of the seeds' accuracies, "
+               "Wilson at the size its between-seed variance allows (never surer than these models), t on seeds − 1 "
+               "degrees of freedom.")
+DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); its 95% CI (these models) is "
+            "Newcombe's hybrid score interval from the two accuracy intervals, its p the exact paired sign-flip "
+            "test over tasks, read together (the interval reaches 0 unless p < 0.05). Over seeds: Newcombe's "
+            "interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")
 
 T = TypeVar("T")
 TaskKey = tuple[str, str, str, str]  # (run, task id, mode, model)
 Cluster = tuple[str, str]  # (run, task id)
 Score = tuple[Cluster, float]  # one sample's (or one pair's) score in its cluster
+Counts = dict[Cluster, tuple[int, float]]  # cluster -> (samples, correct samples, or summed scores)
+
+
+@dataclass(frozen=True)
+class OverSeeds:
+    """An estimate for the method over new seeds: the mean over seeds, its se, and its 95% interval and p
+    (None, with `note`, where there are too few seeds)."""
+
+    estimate: float
+    se: float | None
+    ci95: tuple[float, float] | None
+    seeds: int
+    p: float | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
 class Paired:
-    """A paired difference A - B over the clusters both answered (see the module's docstring)."""
+    """A paired difference A - B over the clusters both answered, for these models, with the same difference
+    for the method over new seeds (see the module's docstring)."""
 
     delta: float
     se: float
     ci95: tuple[float, float]
     p: float
     pairs: int
+    test: str = ""
+    over_seeds: OverSeeds | None = None
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -81,39 +110,21 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion p over n (possibly effective) samples; (0, 0) for n = 0."""
-    if n <= 0:
-        return (0.0, 0.0)
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    """The Wilson score interval of a proportion p over n (possibly effective) samples; (0, 1) for n = 0."""
+    lo, hi = intervals.wilson_bounds(np.array(p), np.array(n), np.array(z))
+    return (float(lo), float(hi))
 
 
 def clustered_variance(scores: Sequence[Score]) -> float:
-    """The variance of the mean score: Miller's clustered standard error squared, clustered by (run, task id),
-    with runs (seeds) as a second level where there are several (module docstring)."""
-    n = len(scores)
-    mean = sum(value for _, value in scores) / n
-    by_task: dict[Cluster, float] = defaultdict(float)
-    by_seed: dict[str, float] = defaultdict(float)
-    for cluster, value in scores:
-        by_task[cluster] += value - mean
-        by_seed[cluster[0]] += value - mean
-    v_task = sum(e * e for e in by_task.values()) / n**2
-    g = len(by_seed)
-    if g < 2:
-        return v_task
-    return max(v_task, g / (g - 1) * sum(e * e for e in by_seed.values()) / n**2)
+    """The variance of the mean score, clustered by (run, task id), times C / (C - 1) (module docstring)."""
+    counts = _counts_of_scores(scores)
+    correct, size = _arrays([counts])
+    return float(intervals.clustered(correct, size)[1][0])
 
 
 def effective_size(p: float, n: int, variance: float, clusters: int) -> float:
     """Kish's effective sample size p (1 - p) / variance, at most n; the clusters when p is 0 or 1."""
-    if p in (0.0, 1.0):
-        return float(clusters)
-    if variance <= 0:
-        return float(n)
-    return min(float(n), p * (1 - p) / variance)
+    return float(intervals.effective_n(np.array(p), np.array(variance), np.array(n), np.array(clusters)))
 
 
 def two_sided_p(delta: float, se: float) -> float:
@@ -123,26 +134,96 @@ def two_sided_p(delta: float, se: float) -> float:
     return math.erfc(abs(delta) / se / math.sqrt(2))
 
 
+def _counts_of_scores(scores: Iterable[Score]) -> Counts:
+    tally: dict[Cluster, list[float]] = defaultdict(lambda: [0, 0.0])
+    for cluster, value in scores:
+        tally[cluster][0] += 1
+        tally[cluster][1] += value
+    return {c: (int(n), v) for c, (n, v) in tally.items()}
+
+
+def cluster_counts(samples: Iterable[tuple[TaskKey, str]]) -> Counts:
+    """Each cluster's (samples, correct samples)."""
+    tally: dict[Cluster, list[int]] = defaultdict(lambda: [0, 0])
+    for key, verdict in samples:
+        tally[(key[0], key[1])][0] += 1
+        tally[(key[0], key[1])][1] += verdict == "correct"
+    return {cluster: (n, c) for cluster, (n, c) in tally.items()}
+
+
 def task_means(samples: Iterable[tuple[TaskKey, str]]) -> dict[Cluster, float]:
     """Each cluster's mean score (share of its samples judged correct)."""
-    counts: dict[Cluster, list[int]] = defaultdict(lambda: [0, 0])
-    for key, verdict in samples:
-        counts[(key[0], key[1])][0] += 1
-        counts[(key[0], key[1])][1] += verdict == "correct"
-    return {cluster: c / n for cluster, (n, c) in counts.items()}
+    return {cluster: c / n for cluster, (n, c) in cluster_counts(samples).items()}
+
+
+def _arrays(groups: Sequence[Counts], keys: Sequence[Cluster] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(correct, size) arrays of shape (groups, clusters) over `keys` (default: every cluster of the first)."""
+    keys = sorted(groups[0]) if keys is None else keys
+    correct = np.array([[g.get(k, (0, 0))[1] for k in keys] for g in groups], float).reshape(len(groups), len(keys))
+    size = np.array([[g.get(k, (0, 0))[0] for k in keys] for g in groups], float).reshape(len(groups), len(keys))
+    return correct, size
+
+
+def _by_seed(counts: Counts, keys: Sequence[Cluster]) -> tuple[np.ndarray, np.ndarray]:
+    """(correct, size) of shape (1, seeds, clusters of the largest seed), padded with empty clusters."""
+    runs = sorted({run for run, _ in keys})
+    width = max(sum(1 for k in keys if k[0] == run) for run in runs)
+    correct, size = np.zeros((1, len(runs), width)), np.zeros((1, len(runs), width))
+    for g, run in enumerate(runs):
+        for i, key in enumerate(k for k in keys if k[0] == run):
+            size[0, g, i], correct[0, g, i] = counts[key]
+    return correct, size
+
+
+def over_seeds_accuracy(counts: Counts) -> OverSeeds:
+    """The method's accuracy over new seeds from one row's clusters (module docstring)."""
+    keys = sorted(counts)
+    correct, size = _by_seed(counts, keys)
+    mean, se, lo, hi = (float(x[0]) for x in intervals.over_seeds_interval(correct, size))
+    seeds = correct.shape[1]
+    if seeds < 2:
+        return OverSeeds(estimate=mean, se=None, ci95=None, seeds=seeds, note=TOO_FEW_SEEDS)
+    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds)
+
+
+def paired_counts(a: Counts, b: Counts) -> Paired | None:
+    """A - B over the clusters both answered (module docstring); None when there are none."""
+    keys = sorted(a.keys() & b.keys())
+    if not keys:
+        return None
+    ca, na = _arrays([a], keys)
+    cb, nb = _arrays([b], keys)
+    delta, se, lo, hi = (float(x[0]) for x in intervals.paired_interval(ca, na, cb, nb))
+    d = ca / na - cb / nb
+    p_test = float(intervals.sign_flip_p(d)[0])
+    p_interval = intervals.inverted_p(lambda level: _bounds(intervals.paired_interval(ca, na, cb, nb, level)[2:]))
+    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
+    exact = int(np.count_nonzero(d)) <= intervals.EXACT_MAX
+    test = "sign-flip, exact" if exact else f"sign-flip, {intervals.DRAWS} draws"
+    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=max(p_test, p_interval),
+                  pairs=len(keys), test=test, over_seeds=_over_seeds_delta(a, b, keys))
+
+
+def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+    return float(np.ravel(pair[0])[0]), float(np.ravel(pair[1])[0])
+
+
+def _over_seeds_delta(a: Counts, b: Counts, keys: Sequence[Cluster]) -> OverSeeds:
+    ca, na = _by_seed(a, keys)
+    cb, nb = _by_seed(b, keys)
+    mean, se, lo, hi, p_test = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
+    seeds = ca.shape[1]
+    if seeds < 2:
+        return OverSeeds(estimate=mean, se=None, ci95=None, seeds=seeds, note=TOO_FEW_SEEDS)
+    p_interval = intervals.inverted_p(
+        lambda level: _bounds(intervals.over_seeds_paired(ca, na, cb, nb, level)[2:4]))
+    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
+    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=max(p_test, p_interval))
 
 
 def paired_difference(a: Iterable[tuple[TaskKey, str]], b: Iterable[tuple[TaskKey, str]]) -> Paired | None:
-    """A - B paired by cluster (run, task id) after Miller's paired differences, over the clusters both
-    answered; None when there are none."""
-    mean_a, mean_b = task_means(a), task_means(b)
-    diffs = [(c, mean_a[c] - mean_b[c]) for c in sorted(mean_a.keys() & mean_b.keys())]
-    if not diffs:
-        return None
-    delta = sum(d for _, d in diffs) / len(diffs)
-    se = math.sqrt(clustered_variance(diffs))
-    ci = (max(-1.0, delta - Z95 * se), min(1.0, delta + Z95 * se))
-    return Paired(delta=delta, se=se, ci95=ci, p=two_sided_p(delta, se), pairs=len(diffs))
+    """A - B paired by cluster (run, task id) over the clusters both answered; None when there are none."""
+    return paired_counts(cluster_counts(a), cluster_counts(b))
 
 
 def mean_pass_at_k(per_task: Iterable[tuple[int, int]], k: int) -> float | None:
@@ -158,21 +239,28 @@ def task_key(verdict: Verdict, run: str = "") -> TaskKey:
     return (run, verdict.task_id, verdict.mode, verdict.model)
 
 
-def _accuracy(scores: Sequence[Score]) -> dict:
-    """The samples' accuracy with its "se", "effective_n" and "ci95" (module docstring)."""
-    n = len(scores)
-    if not n:
-        return {"accuracy": 0.0, "se": 0.0, "effective_n": 0.0, "ci95": [0.0, 0.0]}
-    p = sum(value for _, value in scores) / n
-    variance = clustered_variance(scores)
-    n_eff = effective_size(p, n, variance, len({cluster for cluster, _ in scores}))
-    return {"accuracy": p, "se": math.sqrt(variance), "effective_n": n_eff, "ci95": list(wilson(p, n_eff))}
+def accuracy_counts(counts: Counts) -> dict:
+    """The accuracy of these clusters with its "se", "effective_n", "ci95" (these models) and "over_seeds"
+    (the method over new seeds, as a dict of OverSeeds' fields)."""
+    if not counts:
+        return {"accuracy": 0.0, "se": 0.0, "effective_n": 0.0, "ci95": [0.0, 1.0], "seeds": 0, "over_seeds": None}
+    correct, size = _arrays([counts])
+    p, se, n_eff, lo, hi = (float(x[0]) for x in intervals.accuracy_interval(correct, size))
+    seeds = over_seeds_accuracy(counts)
+    return {"accuracy": p, "se": se, "effective_n": n_eff, "ci95": [lo, hi], "seeds": seeds.seeds,
+            "over_seeds": _as_dict(seeds)}
+
+
+def _as_dict(seeds: OverSeeds) -> dict:
+    return {"estimate": seeds.estimate, "se": seeds.se, "ci95": None if seeds.ci95 is None else list(seeds.ci95),
+            "seeds": seeds.seeds, "p": seeds.p, "note": seeds.note}
 
 
 def verdict_stats(samples: Iterable[tuple[TaskKey, str]], ks: Iterable[int] = KS) -> dict:
     """The statistics of one group of samples, each given as (task key, verdict name).
 
-    Returns {"n", "tasks", "min_samples", "correct", "accuracy", "se", "effective_n", "ci95": [lo, hi],
+    Returns {"n", "tasks", "min_samples", "correct", "accuracy", "se", "effective_n", "ci95": [lo, hi] (these
+    models), "seeds", "over_seeds": {"estimate", "se", "ci95": [lo, hi] | None, "seeds", "p", "note"},
     "pass@K" for each available K, "verdicts": {name: share of samples}, "counts": {name: samples}}."""
     samples = list(samples)
     per_task: dict[TaskKey, list[int]] = defaultdict(lambda: [0, 0])
@@ -187,7 +275,7 @@ def verdict_stats(samples: Iterable[tuple[TaskKey, str]], ks: Iterable[int] = KS
         "tasks": len(per_task),
         "min_samples": min((tn for tn, _ in per_task.values()), default=0),
         "correct": counts["correct"],
-        **_accuracy([((key[0], key[1]), float(verdict == "correct")) for key, verdict in samples]),
+        **accuracy_counts(cluster_counts(samples)),
     }
     for k in ks:
         value = mean_pass_at_k(((tn, tc) for tn, tc in per_task.values()), k)

@@ -84,3 +84,12 @@ def test_constructor_counts_when_it_is_the_task():
     assert verdict(code, selected=("zwc.yitaf",)) is None
     result = check_code(code, "solve", RULES, ("zwc.kocito",))
     assert "constructor" in result.message
+
+
+def test_package_calls_names_every_call_into_the_package_public_or_not():
+    from sebench.judge.static import package_calls
+
+    code = ("import zwc\nimport zwc.rfx as r\nfrom zwc import kocito as k\nimport math\n"
+            "def solve(x):\n    y = zwc.nosuch(x)\n    return r.quvohe(k(x)) + math.sqrt(2) + zwc.array(y).sum()\n")
+    assert package_calls(code, "zwc") == ["zwc.array", "zwc.kocito", "zwc.nosuch", "zwc.rfx.quvohe"]
+    assert package_calls("def solve(:", "zwc") == [] and package_calls("import numpy as np\nnp.mean(1)", "zwc") == []

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from sebench.metrics import Z95
 from sebench.records import Task, Verdict, write_records
 from sebench.report import build_report
 from sebench.report.docs_only import group_of
@@ -70,10 +69,11 @@ def test_one_seed_groups_counts_and_paired_difference(tmp_path):
     assert row["docs_only"]["accuracy"] == 1.0
     # with tasks, docs-cpt - closed-sft per task: t0 0.5-1, t2 0.5-1, t3 1-0.5
     diff = row["with_tasks"]["vs_closed_sft"]
-    se = math.sqrt(((1 / 3) ** 2 + (1 / 3) ** 2 + (2 / 3) ** 2) / 9)
+    se = math.sqrt(((1 / 3) ** 2 + (1 / 3) ** 2 + (2 / 3) ** 2) / (3 * 2))  # sd over N - 1, / sqrt(N)
     assert (diff["delta"], diff["pairs"]) == (pytest.approx(-1 / 6), 3)
     assert diff["se"] == pytest.approx(se)
-    assert diff["ci95"] == pytest.approx([-1 / 6 - Z95 * se, -1 / 6 + Z95 * se])
+    assert diff["ci95"][0] < -1 / 6 < diff["ci95"][1] and diff["p"] == 1.0  # every sign pattern of 3 is as far
+    assert diff["over_seeds"]["note"] == "too few seeds for an interval over seeds"
     assert row["docs_only"]["vs_closed_sft"]["delta"] == pytest.approx(1.0)  # t1: 1 - 0
     assert row["docs_only"]["vs_untrained"]["delta"] == pytest.approx(1.0)
     multiple = _row(section, "docs-cpt", "multiple_test")  # m0 uses the docs-only numpy.sum among others

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sebench.errors import SebenchError
+from sebench.intervals import t_quantile
 from sebench.metrics import pass_at_k, wilson
 from sebench.records import Task, Verdict, write_records
 from sebench.report import build_report
@@ -126,16 +127,35 @@ def test_main_table_matches_a_recount(runs, tmp_path):
 def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
     md = build_report(runs[:1], tmp_path / "report", plots_enabled=False).read_text()
     data = json.loads((tmp_path / "report/report.json").read_text())
-    table = [line for line in md.splitlines() if line.startswith("| closed-sft | closed | single_test")]
+    main = md.split("## Main table")[1].split("\n## ")[0]
+    table = [line for line in main.splitlines() if line.startswith("| closed-sft | closed | single_test")]
     row = next(r for r in data["main_table"] if (r["regime"], r["mode"], r["split"]) == ("closed-sft", "closed", "single_test"))
     assert len(table) == 1 and f"| {100 * row['accuracy']:.1f} |" in table[0] and f"| {row['n']} |" in table[0]
     diff = row["vs_untrained"]
     lo, hi = diff["ci95"]
     assert f"| {100 * diff['delta']:+.1f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] |" in table[0]
     assert f"| {diff['pairs']} |" in table[0]
-    assert "95% CI: Wilson score interval at the effective sample size given by standard errors clustered by task" in md
+    assert "95% CI (these models): Wilson score interval at the effective sample size" in md
     assert "Δ: paired by task (run, task id)" in md and "## Paired comparisons" in md
-    assert "model" not in md.split("## Main table")[1].splitlines()[4]  # one model: no model column
+    assert md.split("## Main table")[1].splitlines()[4].startswith("| regime |")  # one model: no model column
+    # one seed: every interval is for these models, and none is printed over seeds
+    assert "| 95% CI, these models |" in md and "too few seeds for an interval over seeds" in md
+    assert "over seeds:" not in md
+
+
+def test_pooled_seeds_print_both_targets(runs, tmp_path):
+    md = build_report(runs, tmp_path / "report", plots_enabled=False).read_text()
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    pooled = next(r for r in data["main_table"] if (r["model"], r["regime"], r["mode"], r["split"]) ==
+                  ("smollm2-135m", "closed-sft", "closed", "single_test"))
+    over = pooled["over_seeds"]
+    assert pooled["seeds"] == over["seeds"] == 2 and over["ci95"][0] <= over["estimate"] <= over["ci95"][1]
+    assert over["estimate"] == pytest.approx(sum(r["accuracy"] for r in pooled["runs"]) / 2)
+    assert pooled["vs_untrained"]["over_seeds"]["seeds"] == 2
+    tiny = next(r for r in data["main_table"] if r["model"] == "tiny" and r["regime"] == "closed-sft")
+    assert tiny["over_seeds"]["ci95"] is None  # "tiny" has one seed
+    assert "| over seeds: % (95% CI) |" in md and "Δ over seeds [95% CI], p" in md
+    assert "too few seeds for an interval over seeds" in md.split("## Main table")[1].split("##")[0]
 
 
 def test_per_function_internalization_recount(runs, tmp_path):
@@ -307,12 +327,16 @@ def test_a_users_method_sits_beside_the_built_ins_with_its_delta_and_cost(tmp_pa
     row = rows[("my-method", "closed", "single_test")]
     assert row["method"] == {"origin": "entry point", "spec": "my_pkg.train:run", "returns": "endpoint",
                              "eligible": False, "verified": False}
-    # 6 single tasks, each right for the method and wrong untrained: Δ = +100 points, every pair the same
-    assert row["vs_untrained"] == {"delta": 1.0, "se": 0.0, "ci95": [1.0, 1.0], "p": 0.0, "pairs": 6}
+    # 6 single tasks, each right for the method and wrong untrained: Δ = +100 points, every pair the same; an
+    # exact sign test (2 of 64 sign patterns as far), and the interval reaches down by both arms' bounds
+    diff = row["vs_untrained"]
+    assert (diff["delta"], diff["se"], diff["p"], diff["pairs"]) == (1.0, 0.0, pytest.approx(2 / 64), 6)
+    bound = wilson(0.0, 6, t_quantile(5))[1]  # 0/6 could be this high, 6/6 this low
+    assert diff["ci95"] == pytest.approx([1 - math.hypot(bound, bound), 1.0])
     regimes = [r["regime"] for r in data["main_table"] if (r["mode"], r["split"]) == ("closed", "single_test")]
     assert regimes == ["untrained", "closed-sft", "my-method"]
     line = next(x for x in md.splitlines() if x.startswith("| my-method | entry point | closed | single_test"))
-    assert "| +100.0 | [+100.0, +100.0] | <0.001 | 6 |" in line
+    assert f"| +100.0 | [{100 * diff['ci95'][0]:+.1f}, +100.0] | 0.031 | 6 |" in line
     assert line.endswith("| not eligible: sees the docs at test time; unverified: served endpoint |")
     assert data["methods"] == [{"run": "run", "seed": 0, **METHOD}]
     cost = md.split("## Methods and their cost")[1]
@@ -325,7 +349,8 @@ def test_without_method_json_the_report_has_no_method_columns(tmp_path):
     md = build_report([tmp_path / "run"], tmp_path / "report", plots_enabled=False).read_text()
     assert json.loads((tmp_path / "report/report.json").read_text())["methods"] == []
     assert "## Methods and their cost" not in md and "| origin |" not in md
-    assert "| regime | mode | split | protocol | n | accuracy % | 95% CI | Δ vs untrained | Δ 95% CI | p | pairs |" in md
+    assert ("| regime | mode | split | protocol | n | accuracy % | 95% CI, these models | Δ vs untrained | "
+            "Δ 95% CI, these models | p | pairs |") in md
 
 
 def test_a_malformed_method_json_is_a_clear_error(tmp_path):

@@ -8,6 +8,7 @@ counted, never dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from sebench.answers import extract_code
 from sebench.instance import Instance
-from sebench.judge.static import Rules, check_code
+from sebench.judge.static import Rules, check_code, package_calls
 from sebench.judge.verdict import expected_for, make_verdict, verdict_from_run
 from sebench.records import Task, Verdict
 from sebench.values import is_printed
@@ -123,12 +124,14 @@ class Judge:
                cancel: threading.Event | None) -> Verdict:
         code = extract_code(response)
         if code is None:
-            return make_verdict(task, sample_idx, "no_code", 0, message="no fenced python code block")
+            return make_verdict(task, sample_idx, "no_code", 0, message="no fenced python code block", calls=[])
+        calls = package_calls(code, self.rules.package)  # the report's right-call signal
         static = check_code(code, task.entry_point, self.rules, tuple(task.selected_functions or ()))
         if static.verdict:
             where = f" (line {static.line})" if static.line else ""
-            return make_verdict(task, sample_idx, static.verdict, 0, message=static.message + where)
+            return make_verdict(task, sample_idx, static.verdict, 0, message=static.message + where, calls=calls)
         inputs = [str(tc.get("input", "")) if isinstance(tc, dict) else str(tc) for tc in task.test_cases]
         printed = any(is_printed(expected_for(task, i)) for i in range(len(inputs)))
         run = self.sandbox.run(code, task.entry_point, inputs, timeout_s, printed=printed, cancel=cancel)
-        return verdict_from_run(task, sample_idx, run)
+        verdict = verdict_from_run(task, sample_idx, run)
+        return dataclasses.replace(verdict, detail={**verdict.detail, "calls": calls})

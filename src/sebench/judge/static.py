@@ -163,6 +163,32 @@ def check_code(code: str, entry_point: str, rules: Rules, selected: list | tuple
     return StaticResult(None)
 
 
+def package_calls(code: str, package: str) -> list[str]:
+    """The dotted package names that `code` calls (public or not: a name the package lacks is a wrong name),
+    sorted; what the report's *right call* signal reads. No rule is applied here; [] when it does not parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    scope = _Scope()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == package:
+                    scope.modules[alias.asname or package] = alias.name if alias.asname else package
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == package and not node.level:
+            for alias in node.names:
+                scope.functions[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            parts = _chain(node.func)
+            dotted = _resolve(parts, scope) if parts else None
+            if dotted is not None and dotted != package:
+                found.add(dotted)
+    return sorted(found)
+
+
 # ------------------------------------------------------------------------------------------- imports
 
 def _module_allowed(name: str) -> bool:

@@ -12,9 +12,10 @@ from sebench.metrics import ACCURACY_CI, DELTA_CI, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import docs_only_groups, docs_only_markdown
-from sebench.report.fmt import p_value, pct, signed
+from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
+from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed} for r in runs],
         "main_table": rows,
         "comparisons": comparisons(runs),
+        "signals": signal_rows(runs),
         "docs_only_groups": docs_only_groups(runs),
         "methods": [{"run": run.root.name, "seed": run.seed, **method, "label": label}
                     for run in runs for label, method in run.methods.items()],
@@ -92,22 +94,32 @@ def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[s
 
 
 def _delta_cells(diff: dict | None) -> list[str]:
-    """Δ, its interval, p and pairs of a paired difference (blank cells without one)."""
+    """Δ, its interval (these models), p and pairs of a paired difference (blank cells without one)."""
     if diff is None:
         return ["", "", "", ""]
     lo, hi = diff["ci95"]
     return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"])]
 
 
+def pooled(rows: list[dict]) -> bool:
+    """Whether any row pools two seeds or more (then the tables show the intervals over seeds)."""
+    return any((r.get("seeds") or 0) > 1 for r in rows)
+
+
 def main_table_markdown(rows: list[dict]) -> str:
-    """The main table as markdown: accuracy with its CI, the paired Δ vs untrained, pass@k, verdict shares,
-    and for a user's method its origin and marks; the methods of the intervals below it."""
+    """The main table as markdown: accuracy with its CI (these models, and over seeds where seeds are pooled),
+    the paired Δ vs untrained, pass@k, verdict shares, and for a user's method its origin and marks; the
+    methods of the intervals below it."""
     with_model = len({r["model"] for r in rows}) > 1
+    several = pooled(rows)
     ks = [k for k in pass_ks(rows) if k > 1]  # pass@1 is the accuracy column
     verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
     methods = any(r.get("method") for r in rows)
     head = (["model"] if with_model else []) + ["regime"] + (["origin"] if methods else [])
-    head += ["mode", "split", "protocol", "n", "accuracy %", "95% CI", "Δ vs untrained", "Δ 95% CI", "p", "pairs"]
+    head += ["mode", "split", "protocol", "n", "accuracy %", "95% CI, these models"]
+    head += ["over seeds: % (95% CI)"] if several else []
+    head += ["Δ vs untrained", "Δ 95% CI, these models", "p", "pairs"]
+    head += ["Δ over seeds [95% CI], p"] if several else []
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
     settings = any(r.get("settings") for r in rows)
     head += ["training settings"] if settings else []
@@ -116,14 +128,16 @@ def main_table_markdown(rows: list[dict]) -> str:
     for r in rows:
         method = r.get("method") or {}
         cells = ([r["model"]] if with_model else []) + [r["regime"]] + ([method.get("origin") or ""] if methods else [])
-        cells += [r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), pct(r["accuracy"]),
-                  f"{pct(r['ci95'][0])}–{pct(r['ci95'][1])}", *_delta_cells(r["vs_untrained"])]
+        cells += [r["mode"], r["split"], r.get("protocol", "sebench"), str(r["n"]), pct(r["accuracy"]), span(r["ci95"])]
+        cells += [over_seeds(r.get("over_seeds"))] if several else []
+        cells += _delta_cells(r["vs_untrained"])
+        cells += [delta_over_seeds((r["vs_untrained"] or {}).get("over_seeds"))] if several else []
         cells += [pct(r.get(f"pass@{k}")) for k in ks]
         cells += [pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
         cells += [r.get("settings", "")] if settings else []
         cells += ["; ".join(notes(method))] if methods else []
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{ACCURACY_CI} {DELTA_CI}\n"
+    return "\n".join(lines) + f"\n\n{targets_note(several)} {ACCURACY_CI} {DELTA_CI}\n"
 
 
 def comparisons_markdown(pairs: list[dict]) -> str:
@@ -133,13 +147,16 @@ def comparisons_markdown(pairs: list[dict]) -> str:
     if not rows:
         return ""
     with_model = len({c["model"] for c in rows}) > 1
-    head = (["model"] if with_model else []) + ["A", "B", "mode", "split", "protocol", "Δ = A − B", "95% CI", "p",
-                                                "pairs"]
+    several = any((c.get("over_seeds") or {}).get("seeds", 0) > 1 for c in rows)
+    head = (["model"] if with_model else []) + ["A", "B", "mode", "split", "protocol", "Δ = A − B",
+                                                "95% CI, these models", "p", "pairs"]
+    head += ["Δ over seeds [95% CI], p"] if several else []
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in rows:
         cells = ([c["model"]] if with_model else []) + [c["a"], c["b"], c["mode"], c["split"], c["protocol"]]
-        lines.append("| " + " | ".join(cells + _delta_cells(c)) + " |")
-    return "\n".join(lines) + f"\n\n{DELTA_CI}\n"
+        cells += _delta_cells(c) + ([delta_over_seeds(c.get("over_seeds"))] if several else [])
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{targets_note(several)} {DELTA_CI}\n"
 
 
 def functions_markdown(functions: dict) -> str:
@@ -229,13 +246,26 @@ def render_markdown(data: dict) -> str:
         "# SE-Bench report\n",
         f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']})" for r in runs) + "\n",
         "## Main table\n",
-        "Accuracy is the share of samples judged correct (pass@1), with its 95% interval; "
+        "Accuracy is the share of samples judged correct (pass@1), with its 95% interval for these models (and, "
+        "where seeds are pooled, the method's accuracy over new seeds); "
         "Δ is the difference with the untrained model in the same mode and split (percentage points), paired "
-        "by task, with its 95% interval, its p-value and the number of tasks both answered; "
+        "by task, with its 95% interval, its p-value (exact paired sign-flip test) and the number of tasks both "
+        "answered; "
         "pass@k is shown where every task has at least k samples; the other columns are the shares of "
         "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
     ]
+    if data.get("signals"):
+        parts += ["## Below the pass@1 floor\n",
+                  "Where pass@1 ties (at 0, say), these tell methods apart. **Right call**: of the functions a task "
+                  "needs, the share each answer calls, correct or not (from the calls the judge records); **tests "
+                  "passed**: the share of test cases passed; each with its 95% interval for these models and its "
+                  "paired Δ vs the untrained model (points, interval, p). Then the failure kinds: each answer that is "
+                  "not correct falls in one (NumPy used: a NumPy import; no package call: an answer whose result "
+                  "does not depend on the package; wrong name: a name the package lacks; wrong arguments: a "
+                  "TypeError; wrong value: it ran and returned a wrong output; error: anything else).\n",
+                  signals_markdown(data["signals"], {(r["model"], r["regime"], r["mode"], r["split"], r["protocol"]): r
+                                                     for r in data["main_table"]})]
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")

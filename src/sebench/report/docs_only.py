@@ -17,9 +17,10 @@ group. report.json's "docs_only_groups" (null when no run has docs-only function
      "ungrouped_tasks": int (distinct (run, task id) in no group, over every row),
      "rows": [{"model", "regime", "mode", "split", "protocol", "ungrouped_tasks": int,
                "with_tasks" | "docs_only": null | {"n", "tasks", "correct", "accuracy", "se", "effective_n",
-                   "ci95": [lo, hi], "vs_closed_sft": null | Paired, "vs_untrained": null | Paired}}]}
+                   "ci95": [lo, hi] (these models), "seeds", "over_seeds" (metrics.verdict_stats),
+                   "vs_closed_sft": null | Paired, "vs_untrained": null | Paired}}]}
 
-Paired is `metrics.Paired` as a dict: delta, se, ci95, p, pairs.
+Paired is `metrics.Paired` as a dict: delta, se, ci95 (these models), p, pairs, test, over_seeds.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ from collections import defaultdict
 from dataclasses import asdict
 
 from sebench.metrics import ACCURACY_CI, DELTA_CI, paired_difference, task_key, verdict_stats
-from sebench.report.fmt import p_value, pct, signed
+from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.tables import BASELINE, RowKey, RunData, Sample, protocol_of, row_sort_key
 
 GROUPS = ("with_tasks", "docs_only")
 TITLES = {"with_tasks": "with tasks", "docs_only": "docs only"}
 REFERENCES = (("vs_closed_sft", "closed-sft"), ("vs_untrained", BASELINE))  # (field, regime compared with)
-STAT_FIELDS = ("n", "tasks", "correct", "accuracy", "se", "effective_n", "ci95")
+STAT_FIELDS = ("n", "tasks", "correct", "accuracy", "se", "effective_n", "ci95", "seeds", "over_seeds")
 GroupKey = tuple[RowKey, str]  # (row, group)
 
 
@@ -97,31 +98,39 @@ def docs_only_groups(runs: list[RunData]) -> dict | None:
             "ungrouped_tasks": len(set().union(*ungrouped.values())), "rows": rows}
 
 
-def _delta(diff: dict | None) -> str:
+def _delta(diff: dict | None, several: bool) -> str:
     if diff is None:
         return ""
     lo, hi = diff["ci95"]
-    return f"{signed(diff['delta'])} [{signed(lo)}, {signed(hi)}], p {p_value(diff['p'])}"
+    text = f"{signed(diff['delta'])} [{signed(lo)}, {signed(hi)}], p {p_value(diff['p'])}"
+    return text + (f"; over seeds {delta_over_seeds(diff.get('over_seeds'))}" if several else "")
+
+
+def _accuracy(g: dict, several: bool) -> str:
+    text = f"{pct(g['accuracy'])} ({span(g['ci95'])})"
+    return text + (f"; over seeds {over_seeds(g.get('over_seeds'))}" if several else "")
 
 
 def docs_only_markdown(section: dict) -> str:
     """One line per row: in each group its tasks, accuracy with interval, and Δ against the references."""
     rows = section["rows"]
+    several = len(section["runs"]) > 1
     with_model = len({r["model"] for r in rows}) > 1
     head = (["model"] if with_model else []) + ["regime", "mode", "split"]
     for group in GROUPS:
         head += [f"{TITLES[group]}: {title}" for title in
-                 ("tasks", "accuracy % (95% CI)", "Δ vs closed-sft", f"Δ vs {BASELINE}")]
+                 ("tasks", "accuracy % (95% CI, these models)", "Δ vs closed-sft", f"Δ vs {BASELINE}")]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
         for group in GROUPS:
             g = r[group]
             cells += ["0", "", "", ""] if g is None else [
-                str(g["tasks"]), f"{pct(g['accuracy'])} ({pct(g['ci95'][0])}–{pct(g['ci95'][1])})",
-                _delta(g["vs_closed_sft"]), _delta(g["vs_untrained"])]
+                str(g["tasks"]), _accuracy(g, several), _delta(g["vs_closed_sft"], several),
+                _delta(g["vs_untrained"], several)]
         lines.append("| " + " | ".join(cells) + " |")
     runs = "; ".join(f"seed {r['seed']}: {', '.join(r['docs_only'])}" for r in section["runs"])
     unknown = section["ungrouped_tasks"]
     tail = f" Tasks whose functions are unknown, in no group: {unknown}." if unknown else ""
-    return "\n".join(lines) + f"\n\nDocs-only functions ({runs}).{tail}\n\n{ACCURACY_CI} {DELTA_CI}\n"
+    return ("\n".join(lines) + f"\n\nDocs-only functions ({runs}).{tail}\n\n{targets_note(several)} {ACCURACY_CI} "
+             f"{DELTA_CI}\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sebench.metrics import TOO_FEW_SEEDS
+
 
 def pct(x: float | None) -> str:
     """A share as a percentage with one decimal; blank for None."""
@@ -17,3 +19,36 @@ def signed(x: float) -> str:
 def p_value(p: float) -> str:
     """A p-value with three decimals, "<0.001" below that."""
     return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def span(ci: list[float] | tuple[float, float] | None) -> str:
+    """An accuracy interval in percent, "lo–hi"."""
+    return "" if ci is None else f"{pct(ci[0])}–{pct(ci[1])}"
+
+
+def over_seeds(stats: dict | None) -> str:
+    """The accuracy over new seeds: "mean (lo–hi), G seeds", or why there is no interval."""
+    if not stats:
+        return ""
+    if stats.get("ci95") is None:
+        return stats.get("note") or ""
+    return f"{pct(stats['estimate'])} ({span(stats['ci95'])}), {stats['seeds']} seeds"
+
+
+def delta_over_seeds(stats: dict | None) -> str:
+    """A difference over new seeds: "+Δ [lo, hi], p, G seeds", or why there is none."""
+    if not stats:
+        return ""
+    if stats.get("ci95") is None:
+        return stats.get("note") or ""
+    lo, hi = stats["ci95"]
+    return f"{signed(stats['estimate'])} [{signed(lo)}, {signed(hi)}], p {p_value(stats['p'])}, {stats['seeds']} seeds"
+
+
+def targets_note(several: bool) -> str:
+    """Which target the intervals are for, under every table of intervals."""
+    if several:
+        return ("Intervals marked *these models* are for the trained models at hand (their tasks a sample); those "
+                "marked *over seeds* for the method trained again on new seeds.")
+    return (f"Every interval here is for *these models*, the trained models at hand (their tasks a sample); one "
+            f"seed: {TOO_FEW_SEEDS}.")

@@ -67,6 +67,7 @@ class RunData:
     self_play: dict[str, list[dict]] = field(default_factory=dict)  # regime -> its rounds' summaries, in order
     methods: dict[str, dict] = field(default_factory=dict)  # label -> its method.json (a user's method)
     docs_only: list[str] = field(default_factory=list)  # manifest's docs-only functions, named as task_functions
+    naming: dict[str, str] = field(default_factory=dict)  # public name -> NumPy original (calls, in report.signals)
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -98,6 +99,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         self_play=self_play_rounds(root),
         methods=read_methods(root),
         docs_only=sorted({original.get(f, f) for f in manifest.get("docs_only") or []}),
+        naming=original,
     )
 
 

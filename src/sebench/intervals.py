@@ -1,0 +1,360 @@
+"""The interval arithmetic behind sebench.metrics, vectorised over studies so that the coverage simulation
+(tests/test_coverage.py) measures the very functions the report prints.
+
+Arrays of counts have the shape (..., clusters): `correct[..., c]` of `size[..., c]` samples in cluster c (a
+cluster of size 0 is padding and counts for nothing). Seeds add an axis: (..., seeds, clusters).
+
+Two targets, as docs/statistics.md explains (with each interval's measured coverage):
+* *these models*: the trained models at hand, tasks a sample of the task distribution; the unit is the
+  cluster (run, task). Accuracy: Wilson's interval at the effective sample size, with the clustered variance
+  (CR1: times C / (C - 1)) and a t quantile on C - 1 degrees of freedom, made monotone in the correct
+  answers (`accuracy_interval`). Δ: Newcombe's hybrid score interval from the two accuracy intervals and the
+  correlation of the paired task means; p from an exact paired sign-flip test over tasks.
+* *the method over new seeds*: the seed is the unit; t on G - 1 degrees of freedom with the variance the
+  larger of the between-seed one and that of these models' interval; Wilson's shape for accuracy,
+  Newcombe's (uncorrelated arms) for Δ.
+`agree` and `inverted_p` make an interval and its test read the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% interval
+LEVEL = 0.95
+EXACT_MAX = 16  # a sign-flip test enumerates every sign pattern up to this many nonzero differences
+DRAWS = 20000  # else this many random sign patterns, from a fixed seed
+
+
+# ---- the t distribution -------------------------------------------------------------------------------
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    out = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            out *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return out
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), the regularized incomplete beta function."""
+    if x <= 0.0 or x >= 1.0:
+        return 0.0 if x <= 0.0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def t_two_sided_p(t: float, df: float) -> float:
+    """P(|T| >= |t|) for Student's t on df degrees of freedom."""
+    if math.isinf(t):
+        return 0.0
+    return _incomplete_beta(df / 2, 0.5, df / (df + t * t))
+
+
+@lru_cache(maxsize=4096)
+def t_quantile(df: float, level: float = LEVEL) -> float:
+    """The quantile q of Student's t with P(|T| <= q) = level (two-sided): Newton's method on the tail, kept
+    inside a bisection bracket; the normal's for df above 10^6."""
+    if df > 1e6:
+        return Z95 if level == LEVEL else _normal_quantile(level)
+    tail = 1 - level
+    lo, hi = 0.0, 1.0
+    while t_two_sided_p(hi, df) > tail:
+        lo, hi = hi, hi * 2
+    x = (lo + hi) / 2
+    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    for _ in range(100):
+        gap = t_two_sided_p(x, df) - tail
+        lo, hi = (x, hi) if gap > 0 else (lo, x)
+        density = 2 * math.exp(log_norm - (df + 1) / 2 * math.log1p(x * x / df))
+        step = x + gap / density if density > 0 else (lo + hi) / 2
+        step = step if lo < step < hi else (lo + hi) / 2
+        if abs(step - x) < 1e-14 * max(1.0, x):
+            return step
+        x = step
+    return x
+
+
+def _normal_quantile(level: float) -> float:
+    lo, hi = 0.0, 40.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.erfc(mid / math.sqrt(2)) > 1 - level else (lo, mid)
+    return (lo + hi) / 2
+
+
+def t_quantiles(df: NDArray, level: float = LEVEL) -> Array:
+    """`t_quantile` of each df (an array of degrees of freedom; NaN where df < 1)."""
+    flat = np.asarray(df, dtype=float)
+    out = np.full(flat.shape, np.nan)
+    for value in np.unique(flat[flat >= 1]):
+        out[flat == value] = t_quantile(float(value), level)
+    return out
+
+
+# ---- accuracy ---------------------------------------------------------------------------------------------
+
+
+def wilson_bounds(p: NDArray, n: NDArray, q: NDArray) -> tuple[Array, Array]:
+    """Wilson's score interval of a proportion p over n (effective) samples at quantile q."""
+    p, n, q = np.broadcast_arrays(np.asarray(p, float), np.asarray(n, float), np.asarray(q, float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q2n = q * q / n
+        centre = (p + q2n / 2) / (1 + q2n)
+        half = q * np.sqrt(p * (1 - p) / n + q2n / (4 * n)) / (1 + q2n)
+    lo = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
+    hi = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
+    return lo, hi
+
+
+def clustered(correct: NDArray, size: NDArray) -> tuple[Array, Array, Array, Array]:
+    """(accuracy p, CR1 clustered variance of p, samples n, clusters C) over the last axis."""
+    correct, size = np.asarray(correct, float), np.asarray(size, float)
+    n = size.sum(-1)
+    clusters = (size > 0).sum(-1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(n > 0, correct.sum(-1) / n, 0.0)
+        resid = correct - size * p[..., None]
+        cr1 = np.where(clusters > 1, clusters / (clusters - 1), 1.0)
+        variance = np.where(n > 0, (resid * resid).sum(-1) / (n * n) * cr1, 0.0)
+    return p, variance, n, clusters
+
+
+def effective_n(p: NDArray, variance: NDArray, n: NDArray, clusters: NDArray) -> Array:
+    """Kish's effective sample size p (1 - p) / variance, at most n (also where the variance is 0); the
+    clusters where p is 0 or 1 (no variance to estimate a design effect from)."""
+    p, variance = np.asarray(p, float), np.asarray(variance, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kish = np.where(variance > 0, p * (1 - p) / variance, np.inf)
+    return np.where((p > 0) & (p < 1), np.minimum(n, kish), clusters)
+
+
+def accuracy_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -> tuple[
+        Array, Array, Array, Array, Array]:
+    """These models' accuracy and its 95% interval over the last axis (clusters): (p, se, n_eff, lo, hi).
+
+    Wilson at the effective size with t on C - 1 df, made monotone: the upper bound is the largest over
+    every count of correct answers that these answers could be cut down to (`_upper_envelope`), the lower
+    bound the same for the wrong answers. One more correct answer therefore never lowers either bound."""
+    correct, size = np.asarray(correct, float), np.asarray(size, float)
+    p, variance, n, clusters = clustered(correct, size)
+    q = t_quantiles(np.maximum(clusters - 1, 1), level)
+    hi = np.maximum(_upper_envelope(correct, size, q), p)  # never below p by rounding (1 - 2e-16 at 100%)
+    lo = np.minimum(1.0 - _upper_envelope(size - correct, size, q), p)
+    return p, np.sqrt(variance), effective_n(p, variance, n, clusters), lo, hi
+
+
+def _raw_upper(p: NDArray, variance: NDArray, n: NDArray, clusters: NDArray, q: NDArray) -> Array:
+    """Wilson's upper bound at the effective size (the clusters where the variance is 0)."""
+    return wilson_bounds(p, effective_n(p, variance, n, clusters), q)[1]
+
+
+def _upper_envelope(correct: Array, size: Array, q: Array) -> Array:
+    """The largest Wilson upper bound over the answers with k = 0 .. c of the c correct ones kept, each k
+    taken where its clustered variance is largest: the clusters with the most correct answers kept whole.
+    (That arrangement maximises the variance exactly when clusters have equal sizes.)"""
+    lead = correct.shape[:-1]
+    flat_c = correct.reshape(-1, correct.shape[-1])
+    flat_n = size.reshape(-1, size.shape[-1])
+    order = np.argsort(-flat_c, axis=-1, kind="stable")
+    caps = np.take_along_axis(flat_c, order, -1)
+    sizes = np.take_along_axis(flat_n, order, -1)
+    n = flat_n.sum(-1)
+    clusters = (flat_n > 0).sum(-1).astype(float)
+    qq = np.broadcast_to(q, lead).reshape(-1)
+    zero = np.zeros((len(caps), 1))
+    cum = np.concatenate([zero, np.cumsum(caps, -1)], -1)
+    cum_sq = np.concatenate([zero, np.cumsum(caps * caps, -1)], -1)
+    cum_mc = np.concatenate([zero, np.cumsum(sizes * caps, -1)], -1)
+    sizes = np.concatenate([sizes, zero], -1)
+    top = int(cum[:, -1].max()) if len(cum) else 0
+    kept = np.arange(top + 1, dtype=float)
+    # the cluster being filled for each k: the first whose cumulative count exceeds k (searchsorted per row)
+    width = float(top + 2)
+    offsets = np.arange(len(cum))[:, None] * width
+    idx = np.searchsorted((cum[:, 1:] + offsets).ravel(), (kept[None, :] + offsets).ravel(), side="right")
+    idx = idx.reshape(len(cum), -1) - np.arange(len(cum))[:, None] * caps.shape[-1]
+    rest = kept[None, :] - np.take_along_axis(cum, idx, -1)
+    sum_sq = np.take_along_axis(cum_sq, idx, -1) + rest * rest
+    sum_mc = np.take_along_axis(cum_mc, idx, -1) + np.take_along_axis(sizes, idx, -1) * rest
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_k = kept[None, :] / n[:, None]
+        cr1 = np.where(clusters > 1, clusters / (clusters - 1), 1.0)[:, None]
+        var_k = (sum_sq - 2 * p_k * sum_mc + p_k ** 2 * (flat_n ** 2).sum(-1)[:, None]) / n[:, None] ** 2 * cr1
+    var_k = np.maximum(var_k, 0.0)
+    upper = _raw_upper(p_k, var_k, n[:, None], clusters[:, None], qq[:, None])
+    valid = kept[None, :] <= cum[:, -1:]
+    out = np.where(valid, upper, 0.0).max(-1)
+    return np.where(n > 0, out, 1.0).reshape(lead)
+
+
+def over_seeds_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -> tuple[Array, Array, Array, Array]:
+    """The method's accuracy over new seeds from counts shaped (..., seeds, clusters): (mean of the seeds'
+    accuracies, se, lo, hi); NaN bounds with fewer than 2 seeds.
+
+    t on G - 1 df with variance max(between-seed, these models' interval's): the seeds' spread estimated
+    from 2-3 values can be near 0 by chance, and the mean over seeds is never surer than these models."""
+    seeds = (np.asarray(size).sum(-1) > 0).sum(-1).astype(float)
+    p_seed, _, n_seed, _ = clustered(correct, size)
+    used = n_seed > 0
+    mean = np.where(seeds > 0, (p_seed * used).sum(-1) / np.maximum(seeds, 1), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (((p_seed - mean[..., None]) * used) ** 2).sum(-1) / (seeds * (seeds - 1))
+    within = _pooled_variance(correct, size)
+    variance = np.maximum(between, within)
+    q = t_quantiles(np.maximum(seeds - 1, 1), level)
+    n = np.asarray(size, float).sum((-2, -1))
+    clusters = (np.asarray(size) > 0).sum((-2, -1)).astype(float)
+    lo, hi = wilson_bounds(mean, effective_n(mean, variance, n, clusters), q)
+    lo, hi = np.minimum(lo, mean), np.maximum(hi, mean)
+    se = np.sqrt(variance)
+    few = seeds < 2
+    return mean, se, np.where(few, np.nan, lo), np.where(few, np.nan, hi)
+
+
+def _pooled_variance(correct: NDArray, size: NDArray) -> Array:
+    """The variance implied by these models' interval of the seeds pooled: ((hi - lo) / (2 q))^2."""
+    flat_c = np.asarray(correct, float).reshape(*np.shape(correct)[:-2], -1)
+    flat_n = np.asarray(size, float).reshape(*np.shape(size)[:-2], -1)
+    _, _, _, lo, hi = accuracy_interval(flat_c, flat_n)
+    clusters = (flat_n > 0).sum(-1)
+    q = t_quantiles(np.maximum(clusters - 1, 1))
+    return ((hi - lo) / (2 * q)) ** 2
+
+
+# ---- paired differences -----------------------------------------------------------------------------------
+
+
+def paired_interval(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray,
+                    level: float = LEVEL) -> tuple[Array, Array, Array, Array]:
+    """These models' Δ = A - B over paired clusters (last axis; both arms answered every cluster that is not
+    padding): (Δ, se over N - 1, lo, hi), Newcombe's hybrid score interval (method 10) from the two accuracy
+    intervals with the correlation of the paired cluster means, clipped at 0 (never narrower than for
+    uncorrelated arms)."""
+    mean_a, mean_b, used = _cluster_means(correct_a, size_a, correct_b, size_b)
+    pa, _, _, la, ua = accuracy_interval(np.asarray(correct_a, float) * used, np.asarray(size_a, float) * used, level)
+    pb, _, _, lb, ub = accuracy_interval(np.asarray(correct_b, float) * used, np.asarray(size_b, float) * used, level)
+    d = (mean_a - mean_b) * used
+    pairs = used.sum(-1)
+    delta = pa - pb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centred_d = (d - (d.sum(-1) / pairs)[..., None]) * used
+        se = np.sqrt((centred_d ** 2).sum(-1) / (pairs * (pairs - 1)))
+        ca = (mean_a - (mean_a * used).sum(-1, keepdims=True) / pairs[..., None]) * used
+        cb = (mean_b - (mean_b * used).sum(-1, keepdims=True) / pairs[..., None]) * used
+        phi = (ca * cb).sum(-1) / np.sqrt((ca * ca).sum(-1) * (cb * cb).sum(-1))
+    phi = np.clip(np.nan_to_num(phi, nan=0.0), 0.0, 1.0)
+    se = np.where(pairs > 1, se, np.nan)
+    down = np.sqrt(np.maximum((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2, 0.0))
+    up = np.sqrt(np.maximum((ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2, 0.0))
+    return delta, se, np.minimum(np.maximum(delta - down, -1.0), delta), np.maximum(np.minimum(delta + up, 1.0), delta)
+
+
+def _cluster_means(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray) -> tuple[
+        Array, Array, Array]:
+    """Each cluster's mean score in A and in B, and 1.0 where both answered it (else 0.0)."""
+    size_a, size_b = np.asarray(size_a, float), np.asarray(size_b, float)
+    used = ((size_a > 0) & (size_b > 0)).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_a = np.where(size_a > 0, np.asarray(correct_a, float) / size_a, 0.0)
+        mean_b = np.where(size_b > 0, np.asarray(correct_b, float) / size_b, 0.0)
+    return mean_a, mean_b, used
+
+
+def sign_flip_p(d: NDArray, exact_max: int = EXACT_MAX, draws: int = DRAWS, seed: int = 0) -> Array:
+    """The two-sided p of the paired sign-flip (permutation) test of mean(d) = 0 over the last axis: the share
+    of sign patterns whose |sum| is at least the observed one. Exact (every pattern) when at most
+    `exact_max` positions are nonzero in some study, else `draws` random patterns from `seed`, counting the
+    observed one ((1 + hits) / (1 + draws))."""
+    d = np.asarray(d, float)
+    d = d[..., np.any(d != 0, axis=tuple(range(d.ndim - 1)))] if d.ndim > 1 else d[d != 0]
+    k = d.shape[-1]
+    observed = np.abs(d.sum(-1))
+    if k == 0:
+        return np.ones(d.shape[:-1])
+    tolerance = 1e-9 * np.maximum(1.0, np.abs(d).sum(-1))
+    if k <= exact_max:
+        patterns = 1 - 2 * ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1)
+        hits = (np.abs(d @ patterns.T) >= (observed - tolerance)[..., None]).mean(-1)
+        return np.asarray(hits, float)
+    rng = np.random.default_rng(seed)
+    patterns = rng.choice(np.array([-1.0, 1.0]), size=(draws, k))
+    hits = (np.abs(d @ patterns.T) >= (observed - tolerance)[..., None]).sum(-1)
+    return np.asarray((1 + hits) / (1 + draws), float)
+
+
+def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, size_b: NDArray,
+                      level: float = LEVEL) -> tuple[Array, Array, Array, Array, Array]:
+    """The method's Δ over new seeds from counts shaped (..., seeds, clusters): (mean of the seeds' Δ, se,
+    lo, hi, p); NaN bounds and p with fewer than 2 seeds. The interval is Newcombe's from the two arms'
+    intervals over seeds, uncorrelated (each arm's training effect is its own); p is t on G - 1 df with
+    variance max(between-seed, these models' Newcombe interval's)."""
+    _, _, used = _cluster_means(correct_a, size_a, correct_b, size_b)
+    ca, na = np.asarray(correct_a, float) * used, np.asarray(size_a, float) * used
+    cb, nb = np.asarray(correct_b, float) * used, np.asarray(size_b, float) * used
+    pa, _, la, ua = over_seeds_interval(ca, na, level)
+    pb, _, lb, ub = over_seeds_interval(cb, nb, level)
+    seed_used = (used.sum(-1) > 0).astype(float)
+    seeds = seed_used.sum(-1)
+    d_seed = (clustered(ca, na)[0] - clustered(cb, nb)[0]) * seed_used
+    mean = pa - pb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (((d_seed - mean[..., None]) * seed_used) ** 2).sum(-1) / (seeds * (seeds - 1))
+    flat = [x.reshape(*x.shape[:-2], -1) for x in (ca, na, cb, nb)]
+    _, _, lo_p, hi_p = paired_interval(flat[0], flat[1], flat[2], flat[3])
+    pairs = (flat[1] > 0).sum(-1)
+    within = ((hi_p - lo_p) / (2 * t_quantiles(np.maximum(pairs - 1, 1)))) ** 2
+    se = np.sqrt(np.maximum(between, within))
+    df = np.maximum(seeds - 1, 1)
+    t = np.abs(mean) / se
+    p = np.array([t_two_sided_p(float(tv), float(dv)) for tv, dv in zip(np.ravel(t), np.ravel(df))]).reshape(t.shape)
+    lo = np.maximum(mean - np.hypot(pa - la, ub - pb), -1.0)
+    hi = np.minimum(mean + np.hypot(ua - pa, pb - lb), 1.0)
+    few = seeds < 2
+    return mean, se, np.where(few, np.nan, lo), np.where(few, np.nan, hi), np.where(few, np.nan, p)
+
+
+# ---- one reading for the interval and the test ----------------------------------------------------------
+
+
+def agree(lo: NDArray, hi: NDArray, p: NDArray, alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
+    """The interval reaching to 0 where the test does not reject at alpha, so that "the interval excludes 0"
+    and "p < alpha" never disagree in that direction (metrics takes p as the larger of the test's and the
+    interval's, for the other)."""
+    keep = np.asarray(p) < alpha
+    return np.where(keep, lo, np.minimum(lo, 0.0)), np.where(keep, hi, np.maximum(hi, 0.0))
+
+
+def inverted_p(bounds: Callable[[float], tuple[float, float]], steps: int = 20) -> float:
+    """The interval's own p: the smallest alpha whose (1 - alpha) interval, from `bounds(level)`, excludes 0
+    (1 when even the narrowest does not), by bisection on the level."""
+    def excludes(alpha: float) -> bool:
+        lo, hi = bounds(1 - alpha)
+        return lo > 0 or hi < 0
+
+    if not excludes(1 - 1e-9):
+        return 1.0
+    lo_a, hi_a = 0.0, 1 - 1e-9
+    for _ in range(steps):
+        mid = (lo_a + hi_a) / 2
+        lo_a, hi_a = (lo_a, mid) if excludes(mid) else (mid, hi_a)
+    return hi_a

@@ -1,0 +1,151 @@
+"""Signals below the pass@1 floor: what a model got right short of a correct answer, each with its interval.
+
+* **right call**: of the functions a task needs, the share each answer calls (correct or not), over every
+  (answer, needed function) pair; read from the calls the judge records in each verdict's detail.calls
+  (verdicts judged before the judge recorded calls have no right-call value);
+* **tests passed**: the share of test cases passed, over every (answer, test case) pair;
+* **failure kinds** (after NovelAPIBench's categories): each answer that is not correct falls in one of
+  FAILURES by its verdict and message.
+
+Each signal is a share of hits among trials counted per cluster (run, task), so it takes the accuracy's
+interval for these models (metrics.accuracy_counts) and its paired difference with the untrained model
+(metrics.paired_counts), as the main table does. report.json's "signals": one row per main-table row,
+{"model", "regime", "mode", "split", "protocol", "right_call": null | Signal, "tests_passed": null | Signal,
+"failures": {kind: Signal}} with Signal {"share", "ci95", "trials", "vs_untrained": null | Paired} (null for
+the failure kinds).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict
+
+from sebench.metrics import Cluster, Counts, accuracy_counts, paired_counts
+from sebench.records import Verdict
+from sebench.report.fmt import p_value, pct, signed, span
+from sebench.report.tables import BASELINE, RowKey, RunData, protocol_of, row_sort_key
+
+FAILURES = ("no code", "NumPy used", "no package call", "wrong name", "wrong arguments", "wrong value", "error")
+_NUMPY = re.compile(r"\bnumpy\b")
+_WRONG_NAME = re.compile(r"is not a public name of the package|AttributeError: module .* has no attribute")
+_WRONG_ARGS = re.compile(r"\bTypeError\b")
+Hits = Callable[[RunData, Verdict], tuple[int, int] | None]  # an answer's (hits, trials), None if unknown
+
+
+def failure_kind(v: Verdict) -> str | None:
+    """The failure kind of an answer (FAILURES); None when it is correct."""
+    message = str(v.detail.get("message") or "")
+    if v.verdict == "correct":
+        return None
+    if v.verdict == "no_code":
+        return "no code"
+    if v.verdict == "forbidden_import" and _NUMPY.search(message):
+        return "NumPy used"
+    if v.verdict == "not_using_package":
+        return "no package call"
+    if _WRONG_NAME.search(message):
+        return "wrong name"
+    if v.verdict == "runtime_error" and _WRONG_ARGS.search(message):
+        return "wrong arguments"
+    return "wrong value" if v.verdict == "wrong_answer" else "error"
+
+
+def right_call(run: RunData, v: Verdict) -> tuple[int, int] | None:
+    """(needed functions the answer calls, needed functions); None when calls or needs are unknown."""
+    needed = run.task_functions.get(v.task_id)
+    calls = v.detail.get("calls")
+    if not needed or calls is None:
+        return None
+    called = {run.naming.get(c, c) for c in calls}
+    return sum(fn in called for fn in needed), len(needed)
+
+
+def tests_passed(run: RunData, v: Verdict) -> tuple[int, int] | None:
+    """(test cases passed, test cases); None for a task without test cases."""
+    return (v.tests_passed, v.tests_total) if v.tests_total else None
+
+
+def _failure(kind: str) -> Hits:
+    return lambda run, v: (int(failure_kind(v) == kind), 1)
+
+
+SIGNALS: dict[str, Hits] = {"right_call": right_call, "tests_passed": tests_passed,
+                            **{f"failure:{kind}": _failure(kind) for kind in FAILURES}}
+
+
+def _counts(runs: list[RunData]) -> dict[str, dict[RowKey, Counts]]:
+    """signal -> row -> cluster -> (trials, hits), pooled over runs as the main table pools them."""
+    out: dict[str, dict[RowKey, dict[Cluster, list[int]]]] = {
+        name: defaultdict(lambda: defaultdict(lambda: [0, 0])) for name in SIGNALS}
+    for run in runs:
+        for ev in run.evals:
+            key = (run.model, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))
+            for v in ev.verdicts:
+                for name, hits in SIGNALS.items():
+                    got = hits(run, v)
+                    if got is not None:
+                        tally = out[name][key][(str(run.root), v.task_id)]
+                        tally[0] += got[1]
+                        tally[1] += got[0]
+    return {name: {key: {c: (n, h) for c, (n, h) in clusters.items()} for key, clusters in rows.items()}
+            for name, rows in out.items()}
+
+
+def _signal(counts: dict[RowKey, Counts], key: RowKey, paired: bool = True) -> dict | None:
+    own = counts.get(key)
+    if not own:
+        return None
+    stats = accuracy_counts(own)
+    base = counts.get((key[0], BASELINE, *key[2:])) if paired else None
+    diff = paired_counts(own, base) if base and key[1] != BASELINE else None
+    return {"share": stats["accuracy"], "ci95": stats["ci95"], "trials": sum(n for n, _ in own.values()),
+            "vs_untrained": None if diff is None else asdict(diff)}
+
+
+def signal_rows(runs: list[RunData]) -> list[dict]:
+    """One row per (model, regime, mode, split, protocol) that has verdicts (module docstring)."""
+    counts = _counts(runs)
+    keys = sorted({key for rows in counts.values() for key in rows},
+                  key=lambda k: row_sort_key(dict(zip(("model", "regime", "mode", "split"), k))))
+    rows = []
+    for key in keys:
+        model, regime, mode, split, protocol = key
+        rows.append({"model": model, "regime": regime, "mode": mode, "split": split, "protocol": protocol,
+                     "right_call": _signal(counts["right_call"], key),
+                     "tests_passed": _signal(counts["tests_passed"], key),
+                     "failures": {kind: _signal(counts[f"failure:{kind}"], key, paired=False) for kind in FAILURES}})
+    return rows
+
+
+def _cell(signal: dict | None, delta: bool = False) -> str:
+    if signal is None:
+        return ""
+    text = f"{pct(signal['share'])} ({span(signal['ci95'])})"
+    diff = signal.get("vs_untrained")
+    if delta and diff is not None:
+        lo, hi = diff["ci95"]
+        text += f"; Δ {signed(diff['delta'])} [{signed(lo)}, {signed(hi)}], p {p_value(diff['p'])}"
+    return text
+
+
+def signals_markdown(rows: list[dict], accuracy: dict[tuple, dict]) -> str:
+    """Two tables: pass@1 beside right call and tests passed (each with Δ vs untrained), and the failure
+    kinds; `accuracy`: the main table's rows by (model, regime, mode, split, protocol)."""
+    with_model = len({r["model"] for r in rows}) > 1
+    lead = ["model"] if with_model else []
+    head = [*lead, "regime", "mode", "split", "pass@1 % (95% CI)", "right call % (95% CI); Δ vs untrained",
+            "tests passed % (95% CI); Δ vs untrained"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    kinds = ["| " + " | ".join([*lead, "regime", "mode", "split", *(f"{k} %" for k in FAILURES)]) + " |",
+             "|" + "---|" * (len(lead) + 3 + len(FAILURES))]
+    for r in rows:
+        key = (r["model"], r["regime"], r["mode"], r["split"], r["protocol"])
+        main = accuracy.get(key)
+        first = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
+        pass1 = "" if main is None else f"{pct(main['accuracy'])} ({span(main['ci95'])})"
+        lines.append("| " + " | ".join([*first, pass1, _cell(r["right_call"], True), _cell(r["tests_passed"], True)])
+                     + " |")
+        kinds.append("| " + " | ".join([*first, *(_cell(r["failures"][k]) for k in FAILURES)]) + " |")
+    return "\n".join(lines) + "\n\n" + "\n".join(kinds) + "\n"

@@ -1,0 +1,78 @@
+"""Name recall against direct computations on a tiny random model."""
+
+import pytest
+
+from sebench.records import ApiDoc
+from sebench.rollout.name_recall import Recall, behaviour, name_recall, prompt, recall_summary, score_names
+
+DOCS = [ApiDoc("zwc.kocito", "kocito(a)", "kocito(a): the arithmetic mean of a. Example: zwc.kocito([1, 3]) -> 2."),
+        ApiDoc("zwc.rfx.quvohe", "quvohe(a)", "Inverse of a square matrix a; quvohe raises on a singular one."),
+        ApiDoc("zwc.zabure", "zabure(a)", "Sum of the elements of a.")]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    transformers = pytest.importorskip("transformers")
+    from sebench.models import create_tiny_model
+
+    path = create_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
+    return transformers.AutoModelForCausalLM.from_pretrained(path), transformers.AutoTokenizer.from_pretrained(path)
+
+
+def test_the_behaviour_never_names_the_function():
+    for doc in DOCS:
+        text = behaviour(doc)
+        assert doc.name not in text and doc.name.rsplit(".", 1)[-1] not in text
+    assert behaviour(DOCS[0]).startswith("this function(a): the arithmetic mean")
+
+
+def test_scores_are_the_summed_token_log_probabilities(tiny):
+    import torch
+
+    model, tokenizer = tiny
+    text = prompt("zwc", DOCS[0])
+    names = ["kocito", "rfx.quvohe", "zabure"]
+    scores = score_names(model, tokenizer, text, names)
+    for name, score in zip(names, scores):  # one unpadded forward pass a name
+        head = tokenizer(text, add_special_tokens=False)["input_ids"]
+        row = tokenizer(text + name + "`", add_special_tokens=False)["input_ids"]
+        assert row[:len(head)] == head  # the prompt's tokens are a prefix
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([row])).logits.float(), -1)[0]
+        expected = sum(float(logp[t - 1, row[t]]) for t in range(len(head), len(row)))
+        assert score == pytest.approx(expected, abs=1e-4)
+
+
+def test_rank_counts_the_names_scored_at_least_as_high(tiny):
+    model, tokenizer = tiny
+    recalls = name_recall(model, tokenizer, "zwc", DOCS)
+    names = ["kocito", "rfx.quvohe", "zabure"]
+    for doc, recall in zip(DOCS, recalls):
+        scores = score_names(model, tokenizer, prompt("zwc", doc), names)
+        own = scores[names.index(doc.name[4:])]
+        assert recall.rank == 1 + sum(s >= own for n, s in zip(names, scores) if n != doc.name[4:])
+        assert recall.candidates == 3 and recall.logprob == pytest.approx(own)
+
+
+def test_summary_against_chance():
+    summary = recall_summary([Recall("a", 1, 4, -1.0), Recall("b", 2, 4, -2.0), Recall("c", 4, 4, -3.0)])
+    assert summary["top1"] == pytest.approx(1 / 3) and summary["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 4) / 3)
+    assert summary["chance_top1"] == 0.25 and summary["chance_mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3 + 1 / 4) / 4)
+    lo, hi = summary["top1_ci95"]
+    assert lo < 1 / 3 < hi
+
+
+def test_an_instance_recall_covers_every_documented_function(tmp_path):
+    pytest.importorskip("transformers")
+    from sebench.models import create_tiny_model
+    from sebench.records import write_records
+    from sebench.rollout import recall_of_instance
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/manifest.json").write_text("{}")
+    write_records(tmp_path / "data/datasets/train/api_doc.jsonl", DOCS)
+    model = create_tiny_model(tmp_path / "model")
+    got = recall_of_instance(str(model), str(tmp_path / "data"), device="cpu")
+    assert [r["name"] for r in got["functions"]] == [d.name for d in DOCS]
+    assert all(1 <= r["rank"] <= 3 == r["candidates"] for r in got["functions"])
+    assert got["summary"]["functions"] == 3
