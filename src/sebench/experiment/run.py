@@ -375,9 +375,9 @@ class Study:
         start = [Path(p) for p in (train.sft_checkpoint, train.model, *(train.mix_data or [])) if p and Path(p).is_dir()]
         launch = stage_launch(self.cfg, label, train.lora)  # several processes: `accelerate launch` (launch.py)
         args = {"train_config": settings, **({"launch": launch.to_json()} if launch else {})}
-        run_method(self.method_job(ref, args, train.out.parent, str(train.model),
-                                   readable=tuple(start), with_mapping=with_mapping, answers=train.rollouts,
-                                   data=Path(train.data)))
+        job = self.method_job(ref, args, train.out.parent, str(train.model), readable=tuple(start),
+                              with_mapping=with_mapping, answers=train.rollouts, data=Path(train.data))
+        run_method(replace(job, loopback=launch is not None))
 
     # ---- methods ---------------------------------------------------------------------------------
 
@@ -454,7 +454,7 @@ class Study:
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
         asked, network = self.cfg.method_fence(ref.label)
         job = replace(self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers),
-                      asked=asked, network=network)
+                      asked=asked, network=network, loopback=bool(method_launch(self.cfg)))
         record = {"spec": spec, "args": args, **({"read": [str(p) for p in asked], "network": network}
                                                   if asked or network else {}),
                   "source_sha256": ref.source_sha256(), "data": self._data_hash(),

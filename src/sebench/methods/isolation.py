@@ -79,6 +79,7 @@ class Fence:
     hidden: tuple[Path, ...] = ()  # not readable beneath a readable path that holds it (a writable path wins)
     network: bool = False
     ports: tuple[int, ...] = ()  # TCP ports of the study's own services, reachable with the network off
+    loopback: bool = False  # its own processes talk over TCP on the loopback (a training launched across processes)
 
     @functools.cached_property
     def _resolved(self) -> tuple[tuple[Path, ...], tuple[Path, ...], tuple[Path, ...]]:
@@ -108,13 +109,14 @@ class Fence:
 
     def to_json(self) -> dict:
         return {"read": [str(p) for p in self.read], "write": [str(p) for p in self.write],
-                "hidden": [str(p) for p in self.hidden], "network": self.network, "ports": list(self.ports)}
+                "hidden": [str(p) for p in self.hidden], "network": self.network, "ports": list(self.ports),
+                "loopback": self.loopback}
 
     @classmethod
     def from_json(cls, data: dict) -> Fence:
         return cls(tuple(map(Path, data["read"])), tuple(map(Path, data["write"])),
                    tuple(map(Path, data.get("hidden", ()))), bool(data.get("network")),
-                   tuple(data.get("ports", ())))
+                   tuple(data.get("ports", ())), bool(data.get("loopback")))
 
 
 def _carve(root: Path, hidden: tuple[Path, ...]) -> list[Path]:
@@ -176,7 +178,7 @@ def command(fence: Fence, argv: list[str], layer: str, cwd: Path) -> list[str]:
     wrap = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--dev", "/dev", "--proc", "/proc"]
     if not fence.network and not fence.ports:
-        wrap.append("--unshare-net")
+        wrap.append("--unshare-net")  # a network of its own, with only its own loopback
     reads = [p for p in fence.read_roots() if not str(p).startswith(("/proc", "/dev"))]
     mounts = [(p, "--ro-bind") for p in _outermost(reads)] + [(p, "--bind") for p in _outermost(fence.write_roots())]
     for path, how in sorted(mounts, key=lambda m: len(m[0].parts)):  # a folder before what lies inside it
@@ -202,8 +204,9 @@ def enter(fence: Fence, layer: str, report_fd: int | None) -> None:
     """Called first thing in the child: Landlock (its layer; with bubblewrap, the network rule alone), then
     the audit hook, which reports each refused access as a JSON line on `report_fd`."""
     if layer == "landlock":
+        tcp_open = fence.network or fence.loopback  # Landlock cannot tell the loopback from other addresses
         landlock.restrict(fence.read_roots(), [*fence.write_roots(), *shared_memory()],
-                          [*map(Path, DEVICES), *gpu_devices()], None if fence.network else fence.ports)
+                          [*map(Path, DEVICES), *gpu_devices()], None if tcp_open else fence.ports)
     elif layer == "bwrap" and fence.ports and not fence.network and landlock.abi() >= 4:
         landlock.restrict_network(fence.ports)
     sys.addaudithook(_Hook(fence, report_fd))
@@ -253,6 +256,8 @@ class _Hook:
             return
         port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
         if event == "socket.connect" and port in self.fence.ports:
+            return
+        if self.fence.loopback and isinstance(address, tuple) and address[0] in ("127.0.0.1", "::1", "localhost"):
             return
         self._refuse(event, str(address), "network", f"{address}: the network is off for this method")
 

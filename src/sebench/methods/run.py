@@ -54,6 +54,7 @@ class MethodJob:
     readable: tuple[Path, ...] = ()  # what the study gives it to read (the checkpoint it starts from)
     asked: tuple[Path, ...] = ()  # what the user named for it to read (methods.LABEL.read)
     network: bool = False  # the user let it use the network (methods.LABEL.network)
+    loopback: bool = False  # a training launched across processes: they talk over TCP on the loopback
     answers: Path | None = None  # the start model's judged open-book training rollouts
     with_mapping: bool = False  # a built-in regime the paper defines with the mapping (self-play's leak filter)
     reward_rule: str = "binary"
@@ -80,7 +81,7 @@ class MethodJob:
         else:
             write += [self.folder, *self._builtin_writes()]
         hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked))
-        return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports())
+        return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports(), self.loopback)
 
     def _builtin_writes(self) -> list[Path]:
         """Self-play's first-round cache, shared by a run's self-play regimes (sebench's own code only)."""
@@ -162,6 +163,7 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         "allowed": {"read": [str(p) for p in fence.read], "write": [str(p) for p in fence.write if p != tmp],
                     "hidden": [str(p) for p in fence.hidden]},
         "asked": [str(p) for p in job.asked], "network": job.network, "service_ports": list(fence.ports),
+        "loopback": job.loopback,
         "reads_mapping": job.with_mapping, "docs_only": job.docs_only,
         "returns": result.get("kind") if result else None, "result": result,
         "eligible": bool(result) and not result.get("docs_at_test_time") and result.get("eligible", True),
