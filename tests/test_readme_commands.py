@@ -70,6 +70,7 @@ HOW: dict[str, tuple[str, str]] = {
         (SMALL, "against the fake server, on 3 functions' tasks with 1 sample"),
     "sebench run --out runs/quick --preset quick --show-config": (RUN, ""),
     "sebench run --out runs/gpu --preset gpu --model hf:Qwen/Qwen3-8B --plan": (PLAN, "no GPU, no network"),
+    "sebench run --out runs/gpu --preset gpu --model hf:Qwen/Qwen3-8B --gpus 8": (SHOW_CONFIG, "needs 8 GPUs"),
     "sebench run --out runs/gpu --preset gpu --model hf:Qwen/Qwen3-8B --set train.lora=true":
         (SHOW_CONFIG, "needs a GPU"),
     "sebench run --out runs/cpu --preset cpu --regimes closed-sft closed-rl --set train.epochs=4":
