@@ -175,7 +175,7 @@ def _nav_pages(nav) -> list[tuple[list[str], str]]:
 def _is_record(docs: Path, page: Path) -> bool:
     """A report of one run (results/*-report.md), a page under records/, or a page that opens by calling itself a record."""
     relative = page.relative_to(docs).as_posix()
-    head = "\n".join(page.read_text(encoding="utf-8").splitlines()[:5])
+    head = "\n".join(page.read_text(encoding="utf-8").splitlines()[:12])  # past a note on its intervals
     return (relative.startswith("records/") or re.fullmatch(r"results/[^/]+-report\.md", relative) is not None
             or re.search(r"\brecord\b", head, re.I) is not None)
 
