@@ -29,9 +29,9 @@ import logging
 import tarfile
 import tempfile
 from collections.abc import Mapping
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.files import tree_sha256

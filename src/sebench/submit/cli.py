@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(task by task when greedy, else within the interval)")
     p.add_argument("--seeds-file", type=Path, metavar="FILE", help="with --rerun: run on these seeds (one a line, "
                    "none of them the bundle's) instead: the held-out result")
-    p.add_argument("--work", type=Path, metavar="DIR", help="where re-runs are written (default: a temporary folder)")
+    p.add_argument("--work", type=Path, metavar="DIR", help="where re-runs are written, else where the instance is rebuilt (default: a temporary "
+                   "folder); an instance rebuilt there is reused by later verifications with the same settings")
     p.add_argument("--record", type=Path, metavar="FILE", help="where to write the verification (default: "
                    "BUNDLE.verify.json)")
     p.add_argument("--workers", type=int, metavar="N", help="programs judged at once (default: the CPUs)")
@@ -68,11 +69,12 @@ def _verify(args: argparse.Namespace) -> int:
     seeds = read_seeds(args.seeds_file) if args.seeds_file else None
     if seeds:
         check_seeds(seeds, read_bundle(args.bundle))
-    result = verify_bundle(args.bundle, args.workers)
+    # a re-run's method must not find the rebuilt test split: with --rerun it is rebuilt in a temporary folder
+    result = verify_bundle(args.bundle, args.workers, None if args.rerun else args.work)
     if result.verified and args.rerun:
         with tempfile.TemporaryDirectory(prefix="sebench-rerun-") as tmp:
             outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds)
-        result = replace(result, **({"held_out": outcome} if seeds else {"rerun": outcome}))
+        result = replace(result, held_out=outcome) if seeds else replace(result, rerun=outcome)
     write_record(result, args.record or record_path(args.bundle))
     print(_summary(result))
     return 0 if result.verified and (result.rerun or {}).get("reproduced", True) else 1
@@ -87,7 +89,8 @@ def _summary(result) -> str:
         lines.append(f"re-run: {'reproduced' if rerun['reproduced'] else 'not reproduced'}, {rerun['rule']}"
                      + (f": {rerun['mismatch']}" if rerun["mismatch"] else ""))
     if result.held_out:
-        lines.append(f"held-out ({result.held_out['seeds']} seeds): " + json.dumps(
+        seeds = result.held_out["seeds"]
+        lines.append(f"held-out ({seeds} seed{'s' if seeds != 1 else ''}): " + json.dumps(
             {f"{r['regime']} {r['mode']} {r['split']}": round(r["accuracy"], 4) for r in result.held_out["rows"]}))
     return "\n".join(lines)
 

@@ -32,8 +32,19 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None) -> dict
     if not seeds:
         root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.json("run/manifest.json")["seed"])
         return compare_rerun(bundle, root)
-    roots = [run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s) for s in seeds]
+    roots = [scrub(run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s)) for s in seeds]
     return held_out(bundle, roots)
+
+
+def scrub(root: Path) -> Path:
+    """A finished held-out run without its test splits and mapping, so that the next seed's method, which may
+    read beside its own run, finds none of them."""
+    import shutil
+
+    for folder in ("instance", "data"):
+        for part in ("datasets/test", "private"):
+            shutil.rmtree(root / folder / part, ignore_errors=True)
+    return root
 
 
 def extract_sources(bundle: Bundle, folder: Path) -> Path:

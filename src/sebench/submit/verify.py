@@ -15,8 +15,10 @@ import json
 import logging
 import math
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sebench.errors import SebenchError
 from sebench.files import file_sha256
@@ -52,15 +54,16 @@ class Verification:
         return dataclasses.asdict(self)
 
 
-def verify_bundle(path: Path, workers: int | None = None) -> Verification:
-    """Checks the bundle at `path` (the module docstring's steps); never raises on a mismatch."""
+def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None) -> Verification:
+    """Checks the bundle at `path` (the module docstring's steps); never raises on a mismatch. `work`: where the
+    instance is rebuilt (default: a temporary folder); one rebuilt there is reused for the same settings."""
     bundle = read_bundle(path)
     label = str(bundle.json(INDEX).get("label") or "")
     done: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="sebench-verify-") as tmp:
             for step in STEPS:
-                _STEPS[step](bundle, Path(tmp), workers)
+                _STEPS[step](bundle, Path(work or tmp), workers)
                 done.append(step)
     except Mismatch as exc:
         return Verification(str(path), file_sha256(path), label, False, str(exc), tuple(done))
@@ -133,10 +136,16 @@ def rebuild(bundle: Bundle, work: Path) -> tuple[Path, dict]:
     """The run's data rebuilt from its seed and settings in a fresh study; (its folder, the study's manifest)."""
     from sebench.experiment import Study
 
-    study = Study(run_config(bundle), work / "rebuilt")
+    study = Study(run_config(bundle), rebuilt_dir(bundle, work))
     study.root.mkdir(parents=True, exist_ok=True)
     data = study.prepare_data()  # each stage's end writes the study's manifest, its data hashes with it
     return data, json.loads((study.root / "manifest.json").read_text(encoding="utf-8"))
+
+
+def rebuilt_dir(bundle: Bundle, work: Path) -> Path:
+    """The folder of the study that rebuilds this bundle's data: one per seed and settings."""
+    config = json.dumps(bundle.json("run/manifest.json").get("config") or {}, sort_keys=True)
+    return Path(work) / f"rebuilt-{sha256(config.encode())[:12]}"
 
 
 def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
@@ -169,7 +178,8 @@ def _placeless(manifest: dict) -> dict:
 def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
     from sebench.judge import judge_records
 
-    data = next(p for p in ((work / "rebuilt" / "data"), (work / "rebuilt" / "instance")) if p.is_dir())
+    root = rebuilt_dir(bundle, work)
+    data = next(p for p in (root / "data", root / "instance") if p.is_dir())
     protocol = bundle.submission.get("protocol") or "sebench"
     for verdicts_name in bundle.eval_files("verdicts"):
         rollouts_name = verdicts_name.replace("/verdicts.jsonl", "/rollouts.jsonl")
@@ -225,14 +235,14 @@ def first_difference(a: object, b: object, path: str = "") -> str | None:
     return None if a == b else path or "value"
 
 
-def _at(row: dict, path: str) -> object:
-    value: object = row
+def _at(row: dict, path: str) -> Any:
+    value: Any = row
     for part in path.replace("[", ".").replace("]", "").split("."):
-        value = value[int(part)] if isinstance(value, list) else (value or {}).get(part)  # type: ignore[union-attr]
+        value = value[int(part)] if isinstance(value, list) else (value or {}).get(part)
     return value
 
 
-_STEPS = {"index": check_index, "method": check_method, "data": check_data, "verdicts": check_verdicts,
+_STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {"index": check_index, "method": check_method, "data": check_data, "verdicts": check_verdicts,
           "rows": check_rows}
 
 
