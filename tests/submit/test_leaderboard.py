@@ -5,6 +5,7 @@ no console error)."""
 import json
 import shutil
 import subprocess
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -88,3 +89,30 @@ def test_the_page_in_a_headless_browser(board, submitted):
     assert 'class="mark">verified<' in mine and "display: none" not in mine
     assert all("display: none" in r for r in rows if 'class="entry reported"' in r)  # filtered to the tiny model
     assert dom.count('<circle class="point"') == 1 and "<svg" in dom
+
+
+def test_a_verification_record_keeps_the_earlier_results_of_the_same_file(tmp_path):
+    from sebench.submit import Verification
+    from sebench.submit.verify import write_record
+
+    record = tmp_path / "b.tar.gz.verify.json"
+    rerun, held = {"rule": "r", "reproduced": True, "mismatch": None}, {"seeds": 2, "rows": []}
+    write_record(Verification("b", "aa", LABEL, True, rerun=rerun), record)
+    write_record(Verification("b", "aa", LABEL, True, held_out=held), record)
+    kept = json.loads(record.read_text())
+    assert kept["rerun"] == rerun and kept["held_out"] == held
+    write_record(Verification("b", "bb", LABEL, True), record)  # another file: nothing carried over
+    assert json.loads(record.read_text())["rerun"] is None
+
+
+def test_the_docs_hook_fills_the_leaderboard_page():
+    import importlib.util
+
+    hook_file = Path(__file__).resolve().parents[2] / "docs/_hooks/leaderboard.py"
+    spec = importlib.util.spec_from_file_location("leaderboard_hook", hook_file)
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = hook.on_page_markdown("# Board\n\n<!-- leaderboard -->\n", None, None, None)
+    assert "<!-- leaderboard -->" not in page and "| Closed-SFT | Qwen3-8B |" in page and "<svg" in page
+    for bundle in sorted(hook.ENTRIES.glob("*.tar.gz")):  # every checked-in entry has its verification
+        assert Path(f"{bundle}.verify.json").is_file(), bundle

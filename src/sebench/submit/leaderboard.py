@@ -50,15 +50,27 @@ def write_leaderboard(bundles: list[Path], out: Path) -> Path:
     """Writes DIR's three files; returns DIR/index.html."""
     from sebench.submit.page import html_page, markdown_table
 
-    entries = rank([entry_of(read_bundle(path)) for path in bundles])
+    rows = leaderboard_rows(bundles)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = [*entries, *REPORTED]
     write_text(out / "leaderboard.json", json.dumps({"entries": [e.to_json() for e in rows]}, indent=1) + "\n")
     write_text(out / "leaderboard.md", markdown_table(rows))
     write_text(out / "index.html", html_page(rows))
-    log.info("leaderboard of %d bundles written to %s", len(entries), out)
+    log.info("leaderboard of %d bundles written to %s", len(bundles), out)
     return out / "index.html"
+
+
+def leaderboard_rows(bundles: list[Path]) -> list[Entry]:
+    """The bundles' rows, ranked, then the reported ones."""
+    return [*rank([entry_of(read_bundle(path)) for path in bundles]), *REPORTED]
+
+
+def board_markdown(bundles: list[Path]) -> str:
+    """The table and the plot, for a Markdown page (the docs site's leaderboard)."""
+    from sebench.submit.page import markdown_table, plot
+
+    rows = leaderboard_rows(bundles)
+    return markdown_table(rows, title=False) + "\n" + plot(rows) + "\n"
 
 
 def entry_of(bundle: Bundle) -> Entry:

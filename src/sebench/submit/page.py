@@ -13,6 +13,9 @@ STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table
 td,th{border:1px solid #ccc;padding:.25em .5em;text-align:right}td.text{text-align:left}
 tr.reported{color:#666;font-style:italic}.mark{display:inline-block;border-radius:.3em;padding:0 .3em;margin:0 .1em;
 background:#eef}.mark.no{background:#fdd}svg text{font-size:11px}"""
+READING = ("Closed-book accuracy in % with its 95% interval; Δ: the paired difference from the same base model, "
+           "untrained, in points, with its p-value. Rows in one band have overlapping intervals. Reported rows are "
+           "the paper's numbers, not re-run here.")
 FILTER = """function filterBase(){var v=document.getElementById('base').value;
 document.querySelectorAll('tr.entry').forEach(function(r){r.style.display=(v===''||r.dataset.base===v)?'':'none';});}
 document.getElementById('base').addEventListener('change',filterBase);
@@ -66,15 +69,13 @@ def cells(entry: Entry) -> list[str]:
                                                              "tokens_trained"))]
 
 
-def markdown_table(entries: list[Entry]) -> str:
-    """The leaderboard as a Markdown table, with how to read it."""
+def markdown_table(entries: list[Entry], title: bool = True) -> str:
+    """The leaderboard as a Markdown table, with how to read it (under a title unless `title` is False)."""
     lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     for entry in entries:
         row = [c.replace("|", "\\|") for c in cells(entry)] + ["; ".join(t for t, _ in mark_texts(entry))]
         lines.append("| " + " | ".join(row) + " |")
-    return ("# Leaderboard\n\nClosed-book accuracy in % with its 95% interval; Δ: the paired difference from the "
-            "same base model, untrained, in points, with its p-value. Rows in one band have overlapping "
-            "intervals. Reported rows are the paper's numbers, not re-run here.\n\n" + "\n".join(lines) + "\n")
+    return (("# Leaderboard\n\n" if title else "") + READING + "\n\n" + "\n".join(lines) + "\n")
 
 
 def html_row(entry: Entry) -> str:
@@ -127,8 +128,6 @@ def html_page(entries: list[Entry]) -> str:
     body = "\n".join(html_row(e) for e in entries)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>SE-Bench leaderboard</title>"
             f"<style>{STYLE}</style></head><body><h1>SE-Bench leaderboard</h1>"
-            "<p>Closed-book accuracy in % [95% interval]; Δ: the paired difference from the same base model, "
-            "untrained, in points (p). Rows in one band have overlapping intervals; reported rows are the paper's "
-            f"numbers.</p><p>{base_filter(entries)}</p>\n<table id=\"board\"><thead><tr>{head}</tr></thead><tbody>\n"
+            f"<p>{escape(READING)}</p><p>{base_filter(entries)}</p>\n<table id=\"board\"><thead><tr>{head}</tr></thead><tbody>\n"
             f"{body}\n</tbody></table>\n<h2>Accuracy against cost</h2>\n{plot(entries)}\n"
             f"<script>{FILTER}</script></body></html>\n")

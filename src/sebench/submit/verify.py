@@ -247,10 +247,18 @@ _STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {"index": check_
 
 
 def write_record(verification: Verification, path: Path) -> None:
-    """The verification beside the bundle (BUNDLE.verify.json): the leaderboard's marks read it."""
+    """The verification beside the bundle (BUNDLE.verify.json): the leaderboard's marks read it. A re-run or a
+    held-out result of an earlier verification of the same file is kept where this one has none."""
     from sebench.files import write_json
 
-    write_json(path, verification.to_json())
+    record = verification.to_json()
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except json.JSONDecodeError:
+        old = {}  # replaced below
+    if verification.verified and old.get("bundle_sha256") == verification.bundle_sha256:
+        record.update({k: old.get(k) for k in ("rerun", "held_out") if record[k] is None})
+    write_json(path, record)
 
 
 def record_path(bundle: Path) -> Path:
