@@ -98,6 +98,9 @@ def collect(run_dir: Path, label: str, checkpoint_hub: str | None) -> dict[str, 
     """Every member but the card and the index."""
     manifest = _read_json(run_dir / "manifest.json")
     method = _read_json(run_dir / "train" / label / "method.json")
+    if (manifest.get("config") or {}).get("instance"):
+        log.warning("%s studied an instance it did not build (--instance): its bundle cannot be verified from the "
+                    "seed; run without --instance to submit", run_dir)
     members: dict[str, bytes] = {"run/manifest.json": _dump(manifest), "method/method.json": _dump(method),
                                  DATA_MANIFEST: data_manifest(run_dir, manifest)}
     members.update(eval_members(run_dir, label))

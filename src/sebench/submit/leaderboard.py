@@ -82,7 +82,7 @@ def entry_of(bundle: Bundle) -> Entry:
     seeds = str(sub.get("seed")) + (f" + {held['seeds']} held out" if held else "")
     return Entry(label, str(sub.get("base_model")), str(sub.get("preset")), seeds,
                  {split: cell(rows[split]) for split in SPLITS if split in rows},
-                 {name: (method.get("cost") or {}).get(name) for name in COSTS}, marks(method, record),
+                 {name: (method.get("cost") or {}).get(name) for name in COSTS}, marks(method, record, label),
                  source=bundle.path.name)
 
 
@@ -106,15 +106,23 @@ def verification(bundle: Bundle) -> dict | None:
     return record
 
 
-def marks(method: dict, record: dict | None) -> dict:
+def marks(method: dict, record: dict | None, label: str) -> dict:
     """verified, re-run, held-out, eligible, network, isolation layer (None: not known)."""
     record = record or {}
     rerun, held = record.get("rerun"), record.get("held_out")
     return {"verified": bool(record.get("verified")),
             "re-run": None if rerun is None else bool(rerun.get("reproduced")),
             "held-out": None if held is None else held.get("seeds"),
+            "held-out single": held_out_accuracy(held, label),
             "eligible": method.get("eligible"), "network": method.get("network"),
             "isolation": method.get("isolation")}
+
+
+def held_out_accuracy(held: dict | None, label: str) -> float | None:
+    """The method's closed-book single-function accuracy over the held-out seeds, pooled."""
+    rows = [r for r in (held or {}).get("rows") or [] if (r["regime"], r["mode"], r["split"]) ==
+            (label, "closed", "single_test")]
+    return rows[0]["accuracy"] if rows else None
 
 
 def rank(entries: list[Entry]) -> list[Entry]:

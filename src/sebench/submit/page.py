@@ -52,7 +52,9 @@ def mark_texts(entry: Entry) -> list[tuple[str, bool]]:
     if m.get("re-run") is not None:
         out.append(("re-run reproduced" if m["re-run"] else "re-run differs", bool(m["re-run"])))
     if m.get("held-out"):
-        out.append((f"held-out seeds: {m['held-out']}", True))
+        single = m.get("held-out single")
+        out.append((f"held-out seeds: {m['held-out']}" + (f", single {100 * single:.1f}%" if single is not None
+                                                          else ""), True))
     out.append(("eligible" if m.get("eligible") else "not eligible", bool(m.get("eligible"))))
     network = m.get("network")
     out.append(("network: not recorded" if network is None else "network used" if network else "no network",

@@ -181,6 +181,7 @@ def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
     root = rebuilt_dir(bundle, work)
     data = next(p for p in (root / "data", root / "instance") if p.is_dir())
     protocol = bundle.submission.get("protocol") or "sebench"
+    limits = bundle.json("run/manifest.json").get("config", {}).get("judge") or {}  # the run's judge limits
     for verdicts_name in bundle.eval_files("verdicts"):
         rollouts_name = verdicts_name.replace("/verdicts.jsonl", "/rollouts.jsonl")
         rollouts = [from_dict(Rollout, {**r, "prompt": None}, f"{rollouts_name}:{i}")
@@ -188,7 +189,8 @@ def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
         recorded = bundle.lines(verdicts_name)
         if len(recorded) != len(rollouts):
             raise Mismatch(f"{verdicts_name}: {len(recorded)} verdicts for {len(rollouts)} rollouts in {rollouts_name}")
-        judged = judge_records(data, rollouts, workers, protocol=protocol)
+        judged = judge_records(data, rollouts, workers, protocol=protocol, timeout_s=limits.get("timeout", 3.0),
+                               memory_mb=limits.get("memory_mb", 1024))
         for rollout, old, new in zip(rollouts, recorded, judged):
             compare_verdict(rollouts_name, verdicts_name, rollout, old, dataclasses.asdict(new))
 
