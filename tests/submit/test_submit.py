@@ -133,6 +133,7 @@ def test_rerun_on_held_out_seeds_gives_a_result_on_an_unseen_seed(submitted, tmp
     assert held["seeds"] == 1 and "seed" not in json.dumps(held["rows"])  # the seeds themselves stay secret
     rows = {(r["regime"], r["split"]): r for r in held["rows"]}
     assert rows[(LABEL, "single_test")]["n"] > 0 and rows[("untrained", "single_test")]["n"] > 0
+    assert not (tmp_path / "w/runs/seed-3/instance/datasets/test").exists()  # gone before another seed's method
     seed3 = json.loads((tmp_path / "w/runs/seed-3/manifest.json").read_text())
     assert seed3["seed"] == 3 and seed3["data_hashes"] != read_bundle(submitted[1]).json("run/manifest.json")["data_hashes"]
 

@@ -132,14 +132,24 @@ def run_config(bundle: Bundle, **changes: object):
     return RunConfig(**{**config, **changes})
 
 
-def rebuild(bundle: Bundle, work: Path) -> tuple[Path, dict]:
-    """The run's data rebuilt from its seed and settings in a fresh study; (its folder, the study's manifest)."""
+def rebuild(bundle: Bundle, work: Path) -> Path:
+    """The run's data rebuilt from its seed and settings by a fresh study's own stages (build, select, and the
+    compact docs of a warm-up that reads them); returns its folder."""
     from sebench.experiment import Study
 
-    study = Study(run_config(bundle), rebuilt_dir(bundle, work))
+    cfg = run_config(bundle)
+    study = Study(cfg, rebuilt_dir(bundle, work))
     study.root.mkdir(parents=True, exist_ok=True)
-    data = study.prepare_data()  # each stage's end writes the study's manifest, its data hashes with it
-    return data, json.loads((study.root / "manifest.json").read_text(encoding="utf-8"))
+    study.data = study.prepare_data()
+    if (cfg.warmup or {}).get("docs") == "compact":
+        study.data = study.compact_data()
+    return study.data
+
+
+def data_hashes(data: Path) -> dict:
+    """A data folder's hashes as a run manifest records them: its manifest.json's and those the manifest lists."""
+    manifest = json.loads((data / MANIFEST).read_text(encoding="utf-8"))
+    return {MANIFEST: file_sha256(data / MANIFEST), **manifest.get("hashes", {})}
 
 
 def rebuilt_dir(bundle: Bundle, work: Path) -> Path:
@@ -152,8 +162,8 @@ def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
     """Every data hash against the rebuilt data's; the data's manifest.json, which names the folder it was
     selected from, against the bundled copy (its hash) and the rebuilt one less that folder."""
     expected = bundle.json("run/manifest.json").get("data_hashes") or {}
-    data, manifest = rebuild(bundle, work)
-    actual = {**(manifest.get("data_hashes") or {}), MANIFEST: expected.get(MANIFEST)}
+    data = rebuild(bundle, work)
+    actual = {**data_hashes(data), MANIFEST: expected.get(MANIFEST)}
     seed = bundle.json("run/manifest.json").get("seed")
     for name in sorted(set(expected) | set(actual)):
         if expected.get(name) != actual.get(name):
@@ -178,8 +188,7 @@ def _placeless(manifest: dict) -> dict:
 def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
     from sebench.judge import judge_records
 
-    root = rebuilt_dir(bundle, work)
-    data = next(p for p in (root / "data", root / "instance") if p.is_dir())
+    data = rebuilt_dir(bundle, work) / bundle.json("run/manifest.json").get("data", "data")
     protocol = bundle.submission.get("protocol") or "sebench"
     limits = bundle.json("run/manifest.json").get("config", {}).get("judge") or {}  # the run's judge limits
     for verdicts_name in bundle.eval_files("verdicts"):
