@@ -136,7 +136,8 @@ def eval_members(run_dir: Path, label: str) -> dict[str, bytes]:
     """The rollouts and verdicts of `label` and of the untrained model, stripped of the test split's text."""
     members = {}
     for regime in (label, BASELINE):
-        folders = sorted(p.parent for p in (run_dir / "evals" / regime).glob("*/*/verdicts.jsonl"))
+        folders = sorted(p.parent for p in (run_dir / "evals" / regime).glob("*/*/verdicts.jsonl")
+                         if p.parent.name != "train")  # the base's training answers are no result
         if not folders:
             raise SebenchError(f"{run_dir / 'evals' / regime}: no verdicts; was '{regime}' evaluated in this run?")
         for folder in folders:
