@@ -84,6 +84,7 @@ FORGERIES = {
                 [f"{SPLIT}/rollouts.jsonl", f"{SPLIT}/verdicts.jsonl", "task single_test-0000 sample 0"]),
     "verdict": (f"{SPLIT}/verdicts.jsonl", _first_line_changed(lambda v: {**v, "verdict": "correct", "tests_passed": 10}),
                 [f"{SPLIT}/verdicts.jsonl", "task single_test-0000 sample 0"]),
+    "unreadable verdict": (f"{SPLIT}/verdicts.jsonl", lambda b: b"{not json\n" + b, [f"{SPLIT}/verdicts.jsonl:1"]),
     "manifest hash": ("run/manifest.json", _manifest_hash,
                       ["run/manifest.json", "data_hashes['datasets/test/single_test.jsonl']"]),
     "source file": ("method/source/reference_sft.py", lambda b: b + b"\n# changed\n",

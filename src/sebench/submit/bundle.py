@@ -56,7 +56,10 @@ class Bundle:
     members: Mapping[str, bytes]
 
     def json(self, name: str) -> Any:
-        return json.loads(self.text(name))
+        try:
+            return json.loads(self.text(name))
+        except json.JSONDecodeError as exc:
+            raise SebenchError(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
     def text(self, name: str) -> str:
         if name not in self.members:
@@ -64,7 +67,13 @@ class Bundle:
         return self.members[name].decode("utf-8")
 
     def lines(self, name: str) -> list[dict]:
-        return [json.loads(line) for line in self.text(name).splitlines() if line.strip()]
+        out = []
+        for number, line in enumerate(self.text(name).splitlines(), 1):
+            try:
+                out += [json.loads(line)] if line.strip() else []
+            except json.JSONDecodeError as exc:
+                raise SebenchError(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+        return out
 
     @property
     def submission(self) -> dict:

@@ -65,7 +65,7 @@ def verify_bundle(path: Path, workers: int | None = None, work: Path | None = No
             for step in STEPS:
                 _STEPS[step](bundle, Path(work or tmp), workers)
                 done.append(step)
-    except Mismatch as exc:
+    except (Mismatch, SebenchError) as exc:  # a member that cannot be read is a mismatch too
         return Verification(str(path), file_sha256(path), label, False, str(exc), tuple(done))
     return Verification(str(path), file_sha256(path), label, True, None, tuple(done))
 
