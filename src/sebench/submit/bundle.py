@@ -28,7 +28,7 @@ import json
 import logging
 import tarfile
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,7 +160,7 @@ def _drop(record: dict, names: tuple[str, ...]) -> dict:
     return {k: v for k, v in record.items() if k not in names}
 
 
-def _strip(path: Path, fn) -> bytes:
+def _strip(path: Path, fn: Callable[[dict], dict]) -> bytes:
     lines = [json.dumps(fn(json.loads(line)), ensure_ascii=False)
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return ("\n".join(lines) + "\n").encode()
@@ -174,13 +174,13 @@ def source_members(method: dict) -> tuple[dict[str, bytes], str]:
     from sebench.methods import resolve
 
     ref = resolve(spec)
-    if origin == "file":
-        data = Path(ref.target.rpartition(":")[0]).read_bytes()
-        if method.get("source_sha256") and sha256(data) != method["source_sha256"]:
-            raise SebenchError(f"{ref.source}: changed since the run (its sha256 is not method.json's "
-                               "source_sha256); submit with the file the run used")
-        return {SOURCE_DIR + Path(ref.target.rpartition(":")[0]).name: data}, Path(ref.target).name
-    return package_sources(ref.target.partition(":")[0].split(".")[0]), ref.target
+    if origin != "file":
+        return package_sources(ref.target.partition(":")[0].split(".")[0]), ref.target
+    path = Path(ref.target.rpartition(":")[0])
+    if method.get("source_sha256") and sha256(path.read_bytes()) != method["source_sha256"]:
+        raise SebenchError(f"{path}: changed since the run (its sha256 is not method.json's source_sha256); "
+                           "submit with the file the run used")
+    return {SOURCE_DIR + path.name: path.read_bytes()}, Path(ref.target).name
 
 
 def package_sources(top: str) -> dict[str, bytes]:
