@@ -70,9 +70,10 @@ def samples(submission: dict) -> Check:
 def card_markdown(submission: dict, method: dict, manifest: dict) -> str:
     """The card: the method, the run, the cost, the checklist."""
     cost = method.get("cost") or {}
+    args = ("the run's settings (run/manifest.json)" if submission.get("origin") == "built-in"
+            else f"`{submission.get('args')}`")
     lines = [f"# {submission['label']}", "",
-             f"- method: `{submission.get('spec')}` ({submission.get('origin')}), arguments "
-             f"`{submission.get('args')}`",
+             f"- method: `{submission.get('spec')}` ({submission.get('origin')}), arguments {args}",
              f"- base model: `{submission.get('base_model')}`; preset {submission.get('preset')}; seed "
              f"{submission.get('seed')}; protocol {submission.get('protocol')}",
              f"- sebench {manifest.get('sebench_version')}; returns {method.get('returns')}",
