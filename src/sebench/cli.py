@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "sebench.experiment.warmup_cli",  # warmup, compact-docs
     "sebench.report.cli",  # report
     "sebench.experiment.contamination",  # contamination
+    "sebench.submit.cli",  # submit, verify, leaderboard
 )
 
 

@@ -1,0 +1,289 @@
+"""A submission bundle: one tar.gz file that holds one method's run, and nothing of the test split.
+
+    bundle.json                                  the index: format, label, sha256 of every other member
+    card.md                                      what was run, and the checklist (card.py)
+    submission.json                              label, origin, entry, arguments, base model, preset, seed,
+                                                 decoding, checkpoint (hub id and sha256), source files
+    method/method.json                           the method's record (sebench.methods.run)
+    method/source/...                            its source: the file; a module's or an entry point's package
+    run/manifest.json                            the run's manifest: seed, preset, settings, versions, data hashes
+    run/data-manifest.json                       the studied data's manifest: names, counts, file hashes
+    evals/<regime>/<mode>/<split>/rollouts.jsonl the method's and the untrained model's answers, prompts left out
+    evals/<regime>/<mode>/<split>/verdicts.jsonl their verdicts, the judge's messages left out
+    report/rows.json                             the report's rows of the method and the untrained model
+    lock.txt                                     every installed distribution, name==version
+
+Prompts and the judge's messages quote the test tasks, so they stay out; `sebench verify` rebuilds the tasks
+from the seed and judges the answers again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.metadata
+import importlib.util
+import io
+import json
+import logging
+import tarfile
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+from sebench.files import tree_sha256
+from sebench.output_files import write_text_atomic
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+INDEX = "bundle.json"
+BASELINE = "untrained"
+SOURCE_DIR = "method/source/"
+DATA_MANIFEST = "run/data-manifest.json"
+ROLLOUT_DROPS = ("prompt",)  # the rendered test task
+ROW_DROPS = ("runs", "settings")  # where the run lay on disk; the training settings are in the manifest
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A bundle's members (name -> bytes), read whole: bundles are small."""
+
+    path: Path
+    members: Mapping[str, bytes]
+
+    def json(self, name: str) -> Any:
+        try:
+            return json.loads(self.text(name))
+        except json.JSONDecodeError as exc:
+            raise SebenchError(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+    def text(self, name: str) -> str:
+        if name not in self.members:
+            raise SebenchError(f"{self.path}: no member {name}")
+        return self.members[name].decode("utf-8")
+
+    def lines(self, name: str) -> list[dict]:
+        out = []
+        for number, line in enumerate(self.text(name).splitlines(), 1):
+            try:
+                out += [json.loads(line)] if line.strip() else []
+            except json.JSONDecodeError as exc:
+                raise SebenchError(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+        return out
+
+    @property
+    def submission(self) -> dict:
+        return self.json("submission.json")
+
+    def eval_files(self, kind: str) -> list[str]:
+        """The members evals/<regime>/<mode>/<split>/<kind>.jsonl, sorted."""
+        return sorted(n for n in self.members if n.startswith("evals/") and n.endswith(f"/{kind}.jsonl"))
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---- writing ---------------------------------------------------------------------------------------------
+
+
+def write_bundle(run_dir: Path, label: str, out: Path, checkpoint_hub: str | None = None) -> Path:
+    """Packs `label`'s run in `run_dir` into the bundle `out` (tar.gz); returns `out`."""
+    from sebench.submit.card import card_markdown
+
+    members = collect(Path(run_dir), label, checkpoint_hub)
+    members["card.md"] = card_markdown(json.loads(members["submission.json"]), json.loads(members["method/method.json"]),
+                                       json.loads(members["run/manifest.json"])).encode()
+    pack(members, label, Path(out))
+    log.info("bundle of %s written to %s (%d files)", label, out, len(members) + 1)
+    return Path(out)
+
+
+def collect(run_dir: Path, label: str, checkpoint_hub: str | None) -> dict[str, bytes]:
+    """Every member but the card and the index."""
+    manifest = _read_json(run_dir / "manifest.json")
+    method = _read_json(run_dir / "train" / label / "method.json")
+    if (manifest.get("config") or {}).get("instance"):
+        log.warning("%s studied an instance it did not build (--instance): its bundle cannot be verified from the "
+                    "seed; run without --instance to submit", run_dir)
+    members: dict[str, bytes] = {"run/manifest.json": _dump(manifest), "method/method.json": _dump(method),
+                                 DATA_MANIFEST: data_manifest(run_dir, manifest)}
+    members.update(eval_members(run_dir, label))
+    sources, entry = source_members(method)
+    members.update(sources)
+    members["submission.json"] = _dump(submission(manifest, method, label, entry, sorted(sources), checkpoint_hub))
+    members["lock.txt"] = lock().encode()
+    members["report/rows.json"] = _dump(rows_of(members))
+    return members
+
+
+def _read_json(path: Path) -> dict:
+    if not path.is_file():
+        raise SebenchError(f"{path}: missing; submit a run directory of `sebench run` and a label it trained "
+                           f"(RUN_DIR/train/LABEL/method.json)")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+
+
+def data_manifest(run_dir: Path, manifest: dict) -> bytes:
+    """The studied data's manifest.json as the run wrote it (its sha256 is the run manifest's data hash)."""
+    data = Path(manifest.get("data") or "data")
+    return ((run_dir / data) if not data.is_absolute() else data).joinpath("manifest.json").read_bytes()
+
+
+def _dump(data: object) -> bytes:
+    return (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode()
+
+
+def eval_members(run_dir: Path, label: str) -> dict[str, bytes]:
+    """The rollouts and verdicts of `label` and of the untrained model, stripped of the test split's text."""
+    members = {}
+    for regime in (label, BASELINE):
+        folders = sorted(p.parent for p in (run_dir / "evals" / regime).glob("*/*/verdicts.jsonl")
+                         if p.parent.name != "train")  # the base's training answers are no result
+        if not folders:
+            raise SebenchError(f"{run_dir / 'evals' / regime}: no verdicts; was '{regime}' evaluated in this run?")
+        for folder in folders:
+            rel = folder.relative_to(run_dir).as_posix()
+            members[f"{rel}/rollouts.jsonl"] = _strip(folder / "rollouts.jsonl", lambda r: _drop(r, ROLLOUT_DROPS))
+            members[f"{rel}/verdicts.jsonl"] = _strip(folder / "verdicts.jsonl", lambda v: {**v, "detail": {}})
+    return members
+
+
+def _drop(record: dict, names: tuple[str, ...]) -> dict:
+    return {k: v for k, v in record.items() if k not in names}
+
+
+def _strip(path: Path, fn: Callable[[dict], dict]) -> bytes:
+    lines = [json.dumps(fn(json.loads(line)), ensure_ascii=False)
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def source_members(method: dict) -> tuple[dict[str, bytes], str]:
+    """The method's source files (under method/source/) and the spec that loads them from that folder."""
+    origin, spec = method.get("origin"), str(method.get("spec") or "")
+    if origin == "built-in":
+        return {}, spec  # sebench's own code, at the version the lock names
+    from sebench.methods import resolve
+
+    ref = resolve(spec)
+    if origin != "file":
+        return package_sources(ref.target.partition(":")[0].split(".")[0]), ref.target
+    path = Path(ref.target.rpartition(":")[0])
+    if method.get("source_sha256") and sha256(path.read_bytes()) != method["source_sha256"]:
+        raise SebenchError(f"{path}: changed since the run (its sha256 is not method.json's source_sha256); "
+                           "submit with the file the run used")
+    return {SOURCE_DIR + path.name: path.read_bytes()}, Path(ref.target).name
+
+
+def package_sources(top: str) -> dict[str, bytes]:
+    """The .py files of the top-level module or package `top`, by their import paths."""
+    spec = importlib.util.find_spec(top)
+    if spec is None or not spec.origin:
+        raise SebenchError(f"module {top}: not found; install the method's package before submitting")
+    origin = Path(spec.origin)
+    if origin.name != "__init__.py":
+        return {SOURCE_DIR + origin.name: origin.read_bytes()}
+    root = origin.parent
+    return {SOURCE_DIR + f"{top}/{p.relative_to(root).as_posix()}": p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def submission(manifest: dict, method: dict, label: str, entry: str, sources: list[str],
+               checkpoint_hub: str | None) -> dict:
+    """What the bundle holds, in one place: the method, its base model, the study's settings that rank it."""
+    config = manifest.get("config") or {}
+    rollout = config.get("rollout") or {}
+    return {"format": FORMAT, "label": label, "origin": method.get("origin"), "spec": method.get("spec"),
+            "entry": entry, "args": method.get("args") or {}, "sources": sources,
+            "base_model": manifest.get("model"), "preset": manifest.get("preset"), "seed": manifest.get("seed"),
+            "protocol": config.get("protocol", "sebench"),
+            "decoding": {"n": rollout.get("n"), "temperature": rollout.get("temperature"),
+                         "max_tokens": rollout.get("max_tokens")},
+            "checkpoint": checkpoint(method, checkpoint_hub)}
+
+
+def checkpoint(method: dict, hub: str | None) -> dict | None:
+    """The trained checkpoint's hub id (given) and the sha256 of its folder (when it is here)."""
+    path = Path(((method.get("result") or {}).get("path")) or "")
+    digest = tree_sha256(path) if str(path) not in ("", ".") and path.is_dir() else None
+    return None if hub is None and digest is None else {"hub": hub, "sha256": digest}
+
+
+def lock() -> str:
+    """Every installed distribution, name==version, sorted."""
+    found = {f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions() if d.metadata["Name"]}
+    return "\n".join(sorted(found, key=str.lower)) + "\n"
+
+
+def rows_of(members: Mapping[str, bytes]) -> list[dict]:
+    """The report's main-table rows of the bundle's verdicts (sebench.report.build_report), without where the
+    run lay: the one computation of the bundle's numbers, at submit and at verify."""
+    from sebench.report import build_report
+
+    with tempfile.TemporaryDirectory(prefix="sebench-bundle-") as tmp:
+        root = Path(tmp) / "run"
+        manifest = json.loads(members["run/manifest.json"])
+        files = {"manifest.json": _dump({"model": manifest.get("model"), "seed": manifest.get("seed")}),
+                 **{n: b for n, b in members.items() if n.startswith("evals/") and n.endswith("/verdicts.jsonl")}}
+        for name, data in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+        build_report([root], Path(tmp) / "report", plots_enabled=False)
+        rows = json.loads((Path(tmp) / "report" / "report.json").read_text(encoding="utf-8"))["main_table"]
+    return [_drop(row, ROW_DROPS) for row in rows]
+
+
+def pack(members: dict[str, bytes], label: str, out: Path) -> None:
+    """Writes the members and their index as a reproducible tar.gz (sorted, no times or owners)."""
+    index = {"format": FORMAT, "label": label, "files": {n: sha256(b) for n, b in sorted(members.items())}}
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, tarfile.open(fileobj=zipped, mode="w") as tar:
+        for name, data in [(INDEX, _dump(index)), *sorted(members.items())]:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(out, buffer.getvalue())
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+# ---- reading ---------------------------------------------------------------------------------------------
+
+
+def read_bundle(path: Path) -> Bundle:
+    """The bundle's members; a file that is not a bundle, or a member that is not a plain relative file, is an
+    error naming it."""
+    path = Path(path)
+    try:
+        with tarfile.open(path, mode="r:gz") as tar:
+            members = {info.name: _member(tar, info, path) for info in tar.getmembers()}
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile) as exc:
+        raise SebenchError(f"{path}: not a bundle (a tar.gz from `sebench submit`): {exc}") from None
+    if INDEX not in members:
+        raise SebenchError(f"{path}: no {INDEX}; not a bundle from `sebench submit`")
+    return Bundle(path, members)
+
+
+def _member(tar: tarfile.TarFile, info: tarfile.TarInfo, path: Path) -> bytes:
+    if not info.isfile() or info.name.startswith("/") or ".." in Path(info.name).parts:
+        raise SebenchError(f"{path}: member {info.name}: not a plain file inside the bundle")
+    handle = tar.extractfile(info)
+    assert handle is not None
+    return handle.read()
+
+
+def write_text(path: Path, text: str) -> None:
+    """Writes a text output atomically (the leaderboard's files)."""
+    write_text_atomic(Path(path), text)

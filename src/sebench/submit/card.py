@@ -1,0 +1,84 @@
+"""A bundle's card: what was run and the checklist, each item checked from the run's records where it can be.
+
+method.json's fields come from the method's fence (sebench.methods.run); the fence may add `network` (bool),
+`landlock_abi`, `allowed` and may leave fields out: each is read tolerantly, and a missing one is "not recorded".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STRONG_LAYERS = ("bwrap", "landlock")
+BOXES = {"yes": "[x]", "no": "[ ]", "unknown": "[?]"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One item of the checklist: its state ("yes", "no" or "unknown") and why."""
+
+    item: str
+    state: str
+    detail: str
+
+
+def checklist(submission: dict, method: dict) -> list[Check]:
+    """Eligible, isolation layer, no refused reads, no network, samples declared."""
+    return [eligible(method), isolation(method), refused_reads(method), network(method), samples(submission)]
+
+
+def eligible(method: dict) -> Check:
+    value = method.get("eligible")
+    if value is None:
+        return Check("eligible", "unknown", "not recorded")
+    return Check("eligible", "yes" if value else "no",
+                 "closed-book at test time" if value else "sees the docs at test time, or returned nothing usable")
+
+
+def isolation(method: dict) -> Check:
+    layer = method.get("isolation")
+    if not layer:
+        return Check("isolation layer", "unknown", "not recorded")
+    abi = f", Landlock ABI {method['landlock_abi']}" if method.get("landlock_abi") else ""
+    strong = layer in STRONG_LAYERS
+    return Check("isolation layer", "yes" if strong else "no",
+                 f"{layer}{abi}" + ("" if strong else ": only the Python audit hook held"))
+
+
+def refused_reads(method: dict) -> Check:
+    reads = method.get("refused_reads")
+    if reads is None:
+        return Check("no refused reads", "unknown", "not recorded")
+    return Check("no refused reads", "no" if reads else "yes", f"{len(reads)} refused" if reads else "none")
+
+
+def network(method: dict) -> Check:
+    used = method.get("network")
+    if used is None:
+        return Check("no network", "unknown", "not recorded by this sebench")
+    return Check("no network", "no" if used else "yes", "used the network" if used else "no network")
+
+
+def samples(submission: dict) -> Check:
+    decoding = submission.get("decoding") or {}
+    n, temperature = decoding.get("n"), decoding.get("temperature")
+    if n is None:
+        return Check("samples declared", "unknown", "not recorded")
+    how = "greedy" if not temperature else f"temperature {temperature}"
+    return Check("samples declared", "yes", f"{n} sample{'s' if n != 1 else ''} a task, {how} (pass@1 is the accuracy)")
+
+
+def card_markdown(submission: dict, method: dict, manifest: dict) -> str:
+    """The card: the method, the run, the cost, the checklist."""
+    cost = method.get("cost") or {}
+    args = ("the run's settings (run/manifest.json)" if submission.get("origin") == "built-in"
+            else f"`{submission.get('args')}`")
+    lines = [f"# {submission['label']}", "",
+             f"- method: `{submission.get('spec')}` ({submission.get('origin')}), arguments {args}",
+             f"- base model: `{submission.get('base_model')}`; preset {submission.get('preset')}; seed "
+             f"{submission.get('seed')}; protocol {submission.get('protocol')}",
+             f"- sebench {manifest.get('sebench_version')}; returns {method.get('returns')}",
+             f"- cost: {cost.get('wall_seconds')} s, {cost.get('judge_calls')} judge calls, "
+             f"{cost.get('tokens_sampled')} tokens sampled, {cost.get('tokens_trained')} tokens trained", "",
+             "## Checklist", ""]
+    lines += [f"- {BOXES[c.state]} {c.item}: {c.detail}" for c in checklist(submission, method)]
+    return "\n".join(lines) + "\n"

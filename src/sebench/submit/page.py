@@ -1,0 +1,135 @@
+"""The leaderboard's Markdown table and its static HTML page (inline CSS, JavaScript and SVG: no network)."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+from sebench.submit.entry import SPLITS, Cell, Entry
+
+HEAD = ("band", "method", "base model", "preset", "seeds", "single %", "single Δ (p)", "multiple %",
+        "multiple Δ (p)", "wall s", "judge calls", "tokens sampled", "tokens trained", "marks")
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:.25em .5em;text-align:right}td.text{text-align:left}
+tr.reported{color:#666;font-style:italic}.mark{display:inline-block;border-radius:.3em;padding:0 .3em;margin:0 .1em;
+background:#eef}.mark.no{background:#fdd}svg text{font-size:11px}"""
+READING = ("Closed-book accuracy in % with its 95% interval; Δ: the paired difference from the same base model, "
+           "untrained, in points, with its p-value. Rows in one band have overlapping intervals. Reported rows are "
+           "the paper's numbers, not re-run here.")
+FILTER = """function filterBase(){var v=document.getElementById('base').value;
+document.querySelectorAll('tr.entry').forEach(function(r){r.style.display=(v===''||r.dataset.base===v)?'':'none';});}
+document.getElementById('base').addEventListener('change',filterBase);
+var asked=decodeURIComponent(location.hash.replace(/^#base=/,''));
+if(location.hash.indexOf('#base=')===0){document.getElementById('base').value=asked;filterBase();}
+document.body.dataset.ready='1';"""
+
+
+def pct(cell: Cell | None) -> str:
+    if cell is None:
+        return ""
+    ci = f" [{100 * cell.ci95[0]:.1f}, {100 * cell.ci95[1]:.1f}]" if cell.ci95 else ""
+    return f"{100 * cell.accuracy:.1f}{ci}"
+
+
+def delta(cell: Cell | None) -> str:
+    if cell is None or cell.delta is None:
+        return ""
+    return f"{100 * cell.delta:+.1f} (p {cell.p:.2g})" if cell.p is not None else f"{100 * cell.delta:+.1f}"
+
+
+def number(value: object) -> str:
+    if value is None:
+        return ""
+    return f"{value:.1f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def mark_texts(entry: Entry) -> list[tuple[str, bool]]:
+    """Each mark as (text, good)."""
+    m = entry.marks
+    if entry.reported:
+        return [(f"reported: {m['reported']}", True)]
+    out = [("verified" if m.get("verified") else "not verified", bool(m.get("verified")))]
+    if m.get("re-run") is not None:
+        out.append(("re-run reproduced" if m["re-run"] else "re-run differs", bool(m["re-run"])))
+    if m.get("held-out"):
+        single = m.get("held-out single")
+        out.append((f"held-out seeds: {m['held-out']}" + (f", single {100 * single:.1f}%" if single is not None
+                                                          else ""), True))
+    out.append(("eligible" if m.get("eligible") else "not eligible", bool(m.get("eligible"))))
+    network = m.get("network")
+    out.append(("network: not recorded" if network is None else "network used" if network else "no network",
+                network is False))
+    out.append((f"isolation: {m.get('isolation') or 'not recorded'}", m.get("isolation") in ("bwrap", "landlock")))
+    return out
+
+
+def cells(entry: Entry) -> list[str]:
+    single, multiple = (entry.cells.get(s) for s in SPLITS)
+    return [str(entry.band or ""), entry.method, entry.base_model, entry.preset, entry.seeds, pct(single),
+            delta(single), pct(multiple), delta(multiple), *(number(entry.cost.get(k)) for k in
+                                                            ("wall_seconds", "judge_calls", "tokens_sampled",
+                                                             "tokens_trained"))]
+
+
+def markdown_table(entries: list[Entry], title: bool = True) -> str:
+    """The leaderboard as a Markdown table, with how to read it (under a title unless `title` is False)."""
+    lines = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    for entry in entries:
+        row = [c.replace("|", "\\|") for c in cells(entry)] + ["; ".join(t for t, _ in mark_texts(entry))]
+        lines.append("| " + " | ".join(row) + " |")
+    return (("# Leaderboard\n\n" if title else "") + READING + "\n\n" + "\n".join(lines) + "\n")
+
+
+def html_row(entry: Entry) -> str:
+    texts = cells(entry)
+    tds = "".join(f'<td class="{"text" if i in (1, 2, 3, 4) else "num"}">{escape(t)}</td>' for i, t in enumerate(texts))
+    marks = "".join(f'<span class="mark{"" if good else " no"}">{escape(t)}</span>' for t, good in mark_texts(entry))
+    kind = "entry reported" if entry.reported else "entry"
+    return f'<tr class="{kind}" data-base="{escape(entry.base_model)}">{tds}<td class="text marks">{marks}</td></tr>'
+
+
+def base_filter(entries: list[Entry]) -> str:
+    options = "".join(f'<option value="{escape(b)}">{escape(b)}</option>'
+                      for b in sorted({e.base_model for e in entries}))
+    return f'<label>base model <select id="base"><option value="">all</option>{options}</select></label>'
+
+
+def plot(entries: list[Entry], width: int = 640, height: int = 320, pad: int = 48) -> str:
+    """Single-function accuracy (with its interval) against wall time (log scale), one point per entry."""
+    points = [e for e in entries if "single_test" in e.cells and (e.cost.get("wall_seconds") or 0) > 0]
+    logs = [math.log10(e.cost["wall_seconds"]) for e in points] or [0.0]
+    lo, hi = math.floor(min(logs)), math.ceil(max(logs)) + (math.ceil(max(logs)) == math.floor(min(logs)))
+
+    def xy(seconds: float, accuracy: float) -> tuple[float, float]:
+        return (pad + (math.log10(seconds) - lo) / (hi - lo) * (width - 2 * pad),
+                height - pad - accuracy * (height - 2 * pad))
+
+    parts = [f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="#000"/>',
+             f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#000"/>',
+             f'<text x="{width / 2}" y="{height - 10}" text-anchor="middle">training wall time, s (log)</text>',
+             f'<text x="12" y="{height / 2}" transform="rotate(-90 12 {height / 2})" text-anchor="middle">'
+             'closed-book accuracy, single %</text>']
+    parts += [f'<text x="{xy(10.0 ** k, 0)[0]}" y="{height - pad + 14}" text-anchor="middle">{10 ** k:g}</text>'
+              for k in range(lo, hi + 1)]
+    parts += [f'<text x="{pad - 6}" y="{xy(10.0 ** lo, a / 100)[1] + 4}" text-anchor="end">{a}</text>'
+              for a in (0, 25, 50, 75, 100)]
+    for e in points:
+        c = e.cells["single_test"]
+        x, y = xy(e.cost["wall_seconds"], c.accuracy)
+        if c.ci95:
+            parts.append(f'<line x1="{x}" x2="{x}" y1="{xy(1, c.ci95[0])[1]}" y2="{xy(1, c.ci95[1])[1]}" stroke="#88a"/>')
+        parts.append(f'<circle class="point" cx="{x}" cy="{y}" r="4" fill="#336"><title>{escape(e.method)}</title>'
+                     f'</circle><text x="{x + 6}" y="{y - 6}">{escape(e.method)}</text>')
+    return (f'<svg id="plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'role="img" aria-label="accuracy against cost">{"".join(parts)}</svg>')
+
+
+def html_page(entries: list[Entry]) -> str:
+    """The whole page; it loads nothing from the network."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in HEAD)
+    body = "\n".join(html_row(e) for e in entries)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>SE-Bench leaderboard</title>"
+            f"<style>{STYLE}</style></head><body><h1>SE-Bench leaderboard</h1>"
+            f"<p>{escape(READING)}</p><p>{base_filter(entries)}</p>\n<table id=\"board\"><thead><tr>{head}</tr></thead><tbody>\n"
+            f"{body}\n</tbody></table>\n<h2>Accuracy against cost</h2>\n{plot(entries)}\n"
+            f"<script>{FILTER}</script></body></html>\n")

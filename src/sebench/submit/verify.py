@@ -1,0 +1,283 @@
+"""`sebench verify BUNDLE`: a bundle checked from its contents alone, in order, stopping at the first mismatch:
+
+1. the index: every member's sha256 is the one bundle.json lists, and nothing is unlisted;
+2. the method: its source's sha256 is method.json's, and submission.json names the same method and arguments;
+3. the data: the seed's instance is rebuilt with the run's settings (a fresh study's build and select stages),
+   and every data hash of the run's manifest is the rebuilt one's;
+4. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
+5. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+from sebench.files import file_sha256
+from sebench.records import Rollout, from_dict
+from sebench.submit.bundle import DATA_MANIFEST, INDEX, SOURCE_DIR, Bundle, read_bundle, rows_of, sha256
+
+log = logging.getLogger(__name__)
+
+VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "outcome")
+ROW_KEY = ("regime", "mode", "split", "protocol")
+MANIFEST = "manifest.json"
+STEPS = ("index", "method", "data", "verdicts", "rows")
+
+
+class Mismatch(Exception):
+    """The first difference found: one line naming the member (and the task)."""
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The outcome of `sebench verify`: verified, or the first mismatch; and the re-runs, when asked."""
+
+    bundle: str
+    bundle_sha256: str
+    label: str
+    verified: bool
+    mismatch: str | None = None
+    checked: tuple[str, ...] = ()
+    rerun: dict | None = None  # rerun.compare_rerun's result
+    held_out: dict | None = None  # rerun.held_out's result
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None) -> Verification:
+    """Checks the bundle at `path` (the module docstring's steps); never raises on a mismatch. `work`: where the
+    instance is rebuilt (default: a temporary folder); one rebuilt there is reused for the same settings."""
+    bundle = read_bundle(path)
+    label = str(bundle.json(INDEX).get("label") or "")
+    done: list[str] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="sebench-verify-") as tmp:
+            for step in STEPS:
+                _STEPS[step](bundle, Path(work or tmp), workers)
+                done.append(step)
+    except (Mismatch, SebenchError) as exc:  # a member that cannot be read is a mismatch too
+        return Verification(str(path), file_sha256(path), label, False, str(exc), tuple(done))
+    return Verification(str(path), file_sha256(path), label, True, None, tuple(done))
+
+
+# ---- 1. the index ----------------------------------------------------------------------------------------
+
+
+def check_index(bundle: Bundle, *_: object) -> None:
+    listed = bundle.json(INDEX).get("files") or {}
+    for name in sorted(set(listed) | set(bundle.members) - {INDEX}):
+        if name not in bundle.members:
+            raise Mismatch(f"{INDEX}: lists {name}, which the bundle lacks")
+        if name not in listed:
+            raise Mismatch(f"{name}: not listed in {INDEX}")
+        if sha256(bundle.members[name]) != listed[name]:
+            raise Mismatch(f"{name}: its sha256 is not the one {INDEX} lists (the file was changed)")
+
+
+# ---- 2. the method ---------------------------------------------------------------------------------------
+
+
+def check_method(bundle: Bundle, *_: object) -> None:
+    method, sub = bundle.json("method/method.json"), bundle.submission
+    for name in ("spec", "origin", "args"):
+        if (sub.get(name) or None) != (method.get(name) or None):
+            raise Mismatch(f"submission.json: {name} {sub.get(name)!r} is not method/method.json's {method.get(name)!r}")
+    member = source_file(sub)
+    if member is None or not method.get("source_sha256"):
+        return
+    if member not in bundle.members:
+        raise Mismatch(f"{member}: missing; method/method.json's source_sha256 names it")
+    if sha256(bundle.members[member]) != method["source_sha256"]:
+        raise Mismatch(f"{member}: its sha256 is not method/method.json's source_sha256 (the source was changed)")
+
+
+def source_file(sub: dict) -> str | None:
+    """The bundled file whose sha256 method.json records: a file method's file, a module's file."""
+    origin, entry = sub.get("origin"), str(sub.get("entry") or "")
+    if origin == "file":
+        return SOURCE_DIR + entry.rpartition(":")[0]
+    if origin in ("module", "entry point"):
+        module = entry.partition(":")[0].replace(".", "/")
+        names = [SOURCE_DIR + module + ".py", SOURCE_DIR + module + "/__init__.py"]
+        return next((n for n in names if n in (sub.get("sources") or [])), names[0])
+    return None
+
+
+# ---- 3. the data -----------------------------------------------------------------------------------------
+
+
+def run_config(bundle: Bundle, **changes: object):
+    """The run's RunConfig, from its manifest's settings (with `changes`); a setting this sebench does not
+    know is a mismatch naming it."""
+    from sebench.experiment import RunConfig
+
+    config = dict(bundle.json("run/manifest.json").get("config") or {})
+    known = {f.name for f in dataclasses.fields(RunConfig)}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise Mismatch(f"run/manifest.json: setting '{unknown[0]}' is unknown to this sebench (see lock.txt)")
+    if config.get("instance") and "instance" not in changes:
+        raise Mismatch("run/manifest.json: the run studied an instance it did not build (--instance); only a "
+                       "run that built its instance from the seed can be verified")
+    return RunConfig(**{**config, **changes})
+
+
+def rebuild(bundle: Bundle, work: Path) -> Path:
+    """The run's data rebuilt from its seed and settings by a fresh study's own stages (build, select, and the
+    compact docs of a warm-up that reads them); returns its folder."""
+    from sebench.experiment import Study
+
+    cfg = run_config(bundle)
+    study = Study(cfg, rebuilt_dir(bundle, work))
+    study.root.mkdir(parents=True, exist_ok=True)
+    study.data = study.prepare_data()
+    if (cfg.warmup or {}).get("docs") == "compact":
+        study.data = study.compact_data()
+    return study.data
+
+
+def data_hashes(data: Path) -> dict:
+    """A data folder's hashes as a run manifest records them: its manifest.json's and those the manifest lists."""
+    manifest = json.loads((data / MANIFEST).read_text(encoding="utf-8"))
+    return {MANIFEST: file_sha256(data / MANIFEST), **manifest.get("hashes", {})}
+
+
+def rebuilt_dir(bundle: Bundle, work: Path) -> Path:
+    """The folder of the study that rebuilds this bundle's data: one per seed and settings."""
+    config = json.dumps(bundle.json("run/manifest.json").get("config") or {}, sort_keys=True)
+    return Path(work) / f"rebuilt-{sha256(config.encode())[:12]}"
+
+
+def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
+    """Every data hash against the rebuilt data's; the data's manifest.json, which names the folder it was
+    selected from, against the bundled copy (its hash) and the rebuilt one less that folder."""
+    expected = bundle.json("run/manifest.json").get("data_hashes") or {}
+    data = rebuild(bundle, work)
+    actual = {**data_hashes(data), MANIFEST: expected.get(MANIFEST)}
+    seed = bundle.json("run/manifest.json").get("seed")
+    for name in sorted(set(expected) | set(actual)):
+        if expected.get(name) != actual.get(name):
+            raise Mismatch(f"run/manifest.json: data_hashes['{name}'] is not the rebuilt instance's (seed {seed})")
+    if sha256(bundle.members[DATA_MANIFEST]) != expected.get(MANIFEST):
+        raise Mismatch(f"run/manifest.json: data_hashes['{MANIFEST}'] is not the sha256 of {DATA_MANIFEST}")
+    again = json.loads((data / MANIFEST).read_text(encoding="utf-8"))
+    field = first_difference(_placeless(bundle.json(DATA_MANIFEST)), _placeless(again))
+    if field is not None:
+        raise Mismatch(f"{DATA_MANIFEST}: {field} is not the rebuilt instance's (seed {seed})")
+
+
+def _placeless(manifest: dict) -> dict:
+    """A data manifest without the folder its subset was selected from."""
+    subset = {k: v for k, v in (manifest.get("subset") or {}).items() if k != "of"}
+    return {**manifest, **({"subset": subset} if subset else {})}
+
+
+# ---- 4. the verdicts -------------------------------------------------------------------------------------
+
+
+def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
+    from sebench.judge import judge_records
+
+    data = rebuilt_dir(bundle, work) / bundle.json("run/manifest.json").get("data", "data")
+    protocol = bundle.submission.get("protocol") or "sebench"
+    limits = bundle.json("run/manifest.json").get("config", {}).get("judge") or {}  # the run's judge limits
+    for verdicts_name in bundle.eval_files("verdicts"):
+        rollouts_name = verdicts_name.replace("/verdicts.jsonl", "/rollouts.jsonl")
+        rollouts = [from_dict(Rollout, {**r, "prompt": None}, f"{rollouts_name}:{i}")
+                    for i, r in enumerate(bundle.lines(rollouts_name), 1)]
+        recorded = bundle.lines(verdicts_name)
+        if len(recorded) != len(rollouts):
+            raise Mismatch(f"{verdicts_name}: {len(recorded)} verdicts for {len(rollouts)} rollouts in {rollouts_name}")
+        judged = judge_records(data, rollouts, workers, protocol=protocol, timeout_s=limits.get("timeout", 3.0),
+                               memory_mb=limits.get("memory_mb", 1024))
+        for rollout, old, new in zip(rollouts, recorded, judged):
+            compare_verdict(rollouts_name, verdicts_name, rollout, old, dataclasses.asdict(new))
+
+
+def compare_verdict(rollouts_name: str, verdicts_name: str, rollout: Rollout, old: dict, new: dict) -> None:
+    where = f"task {rollout.task_id} sample {rollout.sample_idx}"
+    if (old.get("task_id"), old.get("sample_idx")) != (rollout.task_id, rollout.sample_idx):
+        raise Mismatch(f"{verdicts_name}: {where}: its verdict is for task {old.get('task_id')} sample "
+                       f"{old.get('sample_idx')}")
+    for name in VERDICT_FIELDS:
+        if (old.get(name) or "") != (new.get(name) or ""):
+            raise Mismatch(f"{rollouts_name}: {where}: re-judged {name} {new.get(name)!r}, but {verdicts_name} "
+                           f"records {old.get(name)!r}")
+
+
+# ---- 5. the numbers --------------------------------------------------------------------------------------
+
+
+def check_rows(bundle: Bundle, *_: object) -> None:
+    recorded = {tuple(r.get(k) for k in ROW_KEY): r for r in bundle.json("report/rows.json")}
+    again = {tuple(r.get(k) for k in ROW_KEY): r for r in rows_of(bundle.members)}
+    for key in sorted(set(recorded) | set(again), key=str):
+        where = f"report/rows.json: row {' '.join(map(str, key))}"
+        if key not in again or key not in recorded:
+            raise Mismatch(f"{where}: {'not in the recomputed table' if key not in again else 'missing'}")
+        field = first_difference(recorded[key], again[key])
+        if field is not None:
+            raise Mismatch(f"{where}: {field} is {_at(recorded[key], field)!r}, recomputed "
+                           f"{_at(again[key], field)!r}")
+
+
+def first_difference(a: object, b: object, path: str = "") -> str | None:
+    """The dotted path of the first value that differs (numbers within 1e-9), else None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            found = first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return next((f for i, (x, y) in enumerate(zip(a, b)) if (f := first_difference(x, y, f"{path}[{i}]"))), None)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return None if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) else path or "value"
+    return None if a == b else path or "value"
+
+
+def _at(row: dict, path: str) -> Any:
+    value: Any = row
+    for part in path.replace("[", ".").replace("]", "").split("."):
+        value = value[int(part)] if isinstance(value, list) else (value or {}).get(part)
+    return value
+
+
+_STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {"index": check_index, "method": check_method, "data": check_data, "verdicts": check_verdicts,
+          "rows": check_rows}
+
+
+def write_record(verification: Verification, path: Path) -> None:
+    """The verification beside the bundle (BUNDLE.verify.json): the leaderboard's marks read it. A re-run or a
+    held-out result of an earlier verification of the same file is kept where this one has none."""
+    from sebench.files import write_json
+
+    record = verification.to_json()
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except json.JSONDecodeError:
+        old = {}  # replaced below
+    if verification.verified and old.get("bundle_sha256") == verification.bundle_sha256:
+        record.update({k: old.get(k) for k in ("rerun", "held_out") if record[k] is None})
+    write_json(path, record)
+
+
+def record_path(bundle: Path) -> Path:
+    return Path(str(bundle) + ".verify.json")
+
+
+def check_seeds(seeds: list[int], bundle: Bundle) -> None:
+    """Held-out seeds must be seeds the bundle does not hold."""
+    seed = bundle.json("run/manifest.json").get("seed")
+    if seed in seeds:
+        raise SebenchError(f"--seeds-file: seed {seed} is the bundle's own seed; held-out seeds are others")

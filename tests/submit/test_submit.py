@@ -1,0 +1,149 @@
+"""A real run of the tiny model with a method from a file, packed with `sebench submit`: its bundle verifies and
+holds nothing of the test split; one changed member fails verification naming it; `--rerun` reproduces the
+greedy run task for task; `--rerun --seeds-file` gives a result on a seed the bundle does not hold."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from sebench.cli import main
+from sebench.submit import read_bundle
+from sebench.submit.bundle import INDEX, pack
+from sebench.submit.rerun import EQUAL
+
+LABEL = "ReferenceSFT"
+
+
+def test_a_runs_bundle_verifies_and_holds_nothing_of_the_test_split(submitted, capsys, shared_work):
+    run, bundle = submitted
+    assert main(["verify", str(bundle), "--work", str(shared_work)]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "verified"
+    record = json.loads(Path(f"{bundle}.verify.json").read_text())
+    assert record["verified"] and record["checked"] == ["index", "method", "data", "verdicts", "rows"]
+    members = read_bundle(bundle).members
+    assert {"card.md", "lock.txt", "method/source/reference_sft.py", "run/manifest.json", "report/rows.json",
+            f"evals/{LABEL}/closed/single_test/rollouts.jsonl", "evals/untrained/closed/single_test/verdicts.jsonl",
+            } <= set(members)
+    text = "\n".join(b.decode() for b in members.values())
+    tasks = [json.loads(line) for split in ("single_test", "multiple_test")
+             for line in (run / "data/datasets/test" / f"{split}.jsonl").read_text().splitlines()]
+    assert tasks and not [t["task_id"] for t in tasks if t["query"] in text or t["function_name"] in text]
+    card = members["card.md"].decode()
+    assert "- [x] eligible" in card and "- [x] no refused reads: none" in card and "1 sample a task, greedy" in card
+
+
+def _forge(bundle: Path, out: Path, name: str, change, reindex: bool = True) -> Path:
+    """The bundle with member `name` changed; its index rewritten to match unless `reindex` is False."""
+    members = dict(read_bundle(bundle).members)
+    index = json.loads(members.pop(INDEX))
+    members[name] = change(members[name])
+    if reindex:
+        pack(members, index["label"], out)
+    else:
+        pack(members, index["label"], out)
+        members = dict(read_bundle(out).members)  # put back the original index: the member no longer matches it
+        members.pop(INDEX)
+        _pack_with_index(members, index, out)
+    return out
+
+
+def _pack_with_index(members: dict, index: dict, out: Path) -> None:
+    import gzip
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, tarfile.open(fileobj=zipped, mode="w") as tar:
+        for name, data in [(INDEX, json.dumps(index).encode()), *sorted(members.items())]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    out.write_bytes(buffer.getvalue())
+
+
+def _first_line_changed(fn):
+    def change(data: bytes) -> bytes:
+        lines = data.decode().splitlines()
+        lines[0] = json.dumps(fn(json.loads(lines[0])))
+        return ("\n".join(lines) + "\n").encode()
+    return change
+
+
+def _manifest_hash(data: bytes) -> bytes:
+    manifest = json.loads(data)
+    manifest["data_hashes"]["datasets/test/single_test.jsonl"] = "0" * 64
+    return json.dumps(manifest).encode()
+
+
+SPLIT = f"evals/{LABEL}/closed/single_test"
+FORGERIES = {
+    "rollout": (f"{SPLIT}/rollouts.jsonl", _first_line_changed(lambda r: {**r, "response": "```python\nprint(1)\n```"}),
+                [f"{SPLIT}/rollouts.jsonl", f"{SPLIT}/verdicts.jsonl", "task single_test-0000 sample 0"]),
+    "verdict": (f"{SPLIT}/verdicts.jsonl", _first_line_changed(lambda v: {**v, "verdict": "correct", "tests_passed": 10}),
+                [f"{SPLIT}/verdicts.jsonl", "task single_test-0000 sample 0"]),
+    "unreadable verdict": (f"{SPLIT}/verdicts.jsonl", lambda b: b"{not json\n" + b, [f"{SPLIT}/verdicts.jsonl:1"]),
+    "manifest hash": ("run/manifest.json", _manifest_hash,
+                      ["run/manifest.json", "data_hashes['datasets/test/single_test.jsonl']"]),
+    "source file": ("method/source/reference_sft.py", lambda b: b + b"\n# changed\n",
+                    ["method/source/reference_sft.py", "source_sha256"]),
+}
+
+
+@pytest.mark.parametrize("what", list(FORGERIES))
+def test_a_bundle_with_one_changed_member_fails_naming_it(submitted, tmp_path, capsys, what, shared_work):
+    name, change, named = FORGERIES[what]
+    forged = _forge(submitted[1], tmp_path / "forged.tar.gz", name, change)
+    assert main(["verify", str(forged), "--work", str(shared_work)]) == 1
+    out = capsys.readouterr().out.strip()
+    assert out.startswith("mismatch: ") and all(part in out for part in named), out
+    assert json.loads(Path(f"{forged}.verify.json").read_text())["verified"] is False
+
+
+def test_a_member_changed_without_its_index_fails_at_the_index(submitted, tmp_path, capsys):
+    forged = _forge(submitted[1], tmp_path / "forged.tar.gz", "lock.txt", lambda b: b + b"extra==1\n", reindex=False)
+    assert main(["verify", str(forged)]) == 1
+    assert "mismatch: lock.txt: its sha256 is not the one bundle.json lists" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # 20-40 s: a second study
+def test_rerun_reproduces_the_greedy_run_task_for_task(submitted, tmp_path, capsys):
+    record = tmp_path / "rerun.json"
+    assert main(["verify", str(submitted[1]), "--rerun", "--work", str(tmp_path / "work"),
+                 "--record", str(record)]) == 0
+    rerun = json.loads(record.read_text())["rerun"]
+    assert rerun["rule"] == EQUAL and rerun["reproduced"] and rerun["mismatch"] is None
+    again = (tmp_path / "work/runs/rerun" / SPLIT / "verdicts.jsonl").read_text().splitlines()
+    kept = {(v["task_id"], v["verdict"]) for v in read_bundle(submitted[1]).lines(f"{SPLIT}/verdicts.jsonl")}
+    assert {(json.loads(v)["task_id"], json.loads(v)["verdict"]) for v in again} == kept
+    assert "re-run: reproduced, equal per task" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # 25-60 s: a study on another seed
+def test_rerun_on_held_out_seeds_gives_a_result_on_an_unseen_seed(submitted, tmp_path, capsys):
+    seeds, record = tmp_path / "seeds.txt", tmp_path / "held.json"
+    seeds.write_text("# kept secret\n0\n")
+    assert main(["verify", str(submitted[1]), "--rerun", "--seeds-file", str(seeds)]) == 2
+    assert "seed 0 is the bundle's own seed" in capsys.readouterr().err
+    seeds.write_text("# kept secret\n3\n")
+    assert main(["verify", str(submitted[1]), "--rerun", "--seeds-file", str(seeds), "--work", str(tmp_path / "w"),
+                 "--record", str(record)]) == 0
+    held = json.loads(record.read_text())["held_out"]
+    assert held["seeds"] == 1 and "seed" not in json.dumps(held["rows"])  # the seeds themselves stay secret
+    rows = {(r["regime"], r["split"]): r for r in held["rows"]}
+    assert rows[(LABEL, "single_test")]["n"] > 0 and rows[("untrained", "single_test")]["n"] > 0
+    assert not (tmp_path / "w/runs/seed-3/instance/datasets/test").exists()  # gone before another seed's method
+    seed3 = json.loads((tmp_path / "w/runs/seed-3/manifest.json").read_text())
+    assert seed3["seed"] == 3 and seed3["data_hashes"] != read_bundle(submitted[1]).json("run/manifest.json")["data_hashes"]
+
+
+def test_verify_errors_are_one_line(tmp_path, capsys):
+    not_bundle = tmp_path / "x.tar.gz"
+    not_bundle.write_text("hello")
+    for argv in (["verify", str(tmp_path / "missing.tar.gz")], ["verify", str(not_bundle)],
+                 ["submit", str(tmp_path), "--method", "M", "--out", str(tmp_path / "b.tar.gz")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
