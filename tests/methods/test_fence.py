@@ -274,3 +274,19 @@ def test_gpu_devices_and_shared_memory_are_passed_through_where_the_machine_has_
         assert argv[at - 1] == "--dev-bind" and argv[at + 1] == str(device) and at > argv.index("--dev")
     assert fence.may_write("/dev/nvidia0") and not fence.may_write("/dev/sda")
     assert isolation.command(fence, ["true"], "landlock", tmp_path) == ["true"]
+
+
+def test_an_honest_method_is_refused_nothing_under_any_layer(layout, layer):
+    """What libraries do on their own (list /dev for GPUs, bind the loopback to test IPv6) is not a refusal:
+    a method that only trains leaves `refused` empty, so its card's checklist holds."""
+    method = layout / "honest.py"
+    method.write_text("import os, socket\nfrom pathlib import Path\nfrom sebench.methods import Checkpoint\n\n"
+                      "def honest(ctx):\n    os.listdir('/dev')\n"
+                      "    with socket.socket(socket.AF_INET6) as s:\n        try:\n            s.bind(('::1', 0))\n"
+                      "        except OSError:\n            pass\n"
+                      "    (ctx.workdir / 'out.txt').write_text(str(len(ctx.train_tasks)))\n"
+                      "    return Checkpoint(Path(ctx.start_model))\n")
+    mine = layout / "runs" / "mine"
+    record = run_method(MethodJob(ref=resolve(f"{method}:honest"), args={}, data=mine / "data",
+                                  folder=mine / "train" / "honest", start_model="fake:", seed=0, hidden=(mine,)))
+    assert record["refused"] == [] and (mine / "train" / "honest" / "work" / "out.txt").read_text() != "0"

@@ -48,6 +48,8 @@ FORCE_ENV = "SEBENCH_ISOLATION"
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/sys",
                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # written to by ordinary programs
+LISTED = ("/dev",)  # folders whose names libraries list (looking for GPUs): listed, their files not read
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
 GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*", "/dev/kfd")  # NVIDIA's and AMD's, where present
 
 
@@ -206,7 +208,8 @@ def enter(fence: Fence, layer: str, report_fd: int | None) -> None:
     if layer == "landlock":
         tcp_open = fence.network or fence.loopback  # Landlock cannot tell the loopback from other addresses
         landlock.restrict(fence.read_roots(), [*fence.write_roots(), *shared_memory()],
-                          [*map(Path, DEVICES), *gpu_devices()], None if tcp_open else fence.ports)
+                          [*map(Path, DEVICES), *gpu_devices()], None if tcp_open else fence.ports,
+                          listed=[Path(p) for p in LISTED])
     elif layer == "bwrap" and fence.ports and not fence.network and landlock.abi() >= 4:
         landlock.restrict_network(fence.ports)
     sys.addaudithook(_Hook(fence, report_fd))
@@ -229,7 +232,8 @@ class _Hook:
         if event == "open":
             self._open(args)
         elif event in self.READS:
-            self._check(event, args[0] if args else None, "read")
+            if not (args and isinstance(args[0], str) and os.path.realpath(args[0]) in LISTED):
+                self._check(event, args[0] if args else None, "read")
         elif event in self.WRITES:
             if event in self.SOURCES:
                 self._check(event, args[self.SOURCES[event]], "read")
@@ -257,7 +261,8 @@ class _Hook:
         port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
         if event == "socket.connect" and port in self.fence.ports:
             return
-        if self.fence.loopback and isinstance(address, tuple) and address[0] in ("127.0.0.1", "::1", "localhost"):
+        loopback = isinstance(address, tuple) and address[0] in _LOOPBACK
+        if loopback and (self.fence.loopback or event == "socket.bind"):  # a bind on the loopback reaches nothing
             return
         self._refuse(event, str(address), "network", f"{address}: the network is off for this method")
 

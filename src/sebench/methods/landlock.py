@@ -55,10 +55,10 @@ def handled_fs(version: int) -> int:
 
 
 def restrict(read: Iterable[Path], write: Iterable[Path], devices: Iterable[Path] = (),
-             ports: Iterable[int] | None = ()) -> int:
+             ports: Iterable[int] | None = (), listed: Iterable[Path] = ()) -> int:
     """Allows reading beneath `read`, everything beneath `write`, reading, writing and controlling (ioctl) the
-    device files `devices`, and TCP connections to `ports` only (None: TCP is not restricted); everything else handled
-    is refused from now on. Returns the ABI used; raises OSError where Landlock could not be applied."""
+    device files `devices`, listing the folders `listed` (not reading their files), and TCP connections to
+    `ports` only (None: TCP is not restricted); everything else handled is refused from now on. Returns the ABI used; raises OSError where Landlock could not be applied."""
     version = abi()
     if version < 1:
         raise OSError("this kernel has no Landlock")
@@ -68,6 +68,8 @@ def restrict(read: Iterable[Path], write: Iterable[Path], devices: Iterable[Path
     try:
         for path in read:
             _add_path(libc, ruleset, path, READ & fs)
+        for path in listed:
+            _add_path(libc, ruleset, path, READ_DIR)
         for path in devices:
             _add_path(libc, ruleset, path, (READ_FILE | WRITE_FILE | TRUNCATE | IOCTL_DEV) & fs)
         for path in write:
