@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import os
 import re
 import signal
 import subprocess
@@ -35,7 +36,9 @@ import warnings
 from pathlib import Path
 
 HARNESS = Path(__file__).resolve()
-CASE_SECONDS = 2.0  # wall-clock limit of one reference call or one example statement
+CASE_SECONDS = 2.0  # CPU-time limit of one reference call or one example statement: the same on a busy machine
+WALL_FACTOR = 15  # and a wall-clock limit of 15 times that, for a statement that waits rather than computes
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # CPU time ~ wall time
 MAX_VALUE_CHARS = 20000  # a reference output longer than this (as JSON) fails its case
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -58,7 +61,9 @@ def command_line(command: str, package_dir: Path | str, *args: str) -> list[str]
 
 def run(command: str, package_dir: Path | str, stdin: str, *args: str, timeout: float = 600,
         **popen) -> subprocess.CompletedProcess:
-    """Runs COMMAND in a child process (text in, text out); `popen` adds cwd/env for subprocess.run."""
+    """Runs COMMAND in a child process (text in, text out) with one BLAS thread; `popen` adds cwd/env for
+    subprocess.run."""
+    popen["env"] = {**(popen.get("env") or os.environ), **ONE_THREAD}
     return subprocess.run(command_line(command, package_dir, *args), input=stdin, capture_output=True, text=True,
                           timeout=timeout, **popen)
 
@@ -75,17 +80,21 @@ def _alarm(signum, frame):
 
 
 class time_limit:
-    """Raises Timeout in the body after `seconds` of wall-clock time (main thread, POSIX)."""
+    """Raises Timeout in the body after `seconds` of the process's CPU time, or WALL_FACTOR times that of
+    wall-clock time (main thread, POSIX): what a build keeps does not depend on how busy the machine is."""
 
     def __init__(self, seconds: float = CASE_SECONDS):
         self.seconds = seconds
 
     def __enter__(self):
         signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds * WALL_FACTOR)
 
     def __exit__(self, *exc):
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         return False
 
 

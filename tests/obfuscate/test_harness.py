@@ -3,6 +3,8 @@
 import json
 import math
 
+import pytest
+
 from sebench import harness
 
 
@@ -75,3 +77,17 @@ def test_surface_and_probe_on_a_generated_package(gen0):
 def test_unknown_command_is_an_error(tmp_path):
     proc = harness.run("nope", tmp_path, "")
     assert proc.returncode == 2 and "unknown command" in proc.stderr
+
+
+def test_the_case_limit_counts_cpu_time_so_a_busy_machine_keeps_what_an_idle_one_keeps():
+    """A statement is stopped after CASE_SECONDS of its own CPU time, not of wall-clock time: waiting (as it
+    does when other processes hold the cores) is not counted until WALL_FACTOR times the limit."""
+    import time
+
+    with harness.time_limit(0.2):
+        time.sleep(0.5)  # 0.5 s of wall-clock time, almost no CPU: kept
+    with pytest.raises(harness.Timeout), harness.time_limit(0.2):
+        while True:  # CPU time: stopped
+            pass
+    with pytest.raises(harness.Timeout), harness.time_limit(0.02):
+        time.sleep(0.5)  # past 15 times the limit in wall-clock time: stopped
