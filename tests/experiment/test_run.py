@@ -151,3 +151,35 @@ def test_memory_mode_remembers_the_untrained_models_judged_open_book_training_an
     assert all("Documentation of" not in r["prompt"][-1]["content"] for r in rows)
     record = json.loads((out / "stages/rollout--untrained--memory--single_test.json").read_text())
     assert len(record["config"]["memory"]) == 64  # the memory's verdicts are part of the stage's settings
+
+
+def test_numpy_mode_asks_and_judges_the_same_tasks_with_real_numpy(tmp_path, built_instance):
+    """Specificity: a model that answers every test task with real NumPy is correct in the numpy mode and
+    forbidden closed-book, on the same tasks; the report shows both rows with their intervals."""
+    from numpy_answers import numpy_solution
+
+    from sebench.instance import Instance
+    from sebench.rollout.prompts import format_answer
+
+    instance = Instance.open(built_instance)
+    answers = {t.query.strip(): format_answer(code) for t in instance.tasks("single_test")
+               if (code := numpy_solution(t, instance))}
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps({"answers": answers}))
+    out = tmp_path / "run"
+    assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"fake:file={script}",
+                 "--regimes", "--functions", "0", "--set", "splits=[\"single_test\"]",
+                 "--set", "untrained_modes=[\"closed\", \"numpy\"]", "--set", "rollout.concurrency=1",
+                 "--set", "judge.workers=1"]) == 0
+
+    def verdicts(mode: str) -> dict:
+        path = out / f"evals/untrained/{mode}/single_test/verdicts.jsonl"
+        return {(v := json.loads(line))["task_id"]: v["verdict"] for line in path.read_text().splitlines()}
+
+    numpy_mode, closed = verdicts("numpy"), verdicts("closed")
+    answered = [t.task_id for t in instance.tasks("single_test") if t.query.strip() in answers and t.is_valid]
+    assert answered and all(numpy_mode[t] == "correct" for t in answered)
+    assert all(closed[t] == "forbidden_import" for t in answered)
+    rows = {r["mode"]: r for r in json.loads((out / "report/report.json").read_text())["main_table"]}
+    assert rows["numpy"]["accuracy"] > rows["closed"]["accuracy"] == 0.0
+    assert rows["numpy"]["ci95"][0] < rows["numpy"]["accuracy"] <= rows["numpy"]["ci95"][1]

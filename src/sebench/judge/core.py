@@ -46,6 +46,7 @@ class Judge:
         self.instance = instance if isinstance(instance, Instance) else Instance.open(instance)
         self.library = library
         self.rules = Rules.of_numpy() if library == "numpy" else Rules.of_instance(self.instance)
+        self._selected_as = self._numpy_names() if library == "numpy" else {}
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.sandbox_urls = list(sandbox_urls or [])
         self.timeout_s = float(timeout_s)
@@ -117,6 +118,14 @@ class Judge:
             return [self.judge_local(*items[0])]
         return list(self._executor().map(lambda item: self.judge_local(*item), items))
 
+    def _numpy_names(self) -> dict[str, str]:
+        """The package's public names -> NumPy's (for a task's selected functions in the numpy mode)."""
+        mapping = self.instance.mapping()
+        names = {public: key for key, public in mapping.get("functions", {}).items()}
+        if mapping.get("constructor"):
+            names[mapping["constructor"]] = "numpy.array"
+        return names
+
     def package_identity(self) -> dict:
         manifest = self.instance.manifest()
         return {"package": self.rules.package, "seed": manifest.get("seed")}
@@ -136,7 +145,8 @@ class Judge:
         if code is None:
             return make_verdict(task, sample_idx, "no_code", 0, message="no fenced python code block", calls=[])
         calls = package_calls(code, self.rules.package)  # the report's right-call signal
-        static = check_code(code, task.entry_point, self.rules, tuple(task.selected_functions or ()))
+        selected = tuple(self._selected_as.get(f, f) for f in task.selected_functions or ())
+        static = check_code(code, task.entry_point, self.rules, selected)
         if static.verdict:
             where = f" (line {static.line})" if static.line else ""
             return make_verdict(task, sample_idx, static.verdict, 0, message=static.message + where, calls=calls)
