@@ -183,3 +183,28 @@ def test_numpy_mode_asks_and_judges_the_same_tasks_with_real_numpy(tmp_path, bui
     rows = {r["mode"]: r for r in json.loads((out / "report/report.json").read_text())["main_table"]}
     assert rows["numpy"]["accuracy"] > rows["closed"]["accuracy"] == 0.0
     assert rows["numpy"]["ci95"][0] < rows["numpy"]["accuracy"] <= rows["numpy"]["ci95"][1]
+
+
+@pytest.mark.slow  # about a minute on two shared cores: a build and a training
+def test_random_ft_control_trains_closed_sft_on_another_seeds_package(tmp_path, built_instance, tiny_model):
+    """closed-sft-random: Closed-SFT's settings on seed + 1000's package (as many training tasks as the study's),
+    evaluated on this study's test tasks."""
+    from sebench.experiment.state import file_hash
+    from sebench.instance import Instance
+
+    out = tmp_path / "run"
+    settings = [*TINY_SETTINGS, "--regimes", "closed-sft-random", "--set", 'splits=["single_test"]']
+    assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
+                 *settings]) == 0
+    control = Instance.open(out / "random-instance")
+    assert control.manifest()["seed"] == 1000
+    assert control.manifest()["package"] != Instance.open(built_instance).manifest()["package"]
+    assert len(control.tasks("train")) == len(Instance.open(out / "data").tasks("train"))
+    record = json.loads((out / "stages/train--closed-sft-random.json").read_text())["config"]
+    assert record["data"] == file_hash(out / "random-instance/manifest.json")
+    assert (record["regime"], record["max_steps"], record["batch_size"]) == ("closed-sft", 2, 4)
+    path = out / "evals/closed-sft-random/closed/single_test/verdicts.jsonl"
+    evaluated = sorted(json.loads(line)["task_id"] for line in path.read_text().splitlines())
+    assert evaluated == sorted(t.task_id for t in Instance.open(out / "data").tasks("single_test"))
+    rows = {r["regime"]: r for r in json.loads((out / "report/report.json").read_text())["main_table"]}
+    assert rows["closed-sft-random"]["vs_untrained"] is not None
