@@ -49,3 +49,20 @@ def test_no_specificity_section_without_numpy_mode(tmp_path):
     md = build_report([run], tmp_path / "report", plots_enabled=False)
     assert json.loads((tmp_path / "report/report.json").read_text())["specificity"] == []
     assert "Specificity" not in md.read_text()
+
+
+def test_random_ft_control_rows_are_closed_sft_minus_its_control(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    _evals(run, "untrained", "closed", set())
+    _evals(run, "closed-sft", "closed", set(TASKS[:9]))
+    _evals(run, "closed-sft-random", "closed", set(TASKS[:1]))
+    md = build_report([run], tmp_path / "report", plots_enabled=False)
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    pairs = [c for c in data["comparisons"] if {c["a"], c["b"]} == {"closed-sft", "closed-sft-random"}]
+    assert [(c["a"], c["b"]) for c in pairs] == [("closed-sft", "closed-sft-random")]
+    assert abs(pairs[0]["delta"] - 0.8) < 1e-9 and pairs[0]["ci95"][0] > 0
+    text = md.read_text()
+    assert "## Random-FT control" in text
+    assert next(x for x in text.split("## Random-FT control")[1].splitlines() if x.startswith("| closed |")).startswith(
+        "| closed | single_test | +80.0 |")

@@ -1,4 +1,4 @@
-"""Specificity: does learning the package cost the model what it knew of NumPy?
+"""Specificity (does learning the package cost the model what it knew of NumPy?) and the Random-FT control.
 
 After CodeUpdateArena (Liu et al. 2024, arXiv 2407.06249), which checks that an API update leaves the model's
 other knowledge intact. Adapted here: the same test tasks asked in the numpy mode (real NumPy instead of the
@@ -7,6 +7,10 @@ the main table's numpy-mode rows (one source): accuracy with its interval for th
 Δ against the untrained model. report.json's "specificity": one row per trained numpy-mode row,
 {"model", "regime", "split", "protocol", "untrained": null | Side, "trained": Side, "vs_untrained": null |
 Paired} with Side {"n", "accuracy", "ci95"}.
+
+The Random-FT control (also CodeUpdateArena's): closed-sft-random trains as closed-sft does on another seed's
+package; closed-sft minus closed-sft-random, paired by task, is what learning this package adds beyond
+training itself. Its rows are the report's paired comparisons of the two (one source).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 from sebench.records import NUMPY_MODE
 from sebench.report.fmt import p_value, pct, signed, span
 from sebench.report.tables import BASELINE
+
+CONTROL = ("closed-sft", "closed-sft-random")  # (the regime, its Random-FT control)
 
 
 def _side(row: dict | None) -> dict | None:
@@ -49,5 +55,24 @@ def specificity_markdown(rows: list[dict]) -> str:
         cells = ([r["model"]] if with_model else []) + [r["regime"], r["split"], _accuracy(r["untrained"]),
                                                          _accuracy(r["trained"]), delta,
                                                          "" if diff is None else p_value(diff["p"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def control_rows(comparisons: list[dict]) -> list[dict]:
+    """The paired comparisons of closed-sft with its Random-FT control (Δ = closed-sft − closed-sft-random)."""
+    return [c for c in comparisons if (c["a"], c["b"]) == CONTROL]
+
+
+def control_markdown(rows: list[dict]) -> str:
+    """Δ of closed-sft over its Random-FT control per mode and split, with its interval, p and pairs."""
+    with_model = len({r["model"] for r in rows}) > 1
+    head = (["model"] if with_model else []) + ["mode", "split", "Δ closed-sft − closed-sft-random",
+                                                 "95% CI, these models", "p", "pairs"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = ([r["model"]] if with_model else []) + [r["mode"], r["split"], signed(r["delta"]),
+                                                         f"[{signed(r['ci95'][0])}, {signed(r['ci95'][1])}]",
+                                                         p_value(r["p"]), str(r["pairs"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
