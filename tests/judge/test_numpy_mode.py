@@ -45,3 +45,13 @@ def test_numpy_mode_keeps_the_package_rule_on_numpy(built_instance, cases):
 def test_numpy_mode_refuses_remote_sandboxes(built_instance):
     with pytest.raises(SebenchError, match="local sandbox"):
         Judge(built_instance, sandbox_urls=["http://127.0.0.1:1"], library="numpy")
+
+
+def test_numpy_mode_withholds_numpy_file_access():
+    from sebench.judge.static import Rules, check_code
+
+    rules = Rules.of_numpy()
+    assert check_code("import numpy as np\ndef f(x):\n    return np.sum(x)\n", "f", rules).verdict is None
+    loads = check_code("import numpy as np\ndef f(x):\n    return np.loadtxt('/etc/hostname')\n", "f", rules)
+    assert loads.verdict == "forbidden_access"
+    assert check_code("from numpy import lib\ndef f(x):\n    return lib.format\n", "f", rules).verdict == "forbidden_access"
