@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 LIBRARIES = ("package", "numpy")  # what the static rules require an answer to use (Judge's `library`)
 
+
 class Judge:
     """Judges responses to tasks of one instance.
 
@@ -82,7 +83,8 @@ class Judge:
             if self._sandbox is None:
                 from sebench.judge.sandbox import Sandbox
 
-                sandbox = Sandbox(self.instance.package_dir, self.instance.manifest()["package"], self.workers,
+                package = self.instance.manifest()["package"] if self.library == "numpy" else self.rules.package
+                sandbox = Sandbox(self.instance.package_dir, package, self.workers,
                                   bwrap=self._bwrap, memory_mb=self._memory_mb,
                                   value_modules=("numpy",) if self.library == "numpy" else ())
                 sandbox.start()
