@@ -55,3 +55,16 @@ def test_numpy_mode_withholds_numpy_file_access():
     loads = check_code("import numpy as np\ndef f(x):\n    return np.loadtxt('/etc/hostname')\n", "f", rules)
     assert loads.verdict == "forbidden_access"
     assert check_code("from numpy import lib\ndef f(x):\n    return lib.format\n", "f", rules).verdict == "forbidden_access"
+
+
+def test_a_rollouts_file_is_judged_in_one_library():
+    from sebench.judge.run import judged_library
+    from sebench.records import Rollout
+
+    def rollout(mode: str) -> Rollout:
+        return Rollout("t", 0, mode, "fake:", [], "", None, "stop")
+
+    assert judged_library([rollout("numpy")] * 2) == "numpy"
+    assert judged_library([rollout("closed"), rollout("open")]) == "package"
+    with pytest.raises(SebenchError, match="mix mode numpy"):
+        judged_library([rollout("numpy"), rollout("closed")])
