@@ -117,6 +117,8 @@ HOW: dict[Path, dict[str, Check]] = {
             Check(SMALL, "the fake server"),
         "sebench run --out runs/eval-quick --preset quick --model openai:my-model@http://127.0.0.1:8000/v1 "
         "--thinking off --regimes": Check(SMALL, "the fake server"),
+        "sebench run --out runs/spec --preset quick --regimes closed-sft closed-sft-random --set "
+        "'untrained_modes=[\"closed\",\"numpy\"]' --set 'trained_modes=[\"closed\",\"numpy\"]'": Check(PLAN, TRAINS),
         "sebench judge --data inst --rollouts closed.jsonl --out myrun/evals/untrained/closed/single_test/verdicts.jsonl":
             Check(RUN),
         "sebench report myrun --data inst --out myreport/": Check(RUN),

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 SPLITS = ("train", "single_test", "multiple_test")
-MODES = ("closed", "open", "full-doc", "retrieval", "memory")
+MODES = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
+NUMPY_MODE = "numpy"  # specificity: the same tasks asked and judged with real NumPy instead of the package
 VERDICTS = (
     "correct",
     "wrong_answer",

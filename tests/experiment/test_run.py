@@ -151,3 +151,60 @@ def test_memory_mode_remembers_the_untrained_models_judged_open_book_training_an
     assert all("Documentation of" not in r["prompt"][-1]["content"] for r in rows)
     record = json.loads((out / "stages/rollout--untrained--memory--single_test.json").read_text())
     assert len(record["config"]["memory"]) == 64  # the memory's verdicts are part of the stage's settings
+
+
+def test_numpy_mode_asks_and_judges_the_same_tasks_with_real_numpy(tmp_path, built_instance):
+    """Specificity: a model that answers every test task with real NumPy is correct in the numpy mode and
+    forbidden closed-book, on the same tasks; the report shows both rows with their intervals."""
+    from numpy_answers import numpy_solution
+
+    from sebench.instance import Instance
+    from sebench.rollout.prompts import format_answer
+
+    instance = Instance.open(built_instance)
+    answers = {t.query.strip(): format_answer(code) for t in instance.tasks("single_test")
+               if (code := numpy_solution(t, instance))}
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps({"answers": answers}))
+    out = tmp_path / "run"
+    assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"fake:file={script}",
+                 "--regimes", "--functions", "0", "--set", "splits=[\"single_test\"]",
+                 "--set", "untrained_modes=[\"closed\", \"numpy\"]", "--set", "rollout.concurrency=1",
+                 "--set", "judge.workers=1"]) == 0
+
+    def verdicts(mode: str) -> dict:
+        path = out / f"evals/untrained/{mode}/single_test/verdicts.jsonl"
+        return {(v := json.loads(line))["task_id"]: v["verdict"] for line in path.read_text().splitlines()}
+
+    numpy_mode, closed = verdicts("numpy"), verdicts("closed")
+    answered = [t.task_id for t in instance.tasks("single_test") if t.query.strip() in answers and t.is_valid]
+    assert answered and all(numpy_mode[t] == "correct" for t in answered)
+    assert all(closed[t] == "forbidden_import" for t in answered)
+    rows = {r["mode"]: r for r in json.loads((out / "report/report.json").read_text())["main_table"]}
+    assert rows["numpy"]["accuracy"] > rows["closed"]["accuracy"] == 0.0
+    assert rows["numpy"]["ci95"][0] < rows["numpy"]["accuracy"] <= rows["numpy"]["ci95"][1]
+
+
+@pytest.mark.slow  # about a minute on two shared cores: a build and a training
+def test_random_ft_control_trains_closed_sft_on_another_seeds_package(tmp_path, built_instance, tiny_model):
+    """closed-sft-random: Closed-SFT's settings on seed + 1000's package (as many training tasks as the study's),
+    evaluated on this study's test tasks."""
+    from sebench.experiment.state import file_hash
+    from sebench.instance import Instance
+
+    out = tmp_path / "run"
+    settings = [*TINY_SETTINGS, "--regimes", "closed-sft-random", "--set", 'splits=["single_test"]']
+    assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
+                 *settings]) == 0
+    control = Instance.open(out / "random-instance")
+    assert control.manifest()["seed"] == 1000
+    assert control.manifest()["package"] != Instance.open(built_instance).manifest()["package"]
+    assert len(control.tasks("train")) == len(Instance.open(out / "data").tasks("train"))
+    record = json.loads((out / "stages/train--closed-sft-random.json").read_text())["config"]
+    assert record["data"] == file_hash(out / "random-instance/manifest.json")
+    assert (record["regime"], record["max_steps"], record["batch_size"]) == ("closed-sft", 2, 4)
+    path = out / "evals/closed-sft-random/closed/single_test/verdicts.jsonl"
+    evaluated = sorted(json.loads(line)["task_id"] for line in path.read_text().splitlines())
+    assert evaluated == sorted(t.task_id for t in Instance.open(out / "data").tasks("single_test"))
+    rows = {r["regime"]: r for r in json.loads((out / "report/report.json").read_text())["main_table"]}
+    assert rows["closed-sft-random"]["vs_untrained"] is not None

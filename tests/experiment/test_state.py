@@ -259,3 +259,14 @@ def test_the_study_still_rebuilds_its_own_instance(tmp_path, monkeypatch):
         Study(resolve("quick", {**small, "seed": 1}), tmp_path).prepare_data()
     Study(resolve("quick", {**small, "seed": 1}), tmp_path, overwrite=True).prepare_data()
     assert Instance.open(tmp_path / "instance").manifest()["seed"] == 1
+
+
+def test_the_random_ft_control_is_closed_sft_with_the_same_settings_on_another_package():
+    cfg = resolve("quick", {"regimes": ["closed-sft", "closed-sft-random"], "train.lr": 3e-4,
+                            "train_regimes.closed-sft.epochs": 2})
+    assert cfg.regime_of("closed-sft-random") == "closed-sft"
+    assert cfg.on_random_package("closed-sft-random") and not cfg.on_random_package("closed-sft")
+    assert cfg.train_settings("closed-sft-random") == cfg.train_settings("closed-sft")
+    assert "closed-sft-random" not in resolve("quick", {}).variants  # only where a study lists it
+    with pytest.raises(SebenchError, match=r"variants\.other\.package: only \"random\""):
+        resolve("quick", {"variants": {"other": {"regime": "closed-sft", "package": "seed7"}}, "regimes": ["other"]})

@@ -31,6 +31,15 @@ def test_closed_prompt_has_problem_signature_example_and_rules_but_no_docs(insta
     assert "kocito" not in text  # no docs closed-book
 
 
+def test_numpy_prompt_is_the_closed_one_asking_for_real_numpy(instance):
+    task = instance.tasks("single_test")[0]
+    text = user_text(instance, "numpy", task)
+    closed = user_text(instance, "closed", task)
+    assert task.query in text and task.function_name in text and "solve(readings=[1.0, 3.0]) -> 2.0" in text
+    assert "import numpy as np" in text and "zwc" not in text and "Documentation" not in text
+    assert text.split("Problem:")[1].split("Rules:")[0] == closed.split("Problem:")[1].split("Rules:")[0]
+
+
 def test_open_prompt_has_exactly_the_selected_docs(instance):
     task = instance.tasks("multiple_test")[0]  # selects zwc.yitaf and zwc.talup
     text = user_text(instance, "open", task)

@@ -90,6 +90,13 @@ SECTIONS = {
 
 
 TRAINED_MODES = tuple(m for m in MODES if m != "memory")
+# The Random-FT control (after CodeUpdateArena, Liu et al. 2024, arXiv 2407.06249): Closed-SFT with the same
+# settings on another seed's package (seed + RANDOM_SEED_OFFSET), evaluated on this study's tests; a variant
+# every study may list in `regimes` ("package": "random" is a variant's own key, not a TrainConfig field).
+RANDOM_PACKAGE = "random"
+RANDOM_SEED_OFFSET = 1000
+CONTROL_VARIANTS = {"closed-sft-random": {"regime": "closed-sft", "package": RANDOM_PACKAGE}}
+VARIANT_KEYS = ("regime", "package")  # a variant's keys that are not TrainConfig fields
 TRAIN_SOURCES = ("reference", "rollouts")
 
 
@@ -192,10 +199,14 @@ class RunConfig:
         """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
         return self.variants.get(label, {}).get("regime", label)
 
+    def on_random_package(self, label: str) -> bool:
+        """Whether a label of `regimes` trains on another seed's package (the Random-FT control)."""
+        return self.variants.get(label, {}).get("package") == RANDOM_PACKAGE
+
     def train_settings(self, label: str) -> dict:
         """The TrainConfig fields of a label of `regimes`: the train section, then its regime's, then the
         variant's."""
-        variant = {k: v for k, v in self.variants.get(label, {}).items() if k != "regime"}
+        variant = {k: v for k, v in self.variants.get(label, {}).items() if k not in VARIANT_KEYS}
         return {**self.train, **self.train_regimes.get(self.regime_of(label), {}), **variant}
 
 
@@ -369,9 +380,15 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     for key, value in overrides.items():
         _set(values, key, copy.deepcopy(value))
     cfg = RunConfig(**values)
+    if isinstance(cfg.variants, dict) and isinstance(cfg.regimes, list):  # the controls a study lists, unless redefined
+        cfg.variants.update({label: dict(CONTROL_VARIANTS[label]) for label in cfg.regimes
+                             if label in CONTROL_VARIANTS and label not in cfg.variants})
     for label, variant in cfg.variants.items():
         if not isinstance(variant, dict) or "regime" not in variant:
             raise SebenchError(f"variants: '{label}' needs a \"regime\" (one of {', '.join(REGIMES)})")
+        if variant.get("package", RANDOM_PACKAGE) != RANDOM_PACKAGE:
+            raise SebenchError(f"variants.{label}.package: only \"{RANDOM_PACKAGE}\" (another seed's package), "
+                               f"got {variant['package']!r}")
         _check("regime of variant " + label, [variant["regime"]], REGIMES + tuple(REGIME_ALIASES))
         variant["regime"] = canonical_regime(variant["regime"])
     methods = tuple(r for r in cfg.regimes if r not in cfg.variants and r not in REGIMES + tuple(REGIME_ALIASES)
@@ -454,7 +471,7 @@ def _check_sections(cfg: RunConfig) -> None:
     for regime, settings in cfg.train_regimes.items():
         train.check(f"train_regimes.{regime}", settings)
     for label, variant in cfg.variants.items():
-        train.check(f"variants.{label}", {k: v for k, v in variant.items() if k != "regime"})
+        train.check(f"variants.{label}", {k: v for k, v in variant.items() if k not in VARIANT_KEYS})
     for name in ("warmup", "lifelong"):
         given = getattr(cfg, name)
         if given is not None:

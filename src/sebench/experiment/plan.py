@@ -31,7 +31,8 @@ GPU_COUNTS = (1, 2, 4, 8)
 REFERENCE_TOKENS = 150  # a reference solution: one short code block (an assumption)
 # prompt tokens a mode's prompt has when there is no instance yet to measure (sebench's prompts on an
 # instance of seed 0, at 4 characters a token: closed ~1,000 characters, open 3,500-6,700)
-PROMPT_TOKENS_WITHOUT_INSTANCE = {"closed": 250, "open": 1200, "full-doc": 8000, "retrieval": 400, "memory": 900}
+PROMPT_TOKENS_WITHOUT_INSTANCE = {"closed": 250, "open": 1200, "full-doc": 8000, "retrieval": 400, "memory": 900,
+                                  "numpy": 250}
 # packages a GPU run may use, and what for (their versions are read from the installed metadata: nothing is imported)
 PACKAGES = {
     "torch": "training and in-process generation", "transformers": "models and tokenizers",
@@ -171,7 +172,8 @@ def _counts(cfg: RunConfig, data: Path | None, pc: PlanConfig, checks: list) -> 
     checks.append(_check("tasks", all(tasks.values()), f"valid tasks {({s: len(t) for s, t in tasks.items()})}, "
                          f"invalid (left out) {invalid}"))
     prompts: dict = {}
-    for mode in {"closed", "open"} | (set(cfg.untrained_modes) & {"closed", "open", "full-doc"}):
+    asked = set(cfg.untrained_modes) | set(cfg.trained_modes)
+    for mode in {"closed", "open"} | (asked & {"closed", "open", "full-doc", "numpy"}):
         builder = PromptBuilder(instance, mode)
         prompts[mode] = {s: round(sum(sum(len(m["content"]) for m in builder.messages(t)) for t in ts)
                                   / max(1, len(ts)) / pc.plan_chars_per_token) for s, ts in tasks.items()}

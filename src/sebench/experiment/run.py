@@ -7,6 +7,8 @@ Run directory:
     RUN_DIR/stages/<stage>.json                  completion records (see state.py)
     RUN_DIR/instance/                            the built instance (unless --instance is given)
     RUN_DIR/data/                                the studied subset (presets with `functions` set)
+    RUN_DIR/random-instance/                     another seed's package and training tasks (the Random-FT
+                                                 control, closed-sft-random)
     RUN_DIR/evals/<regime>/<mode>/<split>/       rollouts.jsonl, verdicts.jsonl, summary.json
     RUN_DIR/train/<regime>/checkpoint/           the trained model (HF format, loss.csv, train_config.json)
     RUN_DIR/report/                              report.md, report.json, PNG plots
@@ -321,11 +323,16 @@ class Study:
         out = self.checkpoint_dir(label)
         source_rollouts = None
         if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
+            if cfg.on_random_package(label):
+                raise SebenchError(f"{label} trains on another seed's reference solutions; it has no rollouts there "
+                                   "(--train-source reference)")
             source_rollouts = self.source_rollouts()
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train = self.train_config(label, out, source_rollouts, start)
+        if cfg.on_random_package(label):  # the Random-FT control: the same settings, another seed's package
+            train = replace(train, data=self.random_data())
         launch = stage_launch(cfg, label, train.lora)
-        self.run_training(label, train, data=self._data_hash(),
+        self.run_training(label, train, data=file_hash(Path(train.data) / "manifest.json"),
                           rollouts=file_hash(source_rollouts) if source_rollouts else None,
                           sft_checkpoint=self._checkpoint_hash("closed-sft") if start else None,
                           **self._docs_only_record(), **({"processes": launch.processes} if launch else {}))
@@ -361,6 +368,20 @@ class Study:
         return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,
                            seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
                            train_source=cfg.train_source if regime in SFT_FROM_DATA else None, **settings)
+
+    def random_data(self) -> Path:
+        """The Random-FT control's data: an instance of seed + RANDOM_SEED_OFFSET with as many training tasks as
+        the studied data (and no test tasks), built once in RUN_DIR/random-instance."""
+        from sebench.builder import build_instance
+        from sebench.experiment.config import RANDOM_SEED_OFFSET
+        from sebench.instance import Instance
+
+        out = self.root / "random-instance"
+        seed = self.cfg.seed + RANDOM_SEED_OFFSET
+        sizes = self._sizes(len(Instance.open(self.data).tasks("train")), 0, 0)
+        self.book.run("build-random", {"seed": seed, "task_sizes": sizes_dict(sizes), "data": self._data_hash()},
+                      [out], lambda: build_instance(out, seed=seed, task_sizes=sizes))
+        return out
 
     def _train(self, label: str, train) -> None:
         """A built-in regime through the method contract: sebench.methods.builtins.Regime in its fenced process

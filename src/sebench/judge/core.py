@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sebench.answers import extract_code
+from sebench.errors import SebenchError
 from sebench.instance import Instance
 from sebench.judge.static import Rules, check_code, package_calls
 from sebench.judge.verdict import expected_for, make_verdict, verdict_from_run
@@ -24,19 +25,29 @@ from sebench.values import is_printed
 
 log = logging.getLogger(__name__)
 
+LIBRARIES = ("package", "numpy")  # what the static rules require an answer to use (Judge's `library`)
+
+
 class Judge:
     """Judges responses to tasks of one instance.
 
     workers: concurrent programs (default: the number of CPUs). sandbox_urls: judge on these
     `sebench sandbox serve` servers instead of locally (work is spread across them). Extra keyword
-    options: bwrap (None auto / True / False) and memory_mb for the local sandbox.
+    options: bwrap (None auto / True / False) and memory_mb for the local sandbox; library "numpy" (the numpy
+    mode) applies the static rules to real NumPy instead of the package (Rules.of_numpy), locally only.
     """
 
     def __init__(self, instance: Instance | Path | str, workers: int | None = None,
                  sandbox_urls: list[str] | None = None, timeout_s: float = 3.0, *, bwrap: bool | None = None,
-                 memory_mb: int = 1024):
+                 memory_mb: int = 1024, library: str = "package"):
+        if library not in LIBRARIES:
+            raise SebenchError(f"unknown judge library '{library}'; choose one of {', '.join(LIBRARIES)}")
+        if library == "numpy" and sandbox_urls:
+            raise SebenchError("the numpy mode is judged with a local sandbox; leave out --sandbox-url")
         self.instance = instance if isinstance(instance, Instance) else Instance.open(instance)
-        self.rules = Rules.of_instance(self.instance)
+        self.library = library
+        self.rules = Rules.of_numpy() if library == "numpy" else Rules.of_instance(self.instance)
+        self._selected_as = self._numpy_names() if library == "numpy" else {}
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.sandbox_urls = list(sandbox_urls or [])
         self.timeout_s = float(timeout_s)
@@ -72,8 +83,10 @@ class Judge:
             if self._sandbox is None:
                 from sebench.judge.sandbox import Sandbox
 
-                sandbox = Sandbox(self.instance.package_dir, self.rules.package, self.workers,
-                                  bwrap=self._bwrap, memory_mb=self._memory_mb)
+                package = self.instance.manifest()["package"] if self.library == "numpy" else self.rules.package
+                sandbox = Sandbox(self.instance.package_dir, package, self.workers,
+                                  bwrap=self._bwrap, memory_mb=self._memory_mb,
+                                  value_modules=("numpy",) if self.library == "numpy" else ())
                 sandbox.start()
                 self._sandbox = sandbox
             return self._sandbox
@@ -107,6 +120,14 @@ class Judge:
             return [self.judge_local(*items[0])]
         return list(self._executor().map(lambda item: self.judge_local(*item), items))
 
+    def _numpy_names(self) -> dict[str, str]:
+        """The package's public names -> NumPy's (for a task's selected functions in the numpy mode)."""
+        mapping = self.instance.mapping()
+        names = {public: key for key, public in mapping.get("functions", {}).items()}
+        if mapping.get("constructor"):
+            names[mapping["constructor"]] = "numpy.array"
+        return names
+
     def package_identity(self) -> dict:
         manifest = self.instance.manifest()
         return {"package": self.rules.package, "seed": manifest.get("seed")}
@@ -126,7 +147,8 @@ class Judge:
         if code is None:
             return make_verdict(task, sample_idx, "no_code", 0, message="no fenced python code block", calls=[])
         calls = package_calls(code, self.rules.package)  # the report's right-call signal
-        static = check_code(code, task.entry_point, self.rules, tuple(task.selected_functions or ()))
+        selected = tuple(self._selected_as.get(f, f) for f in task.selected_functions or ())
+        static = check_code(code, task.entry_point, self.rules, selected)
         if static.verdict:
             where = f" (line {static.line})" if static.line else ""
             return make_verdict(task, sample_idx, static.verdict, 0, message=static.message + where, calls=calls)

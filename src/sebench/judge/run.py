@@ -23,7 +23,7 @@ from sebench.output_files import OutputLock, check_file_target, check_own_output
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol
-from sebench.records import Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
+from sebench.records import NUMPY_MODE, Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
 from sebench.tasks import is_original_record, original_answers
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,8 @@ def judge_records(instance: Instance | Path, rollouts: list[Rollout], workers: i
                   protocol: str = DEFAULT_PROTOCOL) -> list[Verdict]:
     """One verdict per rollout, in input order, judged under `protocol`'s rules (sebench.protocols) against
     tasks[i], its task (default: the instance's task of its task_id); where tasks[i] is a text (why the
-    rollout has no task), the verdict is judge_error with that message."""
+    rollout has no task), the verdict is judge_error with that message. Rollouts of the numpy mode are judged
+    with real NumPy as the library (Judge's `library`)."""
     from sebench.judge.core import Judge
     from sebench.judge.original import OriginalJudge
 
@@ -110,13 +111,16 @@ def judge_records(instance: Instance | Path, rollouts: list[Rollout], workers: i
         response = rollout.response if rollout.response else (f"```python\n{rollout.code}\n```" if rollout.code else "")
         items.append((task, response, rollout.sample_idx))
         slots.append((i, extra))
+    library = judged_library(rollouts)
     if get_protocol(protocol).judge == "original":
+        if library == "numpy":
+            raise SebenchError("--protocol original has no numpy mode; judge it under --protocol sebench")
         if sandbox_urls:
             raise SebenchError("--protocol original judges with a local sandbox; leave out --sandbox-url")
         judge = OriginalJudge(instance, workers, timeout_s=timeout_s, bwrap=bwrap, memory_mb=memory_mb)
     else:
         judge = Judge(instance, workers=workers, sandbox_urls=sandbox_urls, timeout_s=timeout_s, bwrap=bwrap,
-                      memory_mb=memory_mb)
+                      memory_mb=memory_mb, library=library)
     with judge, _bar(progress, len(rollouts)) as bar:
         bar.update(len(rollouts) - len(items))
         for start in range(0, len(items), CHUNK):
@@ -125,6 +129,14 @@ def judge_records(instance: Instance | Path, rollouts: list[Rollout], workers: i
                 verdicts[i] = _with(v, extra)
             bar.update(len(chunk))
     return verdicts
+
+
+def judged_library(rollouts: list[Rollout]) -> str:
+    """"numpy" for rollouts of the numpy mode, else "package"; a file may not mix the two."""
+    numpy = {r.mode == NUMPY_MODE for r in rollouts}
+    if len(numpy) > 1:
+        raise SebenchError(f"the rollouts mix mode {NUMPY_MODE} with other modes; judge each mode's file on its own")
+    return "numpy" if numpy == {True} else "package"
 
 
 def _with(v: Verdict, extra: dict) -> Verdict:

@@ -279,11 +279,13 @@ class Sandbox:
     """Runs untrusted programs that use the generated package; thread-safe, `workers` at a time.
 
     bwrap: True requires bubblewrap, False never uses it, None (default) uses it when it works.
+    value_modules: other modules whose values a program may return, made plain by the package's `_plain`
+    (("numpy",) in the numpy mode, whose answers return NumPy arrays).
     """
 
     def __init__(self, package_dir: Path, package_name: str, workers: int = 2, *, bwrap: bool | None = None,
                  memory_mb: int = 1024, max_stdout: int = 64 * 1024, max_result: int = 16 * 1024 * 1024,
-                 start_timeout_s: float = 60.0, semantics: str = "sebench"):
+                 start_timeout_s: float = 60.0, semantics: str = "sebench", value_modules: tuple[str, ...] = ()):
         if sys.platform != "linux":
             raise SebenchError(f"the sandbox needs Linux (namespaces, seccomp, pidfd); this is {sys.platform}: "
                                "run `sebench sandbox serve` on a Linux machine and judge with --sandbox-url")
@@ -298,6 +300,7 @@ class Sandbox:
         self.max_result = max_result
         self.start_timeout_s = start_timeout_s
         self.semantics = semantics  # "original": the package behaves as the original benchmark's (runtime.py)
+        self.value_modules = tuple(value_modules)
         self._slots = threading.BoundedSemaphore(self.workers)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -370,7 +373,7 @@ class Sandbox:
         cfg = {
             "ctl_fd": child_end.fileno(), "package": self.package_name,
             "paths": [str(self.package_dir), *sites], "drop_uid": os.getuid() == 0, "seccomp": seccomp,
-            "semantics": self.semantics, "wire": WIRE,
+            "semantics": self.semantics, "wire": WIRE, "value_modules": list(self.value_modules),
         }
         env = dict(ZYGOTE_ENV)
         if use_bwrap:

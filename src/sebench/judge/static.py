@@ -18,6 +18,10 @@ In order, the first failing rule gives the verdict:
   and the functions of IDENTITY_LIKE, whose result holds their argument's values unchanged (so a lookup
   table of outputs passed through one of them is still not using the package); they count again when
   the task is about one of them (one in its selected functions). Methods of package arrays do not count.
+
+The library the rules stand for is a setting: the generated package (`Rules.of_instance`), or, for the numpy
+mode's specificity check, real NumPy (`Rules.of_numpy`): then NumPy is the one allowed array library, the
+generated package is a forbidden import, and the returned value must depend on a NumPy call by the same rule.
 """
 
 from __future__ import annotations
@@ -48,6 +52,10 @@ IN_PLACE = ("numpy.copyto", "numpy.place", "numpy.put", "numpy.putmask")
 IDENTITY_LIKE = ("numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray",
                  "numpy.asfortranarray", "numpy.copy", "numpy.astype", "numpy.positive", "numpy.copyto",
                  "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d")
+# NumPy's file, memory-map and C-level parts: not public in the numpy mode (the sandbox would stop them too)
+NUMPY_WITHHELD = frozenset({"load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt", "fromfile",
+                            "fromregex", "memmap", "DataSource", "ctypeslib", "lib", "f2py", "testing", "distutils"})
+NUMPY_MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.polynomial", "numpy.ma", "numpy.emath")
 _FORMAT_FIELD_UNDERSCORE = re.compile(r"\{[^{}:!]*\._")
 _UNDERSCORE_IDENT = re.compile(r"_+[A-Za-z0-9_]+")
 
@@ -95,6 +103,20 @@ class Rules:
     def from_json(cls, data: dict) -> Rules:
         return cls(data["package"], frozenset(data["public"]), frozenset(data["modules"]), data.get("constructor"),
                    data.get("array_type"), frozenset(data.get("in_place", ())), frozenset(data.get("identity_like", ())))
+
+    @classmethod
+    def of_numpy(cls) -> Rules:
+        """The rules with real NumPy as the library (the numpy mode): its public names in NUMPY_MODULES, but
+        NUMPY_WITHHELD's."""
+        import numpy
+
+        modules = {name: getattr(numpy, name.partition(".")[2], None) if "." in name else numpy for name in NUMPY_MODULES}
+        modules = {name: module for name, module in modules.items() if module is not None}
+        public = {f"{name}.{attr}" for name, module in modules.items() for attr in dir(module)
+                  if not attr.startswith("_") and attr not in NUMPY_WITHHELD}
+        identity = frozenset(IDENTITY_LIKE) | {"numpy.ndarray"}
+        return cls("numpy", frozenset(public | set(modules)), frozenset(modules), "numpy.array",
+                   "numpy.ndarray", frozenset(IN_PLACE), identity)
 
     @classmethod
     def of_instance(cls, instance: Instance) -> Rules:

@@ -297,8 +297,10 @@ _map = map
 _fast_dumps = json.JSONEncoder(allow_nan=True, separators=(",", ":"), check_circular=False).encode
 
 
-def make_encoder(pkg_name, plain):
-    """An encoder of values to JSON text that trusts exact types only (see the module docstring)."""
+def make_encoder(pkg_name, plain, value_modules=()):
+    """An encoder of values to JSON text that trusts exact types only (see the module docstring); values of
+    the package, and of `value_modules` (NumPy's in the numpy mode), go through `plain`."""
+    own = (pkg_name, *value_modules)
 
     def enc_float(v):
         if v != v:
@@ -316,7 +318,12 @@ def make_encoder(pkg_name, plain):
 
     def is_package_type(t):
         mod = getattr(t, "__module__", None)
-        return _type(mod) is _str and (mod == pkg_name or mod.startswith(pkg_name + "."))
+        if _type(mod) is not _str:
+            return False
+        for m in own:  # noqa: SIM110 - no builtin calls here, as elsewhere in the encoder
+            if mod == m or mod.startswith(m + "."):
+                return True
+        return False
 
     def enc(v, depth):
         if depth > MAX_DEPTH:
@@ -660,7 +667,8 @@ class Zygote:
                 __import__(name)
             except ImportError:
                 pass
-        self.child = Child(self.cfg, pkg, make_encoder(self.cfg["package"], plain))
+        encoder = make_encoder(self.cfg["package"], plain, tuple(self.cfg.get("value_modules", ())))
+        self.child = Child(self.cfg, pkg, encoder)
         self.wire = self.child.wire
         layers = list(self.cfg.get("layers_outside", []))
         if os.getuid() == 0 and self.cfg.get("drop_uid"):

@@ -16,6 +16,7 @@ from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signe
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
 from sebench.report.signals import signal_rows, signals_markdown
+from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "main_table": rows,
         "comparisons": comparisons(runs),
         "signals": signal_rows(runs),
+        "specificity": specificity_rows(rows),
         "docs_only_groups": docs_only_groups(runs),
         "methods": [{"run": run.root.name, "seed": run.seed, **method, "label": label}
                     for run in runs for label, method in run.methods.items()],
@@ -266,6 +268,22 @@ def render_markdown(data: dict) -> str:
                   "TypeError; wrong value: it ran and returned a wrong output; error: anything else).\n",
                   signals_markdown(data["signals"], {(r["model"], r["regime"], r["mode"], r["split"], r["protocol"]): r
                                                      for r in data["main_table"]})]
+    if data.get("specificity"):
+        parts += ["## Specificity: NumPy before and after training\n",
+                  "The same test tasks asked with real NumPy instead of the package (the numpy mode, after "
+                  "CodeUpdateArena's specificity check): does learning the package cost the model what it knew? "
+                  "Accuracy of the untrained and of each trained model with its 95% interval for these models, and "
+                  "Δ (percentage points) paired by task, with its 95% interval and p (exact paired sign-flip test); "
+                  "a negative Δ is NumPy knowledge lost.\n",
+                  specificity_markdown(data["specificity"])]
+    control = control_rows(data.get("comparisons", []))
+    if control:
+        parts += ["## Random-FT control\n",
+                  "closed-sft-random trains as closed-sft does, with the same settings and as many training tasks, "
+                  "on another seed's package (seed + 1000), and is evaluated on this study's tests (after "
+                  "CodeUpdateArena's Random-FT control). Δ = closed-sft − closed-sft-random (percentage points), "
+                  "paired by task: what learning this package adds beyond the effect of training itself.\n",
+                  control_markdown(control)]
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")

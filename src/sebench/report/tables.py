@@ -34,9 +34,9 @@ from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_records
 from sebench.report.methods import read_methods
 
-REGIME_ORDER = ("untrained", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
+REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
                 "self-play-rl")
-MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory")
+MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct

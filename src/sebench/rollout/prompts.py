@@ -1,11 +1,13 @@
 """The prompts shown to models, in one place, meant to be read and changed.
 
-Four modes ask the same question with different help:
+Five modes ask the same question with different help:
   closed     the problem, the signature to complete, one example with its expected output, the rules
   open       the same plus the docs of exactly the functions that the task's reference solution uses
   full-doc   the same plus all the docs, shortened and then cut to fit the model's context (logged)
   retrieval  the closed prompt plus a search tool: the model writes a ```search block, gets the best
              BM25 matches over the docs, and answers within a turn limit (see retrieval.py)
+  numpy      specificity: the closed prompt, but asking for real NumPy (`import numpy as np`) instead of the
+             package; the judge then requires NumPy (Judge(library="numpy"))
 
 Unlike the original benchmark the example shows its expected output, and the answer format is fixed:
 one final ```python block, which is what the judge extracts.
@@ -18,7 +20,7 @@ from collections.abc import Callable
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
-from sebench.records import MODES, ApiDoc, Task
+from sebench.records import MODES, NUMPY_MODE, ApiDoc, Task
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,12 @@ SYSTEM = (
 RULES = """Rules:
 - Use the package `{pkg}` (write `import {pkg}`); its functions are called as `{pkg}.<name>(...)`.
 - Do not import NumPy or any other array library; the package replaces them.
+- Complete the function with the signature above and return the result; do not print it.
+- Answer with one final ```python code block that holds the complete function (with its imports)."""
+
+NUMPY_RULES = """Rules:
+- Use NumPy (write `import numpy as np`); its functions are called as `np.<name>(...)`.
+- Do not import any other array library.
 - Complete the function with the signature above and return the result; do not print it.
 - Answer with one final ```python code block that holds the complete function (with its imports)."""
 
@@ -114,12 +122,12 @@ class PromptBuilder:
             raise SebenchError(f"unknown mode '{mode}'; choose one of {', '.join(MODES)}")
         self.instance = instance
         self.mode = mode
-        self.package = instance.manifest()["package"]
+        self.package = "numpy" if mode == NUMPY_MODE else instance.manifest()["package"]
         self.context_tokens = context_tokens
         self.count_tokens = _memoized(count_tokens or approx_tokens)
         self.answer_tokens = answer_tokens
         self.max_searches = max_searches
-        self.docs: list[ApiDoc] = instance.api_docs() if mode != "closed" else []
+        self.docs: list[ApiDoc] = instance.api_docs() if mode not in ("closed", NUMPY_MODE) else []
         self.docs_by_name = {d.name: d for d in self.docs}
         self._full_docs_cache: dict[int | None, str] = {}
         self._warned = False
@@ -130,7 +138,7 @@ class PromptBuilder:
             query=task.query.strip(),
             signature=task.function_name.strip(),
             example=task.example.strip(),
-            rules=RULES.format(pkg=self.package),
+            rules=NUMPY_RULES if self.mode == NUMPY_MODE else RULES.format(pkg=self.package),
         )
 
     def messages(self, task: Task) -> list[dict]:
