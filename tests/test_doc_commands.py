@@ -73,6 +73,9 @@ HOW: dict[Path, dict[str, Check]] = {
         f"{MY}": Check(PLAN, TRAINS),
         f"sebench run --preset gpu --out runs/gpu --model hf:Qwen/Qwen3-8B --regimes closed-sft closed-sft-rl {MY} "
         "--plan": Check(RUN, "plans only: no GPU, no network"),
+        "sebench run --preset quick --out runs/mine --regimes ./my_method.py:MyMethod --set "
+        "'methods.MyMethod.read=[\"/data/teacher-model\", \"/data/corpus\"]' --set methods.MyMethod.network=true":
+            Check(SHOW_CONFIG, "trains; the settings resolve the paths it may read and its network"),
         "sebench run --preset inject --out runs/aug --regimes docs-cpt-augmented aug-k8 --set "
         "'methods.aug-k8={\"method\": \"docs-cpt-augmented\", \"k\": 8}'": Check(SHOW_CONFIG, TRAINS),
         "sebench run --preset quick --out runs/notes --regimes closed-sft ./examples/notes_agent.py:TakeNotes":

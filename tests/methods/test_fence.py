@@ -9,11 +9,11 @@ what gets past it is caught by the study's tamper-evident records (test_a_write_
 
 import http.server
 import json
-import os
 import shutil
 import subprocess
 import sys
 import threading
+import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,6 +80,14 @@ def snapshot(folder: Path) -> dict:
 
 
 @pytest.fixture()
+def escape():
+    """A path in the machine's /tmp, outside every allowed folder (removed after, where a layer let it through)."""
+    path = Path("/tmp") / f"sebench-escape-{uuid.uuid4().hex}"
+    yield path
+    path.unlink(missing_ok=True)
+
+
+@pytest.fixture()
 def local_server():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -122,12 +130,12 @@ def test_a_method_in_runs_mine_reads_nothing_of_a_sibling_run_another_instance_a
         assert record["landlock_abi"] is not None or layer == "bwrap"
 
 
-def test_a_method_cannot_truncate_append_or_rename_a_file_of_its_study_or_of_a_sibling_run(layout, layer):
+def test_a_method_cannot_truncate_append_or_rename_a_file_of_its_study_or_of_a_sibling_run(layout, layer, escape):
     mine, quick = layout / "runs" / "mine", layout / "runs" / "quick"
     study_test = str(mine / "data" / "datasets" / "test" / "single_test.jsonl")
     targets = [(study_test, "truncate"), (str(mine / "evals/untrained/closed/single_test/verdicts.jsonl"), "append"),
                (str(quick / "data" / "datasets" / "test" / "single_test.jsonl"), "rename"),
-               (str(layout / "home" / "notes.txt"), "append"), (f"/tmp/sebench-escape-{os.getpid()}", "truncate")]
+               (str(layout / "home" / "notes.txt"), "append"), (str(escape), "truncate")]
     before = {folder: snapshot(folder) for folder in (mine / "data", mine / "evals", quick, layout / "home")}
     ways = WAYS if layer in KERNEL_LAYERS else ("python",)  # ctypes gets past the audit hook: the next test
     writer = job(layout, "write", targets=targets, ways=ways)
@@ -135,8 +143,7 @@ def test_a_method_cannot_truncate_append_or_rename_a_file_of_its_study_or_of_a_s
     assert not any(any(w.values()) for w in got(writer).values()), got(writer)
     assert {folder: snapshot(folder) for folder in before} == before
     assert {r["access"] for r in record["refused"]} == {"write"}
-    escaped = [p for p in Path("/tmp").glob("sebench-escape-*")]
-    assert not escaped
+    assert not escape.exists()
 
 
 @pytest.mark.timeout(300)
@@ -162,10 +169,10 @@ def test_a_write_that_gets_through_stops_the_study_and_the_report_refuses_the_ru
     assert str(split) in capsys.readouterr().err
 
 
-def test_an_agent_at_test_time_leaves_no_file_outside_its_temporary_folder(layout, layer):
+def test_an_agent_at_test_time_leaves_no_file_outside_its_temporary_folder(layout, layer, escape):
     mine, quick = layout / "runs" / "mine", layout / "runs" / "quick"
     targets = [str(mine / "train" / "scribbler" / "agent" / "left.txt"), str(mine / "train" / "scribbler" / "work" / "x"),
-               str(quick / "left.txt"), "/tmp/sebench-escape-agent.txt", str(layout / "home" / "left.txt")]
+               str(quick / "left.txt"), str(escape), str(layout / "home" / "left.txt")]
     trainer = job(layout, "scribbler", targets=targets)
     result = run_method(trainer)["result"]
     before = snapshot(layout)
@@ -180,7 +187,7 @@ def test_an_agent_at_test_time_leaves_no_file_outside_its_temporary_folder(layou
         if layer in KERNEL_LAYERS:
             assert ways["ctypes"] is False, path
     if layer in KERNEL_LAYERS:
-        assert snapshot(layout) == before and not Path("/tmp/sebench-escape-agent.txt").exists()
+        assert snapshot(layout) == before and not escape.exists()
     assert not tmp.exists()  # removed when the test ended
 
 
