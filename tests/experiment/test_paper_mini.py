@@ -60,6 +60,7 @@ def test_paper_mini_runs_every_stage_and_pools_the_seeds(tmp_path, tiny_model, m
     assert {len(r["runs"]) for r in rows.values()} == {2}  # both seeds pooled in every row
 
 
+@pytest.mark.slow  # a whole small study with the tiny model (about a minute)
 def test_a_regime_that_cannot_train_is_reported_and_the_others_still_run(tmp_path, built_instance, tiny_model,
                                                                           monkeypatch, capsys):
     """open-rl cannot train (every prompt is over its token limit); self-play-sft, whose tiny model writes no

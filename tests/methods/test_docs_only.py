@@ -90,6 +90,7 @@ def test_docs_cpt_trains_on_the_studied_functions_docs_alone(subset, tiny_model,
     _check_docs_only_reach(record, tmp_path / "docs-cpt", subset, examples)
 
 
+@pytest.mark.slow  # trains the tiny model; docs-cpt's test keeps a docs-only method's training in CI
 @pytest.mark.timeout(600)
 def test_docs_cpt_augmented_mixes_k_rewrites_of_every_doc_with_the_tasks_of_the_others(subset, tiny_model, tmp_path):
     record, checkpoint = _run(subset, tiny_model, tmp_path, "docs-cpt-augmented", {"k": 2})
@@ -101,6 +102,7 @@ def test_docs_cpt_augmented_mixes_k_rewrites_of_every_doc_with_the_tasks_of_the_
     _check_docs_only_reach(record, tmp_path / "docs-cpt-augmented", subset, examples)
 
 
+@pytest.mark.slow  # trains the tiny model; docs-cpt's test keeps a docs-only method's training in CI
 @pytest.mark.timeout(600)
 def test_pit_trains_its_three_stages_in_order(subset, tiny_model, tmp_path):
     record, checkpoint = _run(subset, tiny_model, tmp_path, "pit", {"keep_share": 0.5})
@@ -119,6 +121,7 @@ def test_pit_trains_its_three_stages_in_order(subset, tiny_model, tmp_path):
         _check_docs_only_reach(record, tmp_path / "pit", subset, examples)
 
 
+@pytest.mark.slow  # trains the tiny model; docs-cpt's test keeps a docs-only method's training in CI
 @pytest.mark.timeout(600)
 def test_context_distill_trains_closed_book_on_judged_correct_open_book_answers(subset, tiny_model, tmp_path):
     from sebench.judge import Rules
@@ -211,6 +214,7 @@ def test_a_study_with_docs_only_gives_every_method_the_same_seeded_split(subset,
     assert plain.docs_only == [] and plain.method_job(resolve("base"), {}, tmp_path / "b", "fake:").docs_only == []
 
 
+@pytest.mark.slow  # trains the tiny model; docs-cpt's test keeps a docs-only method's training in CI
 @pytest.mark.timeout(900)
 def test_sebench_run_with_docs_only_hides_the_same_functions_from_closed_sft_and_a_docs_method(tmp_path, built_instance,
                                                                                                tiny_model):

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sebench.code_names import parse
 from sebench.instance import Instance
 from sebench.judge.sandbox import Sandbox
 from sebench.records import Task, Verdict
@@ -114,7 +115,7 @@ def _calling_program(code: str, package: str, inputs: list[str], prelude: list[s
 def uses_package(program: str, entry: str, package: str, constructor: str) -> tuple[bool, str]:
     """(passed, why not): the original's package-use check on the whole program (see the module doc)."""
     try:
-        tree = ast.parse(program)
+        tree = parse(program)
     except SyntaxError as exc:
         return False, f"syntax error: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
@@ -169,7 +170,7 @@ def _dotted(node: ast.AST) -> str:
 
 def imports_numpy(program: str) -> bool:
     """Whether the program imports NumPy (raises SyntaxError/ValueError when it does not parse)."""
-    for node in ast.walk(ast.parse(program)):
+    for node in ast.walk(parse(program)):
         if isinstance(node, ast.Import) and any(a.name == "numpy" or a.name.startswith("numpy.") for a in node.names):
             return True
         if isinstance(node, ast.ImportFrom) and node.module and (
@@ -319,7 +320,7 @@ def literal(text: str) -> Any:
     strings, lists, tuples, dicts, sets, True/False/None, `...`, `float("inf")`/`float("nan")`, signed and
     complex numbers, arithmetic between numbers, and NumPy's scalar forms (`np.float64(1.5)`, `np.True_`).
     Anything else (names, other calls, attributes) raises ValueError: nothing is executed."""
-    return _value(ast.parse(text, mode="eval").body)
+    return _value(parse(text, mode="eval").body)
 
 
 def _value(node: ast.AST) -> Any:

@@ -31,7 +31,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from sebench.code_names import bound_names
+from sebench.code_names import bound_names, parse
 from sebench.instance import Instance
 
 ALLOWED_MODULES = frozenset({
@@ -172,7 +172,7 @@ class _Violation(Exception):
 def check_code(code: str, entry_point: str, rules: Rules, selected: list | tuple = ()) -> StaticResult:
     """Applies the rules to `code`; `selected` are the task's package functions (for the constructor)."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except (SyntaxError, ValueError) as exc:
         return StaticResult("syntax_error", f"{type(exc).__name__}: {exc}", getattr(exc, "lineno", None))
     subtrees = _Subtrees(tree)
@@ -189,7 +189,7 @@ def package_calls(code: str, package: str) -> list[str]:
     """The dotted package names that `code` calls (public or not: a name the package lacks is a wrong name),
     sorted; what the report's *right call* signal reads. No rule is applied here; [] when it does not parse."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except (SyntaxError, ValueError):
         return []
     scope = _Scope()
