@@ -69,3 +69,12 @@ def test_a_method_file_changed_since_the_run_is_refused(tmp_path):
         source_members(method)
     sources, entry = source_members({**method, "source_sha256": hashlib.sha256(CODE.encode()).hexdigest()})
     assert sources == {"method/source/m.py": CODE.encode()} and entry == "m.py:keep_start"
+
+
+def test_the_cards_checklist_counts_every_refused_access_not_only_reads():
+    from sebench.submit.card import refused_reads
+
+    wrote = refused_reads({"refused": [{"access": "write"}, {"access": "network"}], "refused_reads": []})
+    assert wrote.state == "no" and "2 refused (network, write)" in wrote.detail
+    assert refused_reads({"refused": [], "refused_reads": []}).state == "yes"
+    assert refused_reads({"refused_reads": [{"path": "x"}]}).state == "no"  # a record from before `refused`

@@ -45,10 +45,13 @@ def isolation(method: dict) -> Check:
 
 
 def refused_reads(method: dict) -> Check:
-    reads = method.get("refused_reads")
-    if reads is None:
+    """No access refused by the fence: reads, and where recorded, writes and connections too."""
+    refused = method.get("refused", method.get("refused_reads"))
+    if refused is None:
         return Check("no refused reads", "unknown", "not recorded")
-    return Check("no refused reads", "no" if reads else "yes", f"{len(reads)} refused" if reads else "none")
+    kinds = sorted({r.get("access", "read") for r in refused})
+    return Check("no refused reads", "no" if refused else "yes",
+                 f"{len(refused)} refused ({', '.join(kinds)})" if refused else "none")
 
 
 def network(method: dict) -> Check:
