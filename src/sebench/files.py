@@ -24,6 +24,7 @@ def write_json(path: str | Path, data: Any, indent: int = 1) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)  # never written through a link left there (a method's folder is its own)
     tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 

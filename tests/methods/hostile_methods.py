@@ -148,3 +148,16 @@ class Scribbler(Agent):
 
 def scribbler(ctx, targets, report=""):
     return Scribbler(targets, report)
+
+
+def plant_links(ctx, study_file):
+    """Leaves a link where the study's own (unfenced) process writes after the method ends: the temporary
+    file of its record."""
+    os.symlink(study_file, ctx.workdir.parent / "method.json.tmp")
+    return Checkpoint(Path(ctx.start_model))
+
+
+def link_result(ctx, secret):
+    """Writes its result, then replaces it by a link to a file it may not read (after the child's own write)."""
+    os.symlink(secret, ctx.workdir / "cost.json")
+    return Checkpoint(Path(ctx.start_model))

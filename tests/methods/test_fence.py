@@ -297,3 +297,18 @@ def test_an_honest_method_is_refused_nothing_under_any_layer(layout, layer):
     record = run_method(MethodJob(ref=resolve(f"{method}:honest"), args={}, data=mine / "data",
                                   folder=mine / "train" / "honest", start_model="fake:", seed=0, hidden=(mine,)))
     assert record["refused"] == [] and (mine / "train" / "honest" / "work" / "out.txt").read_text() != "0"
+
+
+def test_links_a_method_leaves_in_its_folder_are_not_followed_by_the_study(layout):
+    """The study's process is not fenced: it writes the method's record through no link the method planted
+    (the record's temporary file), and reads none of its files through a link (a file it may not read)."""
+    mine = layout / "runs" / "mine"
+    study_file = mine / "data" / "datasets" / "test" / "single_test.jsonl"
+    before = study_file.read_bytes()
+    mapping = mine / "data" / "private" / "mapping.json"
+    run_method(job(layout, "plant_links", study_file=str(study_file)))
+    assert study_file.read_bytes() == before
+    record = json.loads((mine / "train" / "plant_links" / "method.json").read_text())
+    assert record["returns"] == "checkpoint"
+    with pytest.raises(SebenchError, match="not a plain file"):
+        run_method(job(layout, "link_result", secret=str(mapping)))

@@ -151,6 +151,8 @@ def run_method(job: MethodJob) -> dict:
 
 def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], tmp: Path) -> dict:
     work = job.workdir
+    if work.is_symlink():
+        raise SebenchError(f"method {job.ref.label}: its work folder {work} was replaced by a symbolic link")
     result = _read(work / RESULT_FILE)
     cost = _read(work / COST_FILE) or {}
     refused = [r for r in reports if "error" not in r]
@@ -193,7 +195,20 @@ def _checkpoint_outside(job: MethodJob, result: dict | None) -> str | None:
 
 
 def _read(path: Path) -> dict | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    """A JSON file the method's process wrote in its folder, never followed through a symbolic link (the
+    study's process is not fenced: a link to a test split must not be read for it); None when absent."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        raise SebenchError(f"{path}: not a plain file (a symbolic link?); a method's record files are its "
+                           "own") from None
+    with os.fdopen(fd, encoding="utf-8") as handle:
+        try:
+            return json.loads(handle.read())
+        except json.JSONDecodeError as exc:
+            raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
 
 
 def child_env(tmp: Path, job: MethodJob) -> dict:
