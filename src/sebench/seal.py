@@ -1,7 +1,7 @@
 """Tamper-evident runs: the sha256 of every file a later stage trusts, and the check that nothing changed.
 
 Each finished stage's record (RUN_DIR/stages/<stage>.json) keeps `files`: {path: sha256} for every file of
-its outputs (paths relative to the run, or absolute for an instance outside it). `Seal` holds those
+its outputs (a symbolic link is kept as its target's name, never followed) (paths relative to the run, or absolute for an instance outside it). `Seal` holds those
 hashes in memory as the study made them and compares the files, and the records, with them; `check_run`
 compares a run's files with its records alone (`sebench report`). A file changed, added or removed since
 its stage finished stops the study with one line naming it.
@@ -40,18 +40,27 @@ def _name(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
+def _digest(path: Path) -> str:
+    """A file's sha256, or "link:TARGET" for a symbolic link, which is never followed (a link a method left
+    in its folder may name anything on the machine)."""
+    return f"link:{os.readlink(path)}" if path.is_symlink() else file_hash(path)
+
+
 def files_of(root: Path, outputs: list[Path]) -> dict[str, str]:
-    """{name: sha256} of every file beneath `outputs` (a file or a folder each)."""
+    """{name: digest} of every file and link beneath `outputs` (a file or a folder each)."""
     found: dict[str, str] = {}
     for out in outputs:
-        paths = [out] if out.is_file() else sorted(p for p in out.rglob("*") if p.is_file())
-        found.update({_name(root, p): file_hash(p) for p in paths})
+        if out.is_symlink() or out.is_file():
+            paths = [out]
+        else:
+            paths = sorted(p for p in out.rglob("*") if p.is_symlink() or p.is_file())
+        found.update({_name(root, p): _digest(p) for p in paths})
     return found
 
 
 def tree_of(root: Path, out: Path, files: dict[str, str]) -> str:
     """files.tree_sha256 of `out`, from the hashes in `files` (made by files_of)."""
-    if out.is_file():
+    if out.is_symlink() or out.is_file():
         return files[_name(root, out)]
     prefix = _name(root, out) + "/"
     digest = hashlib.sha256()
@@ -68,9 +77,9 @@ def changes(root: Path, stage: str, files: dict[str, str], outputs: list[str]) -
     """The first difference between a stage's `files` and the disk, as one line; None when they match."""
     for name, digest in sorted(files.items()):
         path = _path(root, name)
-        if not path.is_file():
+        if not path.is_symlink() and not path.is_file():
             return f"{path} was removed after stage '{stage}' finished"
-        if file_hash(path) != digest:
+        if _digest(path) != digest:
             return f"{path} changed after stage '{stage}' finished"
     now = files_of(root, [_path(root, o) for o in outputs if _path(root, o).exists()])
     added = sorted(set(now) - set(files))
