@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from test_readme_commands import doc_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "gpu.md"
@@ -59,14 +60,8 @@ HOW: dict[str, tuple[str, str]] = {
 
 
 def page_commands() -> list[str]:
-    """The commands of the page's ```bash blocks, in order: continuation lines joined, comments dropped."""
-    commands = []
-    for block in re.findall(r"```bash\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S):
-        for line in re.sub(r"\\\n\s*", "", block).splitlines():
-            line = re.sub(r"\s+#.*$", "", line).strip()
-            if line and not line.startswith("#"):
-                commands.append(" ".join(line.split()))
-    return commands
+    """The commands of the page's ```bash blocks, as the README's test reads them."""
+    return doc_commands(PAGE)
 
 
 def test_every_command_on_the_page_has_a_check():

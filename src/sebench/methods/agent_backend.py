@@ -26,7 +26,7 @@ class AgentBackend(Backend):
         self.name = f"agent:{job.ref.label}"
         self.batch_size = batch_size
         self.tmp = Path(tempfile.mkdtemp(prefix="sebench-agent-"))
-        self.process, self.reports = start_child(job, "agent", self.tmp, self.tmp / "agent-job.json",
+        self.process, self.reports, _ = start_child(job, "agent", self.tmp, self.tmp / "agent-job.json",
                                                  agent_target=result["target"])
         self.job = job
 

@@ -103,10 +103,10 @@ class MethodJob:
                 "fence": fence.to_json(), "layer": layer, "report_fd": report_fd, **extra}
 
 
-def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path, **extra: object) -> tuple[subprocess.Popen,
-                                                                                                   isolation.Reports]:
+def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path,
+                **extra: object) -> tuple[subprocess.Popen, isolation.Reports, isolation.Fence]:
     """Starts the method's fenced process (`python -m sebench.methods.child JOB`) and the reader of its
-    reports; the job file is written first."""
+    reports; the job file is written first. Returns them with the fence it was given."""
     layer = isolation.isolation_layer()
     fence = job.fence(tmp, agent=action == "agent")
     reports = isolation.Reports()
@@ -116,7 +116,7 @@ def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path, **extra:
     streams = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True} if action == "agent" else {}
     process = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,), **streams)
     reports.started()
-    return process, reports
+    return process, reports, fence
 
 
 def run_method(job: MethodJob) -> dict:
@@ -131,11 +131,11 @@ def run_method(job: MethodJob) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="sebench-method-"))
     started = time.time()
     try:
-        process, reports = start_child(job, "train", tmp, job.workdir / "job.json")
+        process, reports, fence = start_child(job, "train", tmp, job.workdir / "job.json")
         code = process.wait()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), tmp)
+    record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), fence, tmp)
     usage = _read(job.workdir / USAGE_FILE) or {}
     add_thread_usage(usage.get("threads"))  # the stage's record counts the child's threads and memory
     note_child_peak(usage.get("peak_rss_mb") or 0.0)
@@ -149,7 +149,8 @@ def run_method(job: MethodJob) -> dict:
     return record
 
 
-def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], tmp: Path) -> dict:
+def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], fence: isolation.Fence,
+            tmp: Path) -> dict:
     work = job.workdir
     if work.is_symlink():
         raise SebenchError(f"method {job.ref.label}: its work folder {work} was replaced by a symbolic link")
@@ -157,7 +158,6 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
     cost = _read(work / COST_FILE) or {}
     refused = [r for r in reports if "error" not in r]
     layer = isolation.isolation_layer()
-    fence = job.fence(tmp)
     record = {
         "label": job.ref.label, "spec": job.ref.spec, "origin": job.ref.origin, "args": job.args,
         "source_sha256": job.ref.source_sha256(), "versions": versions(), "view_sha256": view_hash,

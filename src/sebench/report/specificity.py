@@ -43,20 +43,26 @@ def _accuracy(side: dict | None) -> str:
     return "" if side is None else f"{pct(side['accuracy'])} ({span(side['ci95'])})"
 
 
+def _table(rows: list[dict], head: list[str], cells) -> str:
+    """A Markdown table of `rows`, with a model column first when they are of several models."""
+    with_model = len({r["model"] for r in rows}) > 1
+    lines = ["| " + " | ".join((["model"] if with_model else []) + head) + " |",
+             "|" + "---|" * (len(head) + with_model)]
+    lines += ["| " + " | ".join(([r["model"]] if with_model else []) + cells(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _delta(diff: dict | None) -> str:
+    return "" if diff is None else f"{signed(diff['delta'])} [{signed(diff['ci95'][0])}, {signed(diff['ci95'][1])}]"
+
+
 def specificity_markdown(rows: list[dict]) -> str:
     """NumPy accuracy before and after training, and the paired Δ with its interval and p."""
-    with_model = len({r["model"] for r in rows}) > 1
-    head = (["model"] if with_model else []) + ["regime", "split", "NumPy untrained % (95% CI)",
-                                                 "NumPy trained % (95% CI)", "Δ [95% CI], these models", "p"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        diff = r["vs_untrained"]
-        delta = "" if diff is None else f"{signed(diff['delta'])} [{signed(diff['ci95'][0])}, {signed(diff['ci95'][1])}]"
-        cells = ([r["model"]] if with_model else []) + [r["regime"], r["split"], _accuracy(r["untrained"]),
-                                                         _accuracy(r["trained"]), delta,
-                                                         "" if diff is None else p_value(diff["p"])]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    head = ["regime", "split", "NumPy untrained % (95% CI)", "NumPy trained % (95% CI)", "Δ [95% CI], these models",
+            "p"]
+    return _table(rows, head, lambda r: [r["regime"], r["split"], _accuracy(r["untrained"]), _accuracy(r["trained"]),
+                                         _delta(r["vs_untrained"]),
+                                         "" if r["vs_untrained"] is None else p_value(r["vs_untrained"]["p"])])
 
 
 def control_rows(comparisons: list[dict]) -> list[dict]:
@@ -66,13 +72,7 @@ def control_rows(comparisons: list[dict]) -> list[dict]:
 
 def control_markdown(rows: list[dict]) -> str:
     """Δ of closed-sft over its Random-FT control per mode and split, with its interval, p and pairs."""
-    with_model = len({r["model"] for r in rows}) > 1
-    head = (["model"] if with_model else []) + ["mode", "split", "Δ closed-sft − closed-sft-random",
-                                                 "95% CI, these models", "p", "pairs"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        cells = ([r["model"]] if with_model else []) + [r["mode"], r["split"], signed(r["delta"]),
-                                                         f"[{signed(r['ci95'][0])}, {signed(r['ci95'][1])}]",
-                                                         p_value(r["p"]), str(r["pairs"])]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    head = ["mode", "split", "Δ closed-sft − closed-sft-random", "95% CI, these models", "p", "pairs"]
+    return _table(rows, head, lambda r: [r["mode"], r["split"], signed(r["delta"]),
+                                         f"[{signed(r['ci95'][0])}, {signed(r['ci95'][1])}]", p_value(r["p"]),
+                                         str(r["pairs"])])
