@@ -208,3 +208,30 @@ def test_random_ft_control_trains_closed_sft_on_another_seeds_package(tmp_path, 
     assert evaluated == sorted(t.task_id for t in Instance.open(out / "data").tasks("single_test"))
     rows = {r["regime"]: r for r in json.loads((out / "report/report.json").read_text())["main_table"]}
     assert rows["closed-sft-random"]["vs_untrained"] is not None
+
+
+def test_name_recall_scores_each_model_on_the_studied_functions(tmp_path, built_instance, tiny_model):
+    """--name-recall: the untrained and the trained model each rank their studied functions' names among all
+    the package's names; the report shows both with Δ, and the trained checkpoint's file is what it scores."""
+    from sebench.instance import Instance
+    from sebench.models import load_causal_lm
+    from sebench.rollout.name_recall import name_recall
+
+    out = tmp_path / "run"
+    assert main([*_args(out, built_instance, tiny_model), "--name-recall", "--set", 'splits=["single_test"]']) == 0
+    data = Instance.open(out / "data")
+    studied = data.manifest()["subset"]["functions"]
+    trained = json.loads((out / "evals/closed-sft/name_recall.json").read_text())["functions"]
+    untrained = json.loads((out / "evals/untrained/name_recall.json").read_text())["functions"]
+    assert [r["name"] for r in trained] == [r["name"] for r in untrained] == sorted(studied, key=[
+        d.name for d in data.api_docs()].index)
+    assert {r["candidates"] for r in trained} == {len(data.api_docs())}
+    docs = data.api_docs()
+    model, tokenizer = load_causal_lm(str(out / "train/closed-sft/checkpoint"), device="cpu")
+    again = name_recall(model, tokenizer, docs[0].name.split(".")[0], docs, asked=studied[:1])
+    assert again[0].rank == next(r["rank"] for r in trained if r["name"] == studied[0])
+    table = json.loads((out / "report/report.json").read_text())["name_recall"]
+    rows = {r["regime"]: r for r in table["rows"]}
+    assert rows["untrained"]["functions"] == rows["closed-sft"]["functions"] == len(studied)
+    assert rows["closed-sft"]["top1"]["vs_untrained"]["pairs"] == len(studied)
+    assert "## Name recall" in (out / "report/report.md").read_text()

@@ -71,8 +71,20 @@ def test_an_instance_recall_covers_every_documented_function(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data/manifest.json").write_text("{}")
     write_records(tmp_path / "data/datasets/train/api_doc.jsonl", DOCS)
-    model = create_tiny_model(tmp_path / "model")
-    got = recall_of_instance(str(model), str(tmp_path / "data"), device="cpu")
+    from sebench.models import load_causal_lm
+
+    model, tokenizer = load_causal_lm(str(create_tiny_model(tmp_path / "model")), device="cpu")
+    got = recall_of_instance(model, tokenizer, tmp_path / "data")
     assert [r["name"] for r in got["functions"]] == [d.name for d in DOCS]
     assert all(1 <= r["rank"] <= 3 == r["candidates"] for r in got["functions"])
     assert got["summary"]["functions"] == 3
+    asked = recall_of_instance(model, tokenizer, tmp_path / "data", asked=["zwc.zabure"])
+    assert asked["functions"] == [r for r in got["functions"] if r["name"] == "zwc.zabure"]  # among all 3 names
+
+
+def test_batches_of_names_score_as_one(tiny):
+    model, tokenizer = tiny
+    text = prompt("zwc", DOCS[1])
+    names = ["kocito", "rfx.quvohe", "zabure", "a", "bbbbbbbbbbbb.c"]
+    whole = score_names(model, tokenizer, text, names)
+    assert score_names(model, tokenizer, text, names, chunk=2) == pytest.approx(whole, abs=1e-4)

@@ -136,6 +136,9 @@ class RunConfig:
                                    choices=MODES)
     trained_modes: list = option(factory=lambda: ["closed", "open"], help="each trained model's modes",
                                  choices=TRAINED_MODES)
+    name_recall: bool = option(False, "also score each model's name recall: closed-book, given a studied function's "
+                               "behaviour, the rank of its name among all the package's names "
+                               "(sebench.rollout.name_recall; models with local weights)")
     protocol: str = option("sebench", "evaluation protocol; original: the original benchmark's prompts (read from "
                            "--original-repo), decoding (rollout.n 5, temperature 0.6, 8192 tokens, thinking on), "
                            "judge and training (its training prompts, reward rule, SFT filter over source_samples 5 at "
@@ -287,6 +290,8 @@ PRESETS: dict[str, dict] = {
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
                  "closed-sft-rl", "self-play-sft", "self-play-rl", "self-play-sft-writer"],
         functions=8, max_train=32, max_single=24, max_multiple=8,
+        untrained_modes=["closed", "open", "memory", "numpy"], trained_modes=["closed", "numpy"],  # numpy: specificity
+        name_recall=True,
         train_regimes={
             "open-rl": dict(_MINI_RL, max_steps=48),
             "closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True),
@@ -304,7 +309,8 @@ PRESETS: dict[str, dict] = {
         warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},  # paper-mini's, so its cache serves
         # opt-in (--regimes ... closed-rl closed-rl-graded): Closed-RL with the graded reward, at paper-mini's size
         variants={"closed-rl-graded": {"regime": "closed-rl", "reward": "graded"}},
-        untrained_modes=["closed", "open"],  # no memory row: its store holds the docs-only functions' tasks
+        # no memory row: its store holds the docs-only functions' tasks; numpy: specificity
+        untrained_modes=["closed", "open", "numpy"], trained_modes=["closed", "numpy"], name_recall=True,
         regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "docs-cpt-augmented-k8",
                  "docs-cpt-augmented-name-first", "docs-cpt-augmented-behaviour", "pit", "context-distill",
                  "context-distill-kl", "base"],

@@ -10,6 +10,7 @@ Run directory:
     RUN_DIR/random-instance/                     another seed's package and training tasks (the Random-FT
                                                  control, closed-sft-random)
     RUN_DIR/evals/<regime>/<mode>/<split>/       rollouts.jsonl, verdicts.jsonl, summary.json
+    RUN_DIR/evals/<regime>/name_recall.json      the model's name recall (RunConfig.name_recall)
     RUN_DIR/train/<regime>/checkpoint/           the trained model (HF format, loss.csv, train_config.json)
     RUN_DIR/report/                              report.md, report.json, PNG plots
 
@@ -71,6 +72,7 @@ class Study:
             for mode in self.cfg.untrained_modes:
                 for split in self.cfg.splits:
                     self.evaluate(UNTRAINED, self.base_model, mode, split)
+            self.recall(UNTRAINED, self.base_model)
             for regime in self._training_order():
                 self.close_backend()  # free the memory for training
                 label = self.label_of(regime)
@@ -91,6 +93,7 @@ class Study:
                 for model, mode in targets:
                     for split in self.cfg.splits:
                         self.evaluate(label, model, mode, split)
+                self.recall(label, targets[0][0] if targets else "")
         finally:
             self.close_backend()
         report = self.report()
@@ -242,6 +245,43 @@ class Study:
                                     rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
                       [verdicts, folder / "summary.json"], lambda: self._judge(judge))
         return verdicts
+
+    def recall(self, label: str, model: str) -> Path | None:
+        """The name recall of `model` (RunConfig.name_recall; models with local weights only) on the studied
+        functions, all the package's names the candidates, in evals/<label>/name_recall.json."""
+        if not self.cfg.name_recall:
+            return None
+        if not _has_weights(model):
+            log.info("name recall of %s: %s has no local weights to score names with", label, model)
+            return None
+        out = self.root / "evals" / label / "name_recall.json"
+        weights = None if label == UNTRAINED else self._checkpoint_hash(label)
+        asked = self._studied_names()
+        from sebench.rollout.name_recall import BEHAVIOUR_CHARS
+
+        self.book.check()
+        record = {"model": model if weights is None else label, "weights": weights, "data": self._data_hash(),
+                  "asked": asked, "behaviour_chars": BEHAVIOUR_CHARS}
+        self.book.run(f"recall:{label}", record, [out], lambda: self._write_recall(model, asked, out))
+        return out
+
+    def _studied_names(self) -> list[str] | None:
+        """The public names of the studied functions (None: every documented one)."""
+        from sebench.instance import Instance
+
+        return Instance.open(self.data).manifest().get("subset", {}).get("functions")
+
+    def _write_recall(self, model: str, asked: list[str] | None, out: Path) -> None:
+        from sebench.models import load_causal_lm
+        from sebench.rollout.name_recall import recall_of_instance
+
+        backend = self._loaded[1] if self._loaded and self._loaded[0] == model else None
+        if backend is not None and hasattr(backend, "tokenizer"):  # the rollouts' loaded model
+            lm, tokenizer = backend.model, backend.tokenizer
+        else:
+            self.close_backend()
+            lm, tokenizer = load_causal_lm(model)
+        write_json(out, recall_of_instance(lm, tokenizer, self.data, asked))
 
     def _has_tasks(self, split: str, data: Path | None = None) -> bool:
         from sebench.instance import Instance
@@ -521,7 +561,8 @@ class Study:
 
         out = self.root / "report"
         self.book.check()
-        inputs = {_rel(self.root, p): file_hash(p) for p in sorted(self.root.glob("evals/*/*/*/verdicts.jsonl"))}
+        inputs = {_rel(self.root, p): file_hash(p) for p in sorted([*self.root.glob("evals/*/*/*/verdicts.jsonl"),
+                                                                    *self.root.glob("evals/*/name_recall.json")])}
         config = {"verdicts": inputs, **({"not_trained": self.not_trained} if self.not_trained else {})}
         self.book.run("report", config, [out], lambda: build_report([self.root], out), derived=True)
         return out / "report.md"
@@ -573,6 +614,13 @@ class Study:
 
 
 TRUSTED_IN_INSTANCE = ("manifest.json", "package", "datasets", "private")  # of an instance given with --instance
+
+
+def _has_weights(model: str) -> bool:
+    """Whether a model spec names weights that load here (the embedded model, hf:..., a folder)."""
+    from sebench.models import EMBEDDED_DEFAULT
+
+    return model == EMBEDDED_DEFAULT or model.startswith("hf:") or Path(model).is_dir()
 
 
 def _isolation_record() -> dict:

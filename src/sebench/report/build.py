@@ -15,6 +15,7 @@ from sebench.report.docs_only import docs_only_groups, docs_only_markdown
 from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
+from sebench.report.name_recall import recall_markdown, recall_table
 from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
@@ -61,6 +62,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "main_table": rows,
         "comparisons": comparisons(runs),
         "signals": signal_rows(runs),
+        "name_recall": recall_table(runs),
         "specificity": specificity_rows(rows),
         "docs_only_groups": docs_only_groups(runs),
         "methods": [{"run": run.root.name, "seed": run.seed, **method, "label": label}
@@ -268,6 +270,16 @@ def render_markdown(data: dict) -> str:
                   "TypeError; wrong value: it ran and returned a wrong output; error: anything else).\n",
                   signals_markdown(data["signals"], {(r["model"], r["regime"], r["mode"], r["split"], r["protocol"]): r
                                                      for r in data["main_table"]})]
+    if data.get("name_recall"):
+        recall = data["name_recall"]
+        parts += ["## Name recall\n",
+                  "Closed-book, each studied function's behaviour (its documentation with its name blanked out) is "
+                  f"given and all {recall['candidates']} names of the package are scored by the log-probability of "
+                  "their tokens: **top-1** is the share of functions whose own name scores highest, **MRR** the mean "
+                  "of 1 / its rank; each with its 95% interval for these models (a function is a cluster) and Δ vs "
+                  "the untrained model (points, paired by function, interval, p). Chance: top-1 "
+                  f"{pct(recall['chance_top1'])}%, MRR {pct(recall['chance_mrr'])}%.\n",
+                  recall_markdown(recall)]
     if data.get("specificity"):
         parts += ["## Specificity: NumPy before and after training\n",
                   "The same test tasks asked with real NumPy instead of the package (the numpy mode, after "

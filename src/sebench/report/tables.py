@@ -68,6 +68,7 @@ class RunData:
     methods: dict[str, dict] = field(default_factory=dict)  # label -> its method.json (a user's method)
     docs_only: list[str] = field(default_factory=list)  # manifest's docs-only functions, named as task_functions
     naming: dict[str, str] = field(default_factory=dict)  # public name -> NumPy original (calls, in report.signals)
+    recalls: dict[str, list[dict]] = field(default_factory=dict)  # label -> its name recalls (report.name_recall)
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -100,6 +101,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         methods=read_methods(root),
         docs_only=sorted({original.get(f, f) for f in manifest.get("docs_only") or []}),
         naming=original,
+        recalls={p.parent.name: _read_json(p).get("functions", []) for p in sorted(root.glob("evals/*/name_recall.json"))},
     )
 
 

@@ -4,7 +4,7 @@ it can use the function.
 
 For each documented function, the prompt gives its behaviour (its documentation with its own name blanked
 out) and asks for its name; every public name of the package is scored by the summed log-probability of
-its tokens after the prompt (one batched forward pass a function). `rank` is 1 when the right name scores
+its tokens after the prompt (the prompt's KV cache computed once, the names in batches over it). `rank` is 1 when the right name scores
 highest (ties count against it). The model is a transformers causal LM with its tokenizer
 (sebench.models.load_causal_lm).
 """
@@ -12,13 +12,15 @@ highest (ties count against it). The model is a transformers causal LM with its 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from sebench.metrics import accuracy_counts
 from sebench.records import ApiDoc
 
 BEHAVIOUR_CHARS = 400
+SCORE_CHUNK = 32  # names scored per forward pass (each holds a copy of the prompt's KV cache)
 
 
 @dataclass(frozen=True)
@@ -45,25 +47,37 @@ def prompt(package: str, doc: ApiDoc) -> str:
             f"`{package}.<name>`.\nDescription: {behaviour(doc)}\nIts name: `{package}.")
 
 
-def score_names(model: Any, tokenizer: Any, text: str, names: list[str]) -> list[float]:
-    """The summed log-probability of each name's tokens after `text` (one padded batch)."""
+def score_names(model, tokenizer, text, names, chunk=SCORE_CHUNK):
+    """The summed log-probability of each name's tokens (and the closing backtick) after `text`: the
+    prompt's shared tokens run once, and the names in batches of `chunk` over a copy of its KV cache."""
+    import copy
+
     import torch
 
     head = tokenizer(text, add_special_tokens=False)["input_ids"]
     rows = [tokenizer(text + name + "`", add_special_tokens=False)["input_ids"] for name in names]
-    starts = [_common_prefix(head, row) for row in rows]
-    width = max(len(r) for r in rows)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    ids = torch.tensor([r + [pad] * (width - len(r)) for r in rows])
-    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+    starts = [max(_common_prefix(head, row), 1) for row in rows]
+    shared = min(starts)  # every row begins with head[:shared]
     with torch.no_grad():
-        logits = model(input_ids=ids, attention_mask=mask).logits.float()
-    logp = torch.log_softmax(logits, dim=-1)
-    out = []
-    for i, (row, start) in enumerate(zip(rows, starts)):
-        positions = range(max(start, 1), len(row))
-        out.append(float(sum(logp[i, t - 1, row[t]] for t in positions)))
-    return out
+        out = model(input_ids=torch.tensor([head[:shared]]), use_cache=True)
+    first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)  # predicts each row's token at `shared`
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    scores = []
+    for at in range(0, len(rows), chunk):
+        batch = [row[shared:] for row in rows[at:at + chunk]]
+        width = max(len(r) for r in batch)
+        cache = copy.deepcopy(out.past_key_values)
+        cache.batch_repeat_interleave(len(batch))
+        ids = torch.tensor([r + [pad] * (width - len(r)) for r in batch])  # padding only after a row's tokens
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=ids, past_key_values=cache).logits.float(), dim=-1)
+        for i, (row, start) in enumerate(zip(rows[at:at + chunk], starts[at:at + chunk])):
+            total = 0.0
+            for t in range(start, len(row)):  # token t is predicted at position t - 1
+                step = first if t == shared else logp[i, t - 1 - shared]
+                total += float(step[row[t]])
+            scores.append(total)
+    return scores
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -73,11 +87,16 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return n
 
 
-def name_recall(model: Any, tokenizer: Any, package: str, docs: list[ApiDoc]) -> list[Recall]:
-    """Each documented function's Recall among the names of `docs` (written without the package prefix)."""
+def name_recall(model: Any, tokenizer: Any, package: str, docs: list[ApiDoc],
+                asked: list[str] | None = None) -> list[Recall]:
+    """The Recall of each function in `asked` (full public names; default: every one of `docs`) among all the
+    names of `docs` (written without the package prefix)."""
     names = [d.name.split(".", 1)[1] for d in docs]
+    wanted = set(asked) if asked is not None else None
     out = []
     for doc, name in zip(docs, names):
+        if wanted is not None and doc.name not in wanted:
+            continue
         scores = score_names(model, tokenizer, prompt(package, doc), names)
         own = scores[names.index(name)]
         rank = 1 + sum(s >= own for j, s in enumerate(scores) if names[j] != name)
@@ -97,17 +116,12 @@ def recall_summary(recalls: list[Recall]) -> dict:
             "chance_mrr": sum(1 / k for k in range(1, names + 1)) / names}
 
 
-def recall_of_instance(spec: str, data: str, device: str | None = None) -> dict:
-    """The summary and per-function recalls of model `spec` on the instance at `data` (the report's name
-    recall for one model state): {"summary": recall_summary, "functions": [Recall as dict]}."""
-    from dataclasses import asdict
-    from pathlib import Path
-
+def recall_of_instance(model: Any, tokenizer: Any, data: str | Path, asked: list[str] | None = None) -> dict:
+    """The summary and per-function recalls of a loaded model on the instance at `data` (all its documented
+    names are the candidates; `asked`: the public names scored, default all): {"summary": recall_summary,
+    "functions": [Recall as dict]}."""
     from sebench.instance import Instance
-    from sebench.models import load_causal_lm
 
-    instance = Instance.open(Path(data))
-    docs = instance.api_docs()
-    model, tokenizer = load_causal_lm(spec, device=device)
-    recalls = name_recall(model, tokenizer, docs[0].name.split(".")[0], docs) if docs else []
+    docs = Instance.open(Path(data)).api_docs()
+    recalls = name_recall(model, tokenizer, docs[0].name.split(".")[0], docs, asked) if docs else []
     return {"summary": recall_summary(recalls), "functions": [asdict(r) for r in recalls]}
