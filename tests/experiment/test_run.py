@@ -235,3 +235,29 @@ def test_name_recall_scores_each_model_on_the_studied_functions(tmp_path, built_
     assert rows["untrained"]["functions"] == rows["closed-sft"]["functions"] == len(studied)
     assert rows["closed-sft"]["top1"]["vs_untrained"]["pairs"] == len(studied)
     assert "## Name recall" in (out / "report/report.md").read_text()
+
+
+@pytest.mark.slow  # about a minute on two shared cores: a build, rollouts and a training
+def test_random_ft_control_trains_on_the_bases_answers_there_when_the_study_trains_on_rollouts(
+        tmp_path, built_instance, tiny_model):
+    """--train-source rollouts: closed-sft-random's SFT data is the base's judged open-book answers on the other
+    package's training tasks (as closed-sft's are on this one), kept out of the report's tables."""
+    from sebench.instance import Instance
+
+    out = tmp_path / "run"
+    settings = [*TINY_SETTINGS, "--regimes", "closed-sft-random", "--set", 'splits=["single_test"]',
+                "--train-source", "rollouts", "--set", "source_samples=1"]
+    # the tiny random model answers nothing right, so the training refuses its data: the run says so and goes on
+    assert main(["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny_model}",
+                 *settings]) == 1
+    why = json.loads((out / "manifest.json").read_text())["not_trained"]["closed-sft-random"]
+    assert "no rollout judged correct on the selected training tasks" in why
+    answers = out / "random-instance-rollouts/rollouts.jsonl"
+    asked = sorted(json.loads(line)["task_id"] for line in answers.read_text().splitlines())
+    assert asked == sorted(t.task_id for t in Instance.open(out / "random-instance").tasks("train"))
+    assert (out / "random-instance-rollouts/verdicts.jsonl").is_file()
+    shown = sorted(json.loads(line)["task_id"] for line in (out / "train/closed-sft-random/view/answers/rollouts.jsonl")
+                   .read_text().splitlines())
+    assert shown == asked  # the training's view holds the base's answers on the other package, not on this one's
+    regimes = {r["regime"] for r in json.loads((out / "report/report.json").read_text())["main_table"]}
+    assert regimes == {"untrained"}

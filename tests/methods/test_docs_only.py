@@ -189,7 +189,8 @@ def test_the_inject_preset_studies_the_docs_only_methods():
                        "docs-cpt-augmented-behaviour": "docs-cpt-augmented"}
     assert cfg.method_arguments("docs-cpt-augmented-behaviour") == {"k": 3, "forms": ["behaviour"]}
     assert cfg.method_arguments("context-distill-kl") == {"kl": 1.0}
-    assert all(resolve(aliases.get(spec, spec)).origin == "built-in" for spec in cfg.regimes if spec != "closed-sft")
+    assert all(resolve(aliases.get(spec, spec)).origin == "built-in" for spec in cfg.regimes
+               if cfg.regime_of(spec) != "closed-sft")  # closed-sft and its Random-FT control are regimes
     graded = resolve_preset("inject", {"regimes": ["closed-rl", "closed-rl-graded"]})
     assert graded.train_settings("closed-rl-graded")["reward"] == "graded"
     assert graded.train_settings("closed-rl-graded")["max_steps"] == graded.train_settings("closed-rl")["max_steps"]

@@ -288,7 +288,7 @@ PRESETS: dict[str, dict] = {
         warmup={**_WARMUP, "skills": ["docs", "tasks"], "task_examples": 48},
         variants={**_RL_VARIANTS, **_WRITER_VARIANT},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
-                 "closed-sft-rl", "self-play-sft", "self-play-rl", "self-play-sft-writer"],
+                 "closed-sft-rl", "self-play-sft", "self-play-rl", "self-play-sft-writer", "closed-sft-random"],
         functions=8, max_train=32, max_single=24, max_multiple=8,
         untrained_modes=["closed", "open", "memory", "numpy"], trained_modes=["closed", "numpy"],  # numpy: specificity
         name_recall=True,
@@ -311,7 +311,7 @@ PRESETS: dict[str, dict] = {
         variants={"closed-rl-graded": {"regime": "closed-rl", "reward": "graded"}},
         # no memory row: its store holds the docs-only functions' tasks; numpy: specificity
         untrained_modes=["closed", "open", "numpy"], trained_modes=["closed", "numpy"], name_recall=True,
-        regimes=["closed-sft", "docs-cpt", "docs-cpt-augmented", "docs-cpt-augmented-k8",
+        regimes=["closed-sft", "closed-sft-random", "docs-cpt", "docs-cpt-augmented", "docs-cpt-augmented-k8",
                  "docs-cpt-augmented-name-first", "docs-cpt-augmented-behaviour", "pit", "context-distill",
                  "context-distill-kl", "base"],
         methods={

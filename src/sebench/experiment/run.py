@@ -9,6 +9,8 @@ Run directory:
     RUN_DIR/data/                                the studied subset (presets with `functions` set)
     RUN_DIR/random-instance/                     another seed's package and training tasks (the Random-FT
                                                  control, closed-sft-random)
+    RUN_DIR/random-instance-rollouts/            the base's judged open-book answers there (the control's
+                                                 SFT data, when the study trains on rollouts)
     RUN_DIR/evals/<regime>/<mode>/<split>/       rollouts.jsonl, verdicts.jsonl, summary.json
     RUN_DIR/evals/<regime>/name_recall.json      the model's name recall (RunConfig.name_recall)
     RUN_DIR/train/<regime>/checkpoint/           the trained model (HF format, loss.csv, train_config.json)
@@ -126,14 +128,17 @@ class Study:
         self.book.run("warmup", {"key": key}, [], lambda: warm_up(wcfg))
         return warm_up(wcfg)  # from the cache: the stage above trained it
 
-    def compact_data(self) -> Path:
-        """A copy of the studied data whose docs are compact (the form the warm-up taught)."""
+    def compact_data(self, data: Path | None = None, name: str = "data") -> Path:
+        """A copy of `data` (default: the studied data) whose docs are compact (the form the warm-up taught),
+        in RUN_DIR/<name>-compact."""
         from sebench.instance import Instance
         from sebench.rollout import write_compact_instance
 
-        out = self.root / "data-compact"
-        self.book.run("compact-docs", {"data": self._data_hash()}, [out],
-                      lambda: write_compact_instance(Instance.open(self.data), out))
+        data = data or self.data
+        out = self.root / f"{name}-compact"
+        stage = "compact-docs" if name == "data" else f"compact-docs:{name}"
+        self.book.run(stage, {"data": file_hash(data / "manifest.json")}, [out],
+                      lambda: write_compact_instance(Instance.open(data), out))
         return out
 
     @property
@@ -214,16 +219,16 @@ class Study:
 
     def evaluate_on(self, data: Path, label: str, model: str, mode: str, split: str, weights: str | None,
                     memory: Path | None = None, samples: int | None = None,
-                    temperature: float | None = None) -> Path:
-        """Rollouts then verdicts of `model` on `data`'s split, in evals/<label>/<mode>/<split>. `weights`:
-        the hash of a trained checkpoint, whose record names the model by `label` and weights rather than
-        by its path (the run may move); None for a model named by its spec."""
+                    temperature: float | None = None, folder: Path | None = None) -> Path:
+        """Rollouts then verdicts of `model` on `data`'s split, in `folder` (default evals/<label>/<mode>/<split>).
+        `weights`: the hash of a trained checkpoint, whose record names the model by `label` and weights
+        rather than by its path (the run may move); None for a model named by its spec."""
         from sebench.judge import JudgeConfig
         from sebench.rollout import RolloutConfig
 
         cfg = self.cfg
         self.book.check()  # nothing a method did is evaluated
-        folder = self.eval_dir(label, mode, split)
+        folder = folder or self.eval_dir(label, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
         settings = {**cfg.rollout, "batch_size": cfg.rollout["batch_size"] or cfg.rollout["concurrency"]}
         if samples is not None:
@@ -362,15 +367,13 @@ class Study:
         regime = self.cfg.regime_of(label)
         out = self.checkpoint_dir(label)
         source_rollouts = None
+        random = cfg.on_random_package(label)  # the Random-FT control: the same settings, another seed's package
         if cfg.train_source == "rollouts" and regime in SFT_FROM_DATA:
-            if cfg.on_random_package(label):
-                raise SebenchError(f"{label} trains on another seed's reference solutions; it has no rollouts there "
-                                   "(--train-source reference)")
-            source_rollouts = self.source_rollouts()
+            source_rollouts = self.random_source_rollouts() if random else self.source_rollouts()
         start = checkpoints.get("closed-sft") if regime == "closed-sft-rl" else None
         train = self.train_config(label, out, source_rollouts, start)
-        if cfg.on_random_package(label):  # the Random-FT control: the same settings, another seed's package
-            train = replace(train, data=self.random_data())
+        if random:
+            train = replace(train, data=self.random_shown_data())
         launch = stage_launch(cfg, label, train.lora)
         self.run_training(label, train, data=file_hash(Path(train.data) / "manifest.json"),
                           rollouts=file_hash(source_rollouts) if source_rollouts else None,
@@ -408,6 +411,22 @@ class Study:
         return TrainConfig(data=self.data, regime=regime, out=out, model=self.train_model, rollouts=rollouts,
                            seed=cfg.seed, judge_workers=cfg.judge["workers"], sft_checkpoint=start,
                            train_source=cfg.train_source if regime in SFT_FROM_DATA else None, **settings)
+
+    def random_shown_data(self) -> Path:
+        """The Random-FT control's data as the base reads it: compact docs where the warm-up taught them."""
+        data = self.random_data()
+        return self.compact_data(data, "random-instance") if (self.cfg.warmup or {}).get("docs") == "compact" else data
+
+    def random_source_rollouts(self) -> Path:
+        """The base's judged open-book answers on the Random-FT control's training tasks (its SFT data when the
+        study trains on rollouts, as closed-sft's are on this package's), in RUN_DIR/random-instance-rollouts
+        (not an evaluation of this study's tasks, so not in the report's tables)."""
+        cfg = self.cfg
+        data = self.random_shown_data()
+        folder = self.root / "random-instance-rollouts"
+        verdicts = self.evaluate_on(data, "untrained-random", eval_spec(cfg, self.base_model), "open", "train", None,
+                                    samples=cfg.source_samples, temperature=cfg.source_temperature, folder=folder)
+        return verdicts.with_name("rollouts.jsonl")
 
     def random_data(self) -> Path:
         """The Random-FT control's data: an instance of seed + RANDOM_SEED_OFFSET with as many training tasks as
