@@ -1,4 +1,4 @@
-"""The report's name recall rows, recounted from hand-written recall files: top-1 and MRR with intervals, Δ
+"""The report's name recall rows, recounted from hand-written recall files: top-1 and top-10 with intervals, Δ
 paired by function against the untrained model, pooled over seeds, by group where functions are docs-only."""
 
 from __future__ import annotations
@@ -38,14 +38,15 @@ def test_recall_rows_pool_seeds_and_split_docs_only_functions(tmp_path):
     runs = [_run(tmp_path, s, {"untrained": untrained, "closed-sft": trained}) for s in (0, 1)]
     md = build_report(runs, tmp_path / "report", plots_enabled=False)
     rows, table = _rows(tmp_path / "report")
-    assert table["candidates"] == 50 and table["chance_top1"] == pytest.approx(1 / 50)
+    assert table["candidates"] == 50 and table["chance"] == {"top1": pytest.approx(1 / 50), "top10": pytest.approx(0.2)}
     assert set(rows) == {(regime, group) for regime in ("untrained", "closed-sft")
                          for group in ("all", "with_tasks", "docs_only")}
     whole = rows[("closed-sft", "all")]
     assert whole["functions"] == 12
     assert whole["top1"]["share"] == pytest.approx(4 / 6)
-    assert whole["mrr"]["share"] == pytest.approx(sum(1 / r for r in trained) / 6)
-    assert whole["logprob"] == pytest.approx(-sum(trained) / 6)
+    assert whole["top10"]["share"] == 1.0 and whole["median_rank"] == 1
+    assert rows[("untrained", "all")]["top10"]["share"] == pytest.approx(3 / 6)  # ranks 7, 3 and 9 of 50
+    assert rows[("untrained", "all")]["median_rank"] == 10.5
     lo, hi = whole["top1"]["ci95"]
     assert 0 < lo < 4 / 6 < hi < 1
     docs_only = rows[("closed-sft", "docs_only")]
@@ -62,15 +63,13 @@ def test_recall_rows_pool_seeds_and_split_docs_only_functions(tmp_path):
 
 
 def test_a_tie_at_the_floor_reads_as_a_tie_with_its_bound(tmp_path):
-    run = _run(tmp_path, 0, {"untrained": [5] * 6, "closed-sft": [9] * 6})
+    run = _run(tmp_path, 0, {"untrained": [5] * 6, "closed-sft": [19] * 6})
     build_report([run], tmp_path / "report", plots_enabled=False)
     rows, _ = _rows(tmp_path / "report")
     diff = rows[("closed-sft", "all")]["top1"]["vs_untrained"]
     assert diff["delta"] == 0 and diff["ci95"][0] < 0 < diff["ci95"][1] and diff["p"] == 1
-    mrr = rows[("closed-sft", "all")]["mrr"]["vs_untrained"]  # each rank fell: MRR sees it, with its bound
-    assert mrr["delta"] == pytest.approx(1 / 9 - 1 / 5)
-    assert mrr["ci95"][0] < mrr["delta"] < mrr["ci95"][1]
-    assert (mrr["p"] < 0.05) == (mrr["ci95"][1] < 0)  # one reading: the interval and p agree
+    top10 = rows[("closed-sft", "all")]["top10"]["vs_untrained"]  # each rank fell out of the first 10: top-10 sees it
+    assert top10["delta"] == -1.0 and top10["pairs"] == 6 and top10["ci95"][1] < 0 and top10["p"] < 0.05
 
 
 def test_no_section_without_recall_files(tmp_path):

@@ -84,3 +84,26 @@ def test_the_markdown_puts_the_signals_beside_pass_at_1(report):
     line = next(x for x in section.splitlines() if x.startswith("| closed-sft | closed | single_test"))
     assert line.startswith("| closed-sft | closed | single_test | 0.0 (") and "| 83.3 (" in line and "; Δ +" in line
     assert "| no code % | NumPy used % | no package call % | wrong name % |" in section
+
+
+def test_signals_are_split_by_docs_only_group_with_that_groups_pass_at_1(tmp_path):
+    """A run whose manifest lists docs-only functions: each signal is also counted over the tasks of each group
+    (task b and c select the docs-only zabure), beside the group's pass@1 from the docs-only table."""
+    run = tmp_path / "run"
+    tasks = [_task("a", ["pkg.kocito"]), _task("b", ["pkg.zabure"]), _task("c", ["pkg.kocito", "pkg.zabure"])]
+    write_records(run / "data/datasets/test/single_test.jsonl", tasks)
+    (run / "data/private").mkdir(parents=True)
+    (run / "data/private/mapping.json").write_text(json.dumps({"package": "pkg", "functions": MAPPING}))
+    (run / "manifest.json").write_text(json.dumps({"model": "m", "seed": 0, "data": "data",
+                                                   "docs_only": ["pkg.zabure"]}))
+    write_records(run / "evals/untrained/closed/single_test/verdicts.jsonl", UNTRAINED)
+    write_records(run / "evals/closed-sft/closed/single_test/verdicts.jsonl", TRAINED)
+    md = build_report([run], tmp_path / "out", plots_enabled=False).read_text()
+    rows = {(r["regime"], r["group"]): r for r in json.loads((tmp_path / "out/report.json").read_text())["signals"]}
+    assert {g for _, g in rows} == {"all", "with_tasks", "docs_only"}
+    assert rows[("closed-sft", "with_tasks")]["right_call"]["share"] == 1.0  # a: 2 of 2
+    assert rows[("closed-sft", "docs_only")]["right_call"]["share"] == pytest.approx(3 / 4)  # b 1 of 2, c 2 of 2
+    assert rows[("closed-sft", "docs_only")]["tests_passed"]["trials"] == 16
+    assert rows[("closed-sft", "all")]["right_call"]["share"] == pytest.approx(5 / 6)
+    line = next(x for x in md.splitlines() if x.startswith("| closed-sft | closed | single_test | docs only | 0.0 ("))
+    assert "75.0 (" in line

@@ -55,11 +55,14 @@ def test_rank_counts_the_names_scored_at_least_as_high(tiny):
 
 
 def test_summary_against_chance():
-    summary = recall_summary([Recall("a", 1, 4, -1.0), Recall("b", 2, 4, -2.0), Recall("c", 4, 4, -3.0)])
-    assert summary["top1"] == pytest.approx(1 / 3) and summary["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 4) / 3)
-    assert summary["chance_top1"] == 0.25 and summary["chance_mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3 + 1 / 4) / 4)
-    lo, hi = summary["top1_ci95"]
-    assert lo < 1 / 3 < hi
+    recalls = [Recall("a", 1, 40, -1.0), Recall("b", 2, 40, -2.0), Recall("c", 12, 40, -3.0), Recall("d", 30, 40, -4.0)]
+    summary = recall_summary(recalls)
+    assert summary["top1"] == pytest.approx(1 / 4) and summary["top10"] == pytest.approx(2 / 4)
+    assert summary["chance_top1"] == 1 / 40 and summary["chance_top10"] == 10 / 40
+    assert summary["median_rank"] == 7
+    for key in ("top1", "top10"):
+        lo, hi = summary[f"{key}_ci95"]
+        assert 0 <= lo < summary[key] < hi <= 1
 
 
 def test_an_instance_recall_covers_every_documented_function(tmp_path):

@@ -11,7 +11,7 @@ from sebench.errors import SebenchError
 from sebench.metrics import ACCURACY_CI, DELTA_CI, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
-from sebench.report.docs_only import docs_only_groups, docs_only_markdown
+from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
 from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
@@ -19,6 +19,7 @@ from sebench.report.name_recall import recall_markdown, recall_table
 from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
+from sebench.rollout.name_recall import TOP_K
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,17 @@ def _delta_cells(diff: dict | None) -> list[str]:
         return ["", "", "", ""]
     lo, hi = diff["ci95"]
     return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"])]
+
+
+def _pass1_by_group(data: dict) -> dict[tuple, dict]:
+    """pass@1 ({"accuracy", "ci95"}) by (model, regime, mode, split, protocol, group): the main table's rows
+    ("all") and the docs-only groups' (one source each)."""
+    out = {(r["model"], r["regime"], r["mode"], r["split"], r["protocol"], "all"): r for r in data["main_table"]}
+    for r in (data.get("docs_only_groups") or {}).get("rows", []):
+        for group in GROUPS:
+            if r.get(group):
+                out[(r["model"], r["regime"], r["mode"], r["split"], r["protocol"], group)] = r[group]
+    return out
 
 
 def pooled(rows: list[dict]) -> bool:
@@ -268,17 +280,17 @@ def render_markdown(data: dict) -> str:
                   "not correct falls in one (NumPy used: a NumPy import; no package call: an answer whose result "
                   "does not depend on the package; wrong name: a name the package lacks; wrong arguments: a "
                   "TypeError; wrong value: it ran and returned a wrong output; error: anything else).\n",
-                  signals_markdown(data["signals"], {(r["model"], r["regime"], r["mode"], r["split"], r["protocol"]): r
-                                                     for r in data["main_table"]})]
+                  signals_markdown(data["signals"], _pass1_by_group(data))]
     if data.get("name_recall"):
         recall = data["name_recall"]
         parts += ["## Name recall\n",
                   "Closed-book, each studied function's behaviour (its documentation with its name blanked out) is "
                   f"given and all {recall['candidates']} names of the package are scored by the log-probability of "
-                  "their tokens: **top-1** is the share of functions whose own name scores highest, **MRR** the mean "
-                  "of 1 / its rank; each with its 95% interval for these models (a function is a cluster) and Δ vs "
-                  "the untrained model (points, paired by function, interval, p). Chance: top-1 "
-                  f"{pct(recall['chance_top1'])}%, MRR {pct(recall['chance_mrr'])}%.\n",
+                  "their tokens: **top-1** is the share of functions whose own name scores highest, "
+                  f"**top-{TOP_K}** the share whose name is among the {TOP_K} best scored; each with its 95% interval for these models (a "
+                  "function is a cluster) and Δ vs the untrained model (points, paired by function, interval, p); "
+                  f"then the median rank. Chance: top-1 {pct(recall['chance']['top1'])}%, top-{TOP_K} "
+                  f"{pct(recall['chance'][f'top{TOP_K}'])}%.\n",
                   recall_markdown(recall)]
     if data.get("specificity"):
         parts += ["## Specificity: NumPy before and after training\n",

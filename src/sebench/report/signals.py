@@ -9,10 +9,11 @@
 
 Each signal is a share of hits among trials counted per cluster (run, task), so it takes the accuracy's
 interval for these models (metrics.accuracy_counts) and its paired difference with the untrained model
-(metrics.paired_counts), as the main table does. report.json's "signals": one row per main-table row,
-{"model", "regime", "mode", "split", "protocol", "right_call": null | Signal, "tests_passed": null | Signal,
-"failures": {kind: Signal}} with Signal {"share", "ci95", "trials", "vs_untrained": null | Paired} (null for
-the failure kinds).
+(metrics.paired_counts), as the main table does. In runs with docs-only functions each row is also counted
+in each group of report.docs_only ("with_tasks", "docs_only"), where pass@1 often ties at 0. report.json's
+"signals": one row per main-table row and group, {"model", "regime", "mode", "split", "protocol", "group"
+("all" or a group), "right_call": null | Signal, "tests_passed": null | Signal, "failures": {kind: Signal}}
+with Signal {"share", "ci95", "trials", "vs_untrained": null | Paired} (null for the failure kinds).
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ from dataclasses import asdict
 
 from sebench.metrics import Cluster, Counts, accuracy_counts, paired_counts
 from sebench.records import Verdict
+from sebench.report.docs_only import GROUPS, TITLES, group_of
 from sebench.report.fmt import p_value, pct, signed, span
-from sebench.report.tables import BASELINE, RowKey, RunData, protocol_of, row_sort_key
+from sebench.report.tables import BASELINE, RunData, protocol_of, row_sort_key
 
 FAILURES = ("no code", "NumPy used", "no package call", "wrong name", "wrong arguments", "wrong value", "error")
 _NUMPY = re.compile(r"\bnumpy\b")
 _WRONG_NAME = re.compile(r"is not a public name of the package|AttributeError: module .* has no attribute")
 _WRONG_ARGS = re.compile(r"\bTypeError\b")
 Hits = Callable[[RunData, Verdict], tuple[int, int] | None]  # an answer's (hits, trials), None if unknown
+ALL = "all"
+GroupRow = tuple[str, str, str, str, str, str]  # (model, regime, mode, split, protocol, group)
 
 
 def failure_kind(v: Verdict) -> str | None:
@@ -75,9 +79,15 @@ SIGNALS: dict[str, Hits] = {"right_call": right_call, "tests_passed": tests_pass
                             **{f"failure:{kind}": _failure(kind) for kind in FAILURES}}
 
 
-def _counts(runs: list[RunData]) -> dict[str, dict[RowKey, Counts]]:
+def _groups(run: RunData, v: Verdict) -> list[str]:
+    """ALL, and the task's docs-only group where the run has docs-only functions."""
+    group = group_of(run.task_functions.get(v.task_id, []), set(run.docs_only)) if run.docs_only else None
+    return [ALL] if group is None else [ALL, group]
+
+
+def _counts(runs: list[RunData]) -> dict[str, dict[GroupRow, Counts]]:
     """signal -> row -> cluster -> (trials, hits), pooled over runs as the main table pools them."""
-    out: dict[str, dict[RowKey, dict[Cluster, list[int]]]] = {
+    out: dict[str, dict[GroupRow, dict[Cluster, list[int]]]] = {
         name: defaultdict(lambda: defaultdict(lambda: [0, 0])) for name in SIGNALS}
     for run in runs:
         for ev in run.evals:
@@ -85,15 +95,17 @@ def _counts(runs: list[RunData]) -> dict[str, dict[RowKey, Counts]]:
             for v in ev.verdicts:
                 for name, hits in SIGNALS.items():
                     got = hits(run, v)
-                    if got is not None:
-                        tally = out[name][key][(str(run.root), v.task_id)]
+                    if got is None:
+                        continue
+                    for group in _groups(run, v):
+                        tally = out[name][(*key, group)][(str(run.root), v.task_id)]
                         tally[0] += got[1]
                         tally[1] += got[0]
     return {name: {key: {c: (n, h) for c, (n, h) in clusters.items()} for key, clusters in rows.items()}
             for name, rows in out.items()}
 
 
-def _signal(counts: dict[RowKey, Counts], key: RowKey, paired: bool = True) -> dict | None:
+def _signal(counts: dict[GroupRow, Counts], key: GroupRow, paired: bool = True) -> dict | None:
     own = counts.get(key)
     if not own:
         return None
@@ -105,15 +117,16 @@ def _signal(counts: dict[RowKey, Counts], key: RowKey, paired: bool = True) -> d
 
 
 def signal_rows(runs: list[RunData]) -> list[dict]:
-    """One row per (model, regime, mode, split, protocol) that has verdicts (module docstring)."""
+    """One row per (model, regime, mode, split, protocol) that has verdicts, and per group (module docstring)."""
     counts = _counts(runs)
     keys = sorted({key for rows in counts.values() for key in rows},
-                  key=lambda k: row_sort_key(dict(zip(("model", "regime", "mode", "split"), k))))
+                  key=lambda k: (row_sort_key(dict(zip(("model", "regime", "mode", "split"), k))),
+                                 (ALL, *GROUPS).index(k[5])))
     rows = []
     for key in keys:
-        model, regime, mode, split, protocol = key
+        model, regime, mode, split, protocol, group = key
         rows.append({"model": model, "regime": regime, "mode": mode, "split": split, "protocol": protocol,
-                     "right_call": _signal(counts["right_call"], key),
+                     "group": group, "right_call": _signal(counts["right_call"], key),
                      "tests_passed": _signal(counts["tests_passed"], key),
                      "failures": {kind: _signal(counts[f"failure:{kind}"], key, paired=False) for kind in FAILURES}})
     return rows
@@ -132,18 +145,18 @@ def _cell(signal: dict | None, delta: bool = False) -> str:
 
 def signals_markdown(rows: list[dict], accuracy: dict[tuple, dict]) -> str:
     """Two tables: pass@1 beside right call and tests passed (each with Δ vs untrained), and the failure
-    kinds; `accuracy`: the main table's rows by (model, regime, mode, split, protocol)."""
+    kinds; `accuracy`: pass@1 rows ({"accuracy", "ci95"}) by (model, regime, mode, split, protocol, group)."""
     with_model = len({r["model"] for r in rows}) > 1
-    lead = ["model"] if with_model else []
-    head = [*lead, "regime", "mode", "split", "pass@1 % (95% CI)", "right call % (95% CI); Δ vs untrained",
-            "tests passed % (95% CI); Δ vs untrained"]
+    grouped = any(r["group"] != ALL for r in rows)
+    lead = (["model"] if with_model else []) + ["regime", "mode", "split"] + (["tasks of"] if grouped else [])
+    head = [*lead, "pass@1 % (95% CI)", "right call % (95% CI); Δ vs untrained", "tests passed % (95% CI); Δ vs untrained"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    kinds = ["| " + " | ".join([*lead, "regime", "mode", "split", *(f"{k} %" for k in FAILURES)]) + " |",
-             "|" + "---|" * (len(lead) + 3 + len(FAILURES))]
+    kinds = ["| " + " | ".join([*lead, *(f"{k} %" for k in FAILURES)]) + " |", "|" + "---|" * (len(lead) + len(FAILURES))]
     for r in rows:
-        key = (r["model"], r["regime"], r["mode"], r["split"], r["protocol"])
+        key = (r["model"], r["regime"], r["mode"], r["split"], r["protocol"], r["group"])
         main = accuracy.get(key)
         first = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
+        first += [TITLES.get(r["group"], r["group"])] if grouped else []
         pass1 = "" if main is None else f"{pct(main['accuracy'])} ({span(main['ci95'])})"
         lines.append("| " + " | ".join([*first, pass1, _cell(r["right_call"], True), _cell(r["tests_passed"], True)])
                      + " |")

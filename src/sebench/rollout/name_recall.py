@@ -5,7 +5,7 @@ it can use the function.
 For each documented function, the prompt gives its behaviour (its documentation with its own name blanked
 out) and asks for its name; every public name of the package is scored by the summed log-probability of
 its tokens after the prompt (the prompt's KV cache computed once, the names in batches over it). `rank` is 1 when the right name scores
-highest (ties count against it). The model is a transformers causal LM with its tokenizer
+highest (ties count against it); a model's summary is its top-1 and top-10 shares and median rank. The model is a transformers causal LM with its tokenizer
 (sebench.models.load_causal_lm).
 """
 
@@ -20,6 +20,7 @@ from sebench.metrics import accuracy_counts
 from sebench.records import ApiDoc
 
 BEHAVIOUR_CHARS = 400
+TOP_K = 10  # the second share: the right name among the TOP_K best scored
 SCORE_CHUNK = 32  # names scored per forward pass (each holds a copy of the prompt's KV cache)
 
 
@@ -105,15 +106,18 @@ def name_recall(model: Any, tokenizer: Any, package: str, docs: list[ApiDoc],
 
 
 def recall_summary(recalls: list[Recall]) -> dict:
-    """Top-1 share (with its 95% interval for this model, each function a cluster), mean reciprocal rank, and
-    the chance level of each (1 / names, mean of 1 / k over k = 1 .. names)."""
+    """The top-1 and top-TOP_K shares (each with its 95% interval for this model, each function a cluster), the
+    median rank, and the chance level of each share (1 / names, TOP_K / names)."""
     if not recalls:
         return {}
-    stats = accuracy_counts({("", r.name): (1, float(r.rank == 1)) for r in recalls})
     names = recalls[0].candidates
-    return {"functions": len(recalls), "top1": stats["accuracy"], "top1_ci95": stats["ci95"],
-            "mrr": sum(1 / r.rank for r in recalls) / len(recalls), "chance_top1": 1 / names,
-            "chance_mrr": sum(1 / k for k in range(1, names + 1)) / names}
+    out: dict = {"functions": len(recalls)}
+    for key, k in (("top1", 1), (f"top{TOP_K}", TOP_K)):
+        stats = accuracy_counts({("", r.name): (1, float(r.rank <= k)) for r in recalls})
+        out |= {key: stats["accuracy"], f"{key}_ci95": stats["ci95"], f"chance_{key}": min(k, names) / names}
+    ranks = sorted(r.rank for r in recalls)
+    out["median_rank"] = (ranks[(len(ranks) - 1) // 2] + ranks[len(ranks) // 2]) / 2
+    return out
 
 
 def recall_of_instance(model: Any, tokenizer: Any, data: str | Path, asked: list[str] | None = None) -> dict:
