@@ -7,7 +7,15 @@ from itertools import combinations, combinations_with_replacement, product
 import numpy as np
 import pytest
 
-from sebench.intervals import accuracy_interval, paired_interval, sign_flip_p, t_quantile, t_two_sided_p
+from sebench.intervals import (
+    accuracy_interval,
+    modified_wilson_bounds,
+    paired_interval,
+    poisson_lower,
+    sign_flip_p,
+    t_quantile,
+    t_two_sided_p,
+)
 from sebench.metrics import (
     group_by,
     mean_pass_at_k,
@@ -73,8 +81,8 @@ def _by_counts(counts: list[int], m: int, run: str = "r") -> list:
 
 
 def _upper_by_brute_force(counts: list[int], m: int) -> float:
-    """These models' upper bound from its definition: the largest Wilson upper bound (t on C - 1 df, effective
-    size from the CR1 clustered variance) over every way of keeping some of the correct answers."""
+    """These models' upper bound from its definition: the largest modified Wilson upper bound (t on C - 1 df,
+    effective size from the CR1 clustered variance) over every way of keeping some of the correct answers."""
     tasks, n = len(counts), len(counts) * m
     q = T_EXACT[tasks - 1]
     best = 0.0
@@ -82,7 +90,7 @@ def _upper_by_brute_force(counts: list[int], m: int) -> float:
         p = sum(kept) / n
         variance = sum((k - m * p) ** 2 for k in kept) / n**2 * tasks / (tasks - 1)
         size = tasks if p in (0.0, 1.0) else min(n, p * (1 - p) / variance) if variance > 0 else n
-        best = max(best, wilson(p, size, q)[1])
+        best = max(best, float(modified_wilson_bounds(p, size, q)[1]))
     return best
 
 
@@ -115,6 +123,53 @@ def test_one_more_correct_answer_never_lowers_a_bound(tasks, m):
     lo0, hi0 = _bounds(np.array(before, float), m)
     lo1, hi1 = _bounds(np.array(after, float), m)
     assert np.all(lo1 >= lo0 - 1e-12) and np.all(hi1 >= hi0 - 1e-12)
+
+
+def test_the_poisson_bound_is_half_the_chi2_quantile():
+    # 0.5 chi2_{2x, 0.05}: closed forms for x = 1 (-ln 0.95) and x = 2 (e^-l (1 + l) = 0.95), tables above
+    assert poisson_lower(np.array([1.0]))[0] == pytest.approx(-math.log(0.95), rel=1e-12)
+    two = poisson_lower(np.array([2.0]))[0]
+    assert math.exp(-two) * (1 + two) == pytest.approx(0.95, rel=1e-12)
+    assert poisson_lower(np.array([3.0, 4.0, 5.0])) == pytest.approx([1.635383 / 2, 2.732637 / 2, 3.940299 / 2],
+                                                                     rel=1e-6)
+    # real counts lie in between, and one more event never lowers the bound
+    grid = np.linspace(0.01, 6, 600)
+    assert np.all(np.diff(poisson_lower(grid)) > 0)
+
+
+def test_the_modified_wilson_interval_replaces_the_bounds_at_small_counts():
+    q = t_quantile(119)
+    lo, hi = modified_wilson_bounds(np.arange(121) / 120, 119.0, q)
+    w_lo, w_hi = wilson(4 / 120, 119, q)
+    # at 4 of 120 (effective count 4 x 119/120) Wilson's lower bound 1.29% is the Poisson bound's 1.13%
+    assert lo[4] == pytest.approx(float(poisson_lower(np.array([4 * 119 / 120]))[0]) / 119) and lo[4] < w_lo
+    assert hi[4] == pytest.approx(w_hi)  # the upper bound is Wilson's
+    assert lo[5] == pytest.approx(wilson(5 / 120, 119, q)[0])  # 5 is more than x* = 4 above 100 samples
+    assert lo[0] == 0.0 and hi[120] == 1.0
+    assert lo == pytest.approx(1 - hi[::-1])  # symmetric: few wrong answers move the upper bound
+    assert np.all(np.diff(lo) > 0) and np.all(np.diff(hi) > 0)
+    # x* = 3 up to 100 samples and 2 up to 50 (Brown, Cai & DasGupta 2001)
+    for n, small in ((60.0, 3), (40.0, 2)):
+        lo, _ = modified_wilson_bounds(np.arange(6) / n, n - 1, t_quantile(n - 1))
+        plain = [wilson(x / n, n - 1, t_quantile(n - 1))[0] for x in range(6)]
+        assert all((lo[x] < plain[x] - 1e-12) == (1 <= x <= small) for x in range(6)), (n, lo, plain)
+
+
+@pytest.mark.parametrize("tasks,m", [(40, 1), (60, 1), (120, 1), (30, 3), (56, 5)])
+def test_one_more_correct_answer_never_lowers_a_bound_at_the_poisson_counts(tasks, m):
+    # the correct answers added one at a time, spread over the tasks and piled into few, near 0 and near 100%
+    for spread in (True, False):
+        configs = []
+        for c in range(0, 16):
+            counts = np.zeros(tasks)
+            for i in range(c):
+                counts[i % tasks if spread else i // m] += 1
+            configs.append(counts)
+        configs = np.array(configs)
+        for near_one in (False, True):
+            cfg = m - configs[::-1] if near_one else configs
+            lo, hi = _bounds(cfg, m)
+            assert np.all(np.diff(lo) >= -1e-12) and np.all(np.diff(hi) >= -1e-12), (tasks, m, spread, near_one)
 
 
 def test_near_zero_the_upper_bound_never_falls_as_answers_turn_correct():

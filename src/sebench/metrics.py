@@ -13,8 +13,9 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
   - **these models** ("ci95"): the trained models at hand, their tasks a sample of the task distribution.
     Wilson's score interval at the effective sample size n_eff = p (1 - p) / V, with V the variance clustered
     by (run, task) (Miller, arXiv 2411.00640) times C / (C - 1), and a t quantile on C - 1 degrees of
-    freedom (C clusters); made monotone (one more correct answer never lowers a bound, see
-    intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
+    freedom (C clusters); at a few (effective) correct or wrong answers the bound is the one-sided Poisson
+    bound instead (the modified Wilson interval of Brown, Cai & DasGupta 2001); made monotone (one more
+    correct answer never lowers a bound, see intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
   - **the method over new seeds** ("over_seeds"): the seed is the unit, the estimate the mean of the seeds'
     accuracies, se^2 = max(between-seed variance / G, these models' variance), the interval Wilson's at the
     effective size mean (1 - mean) / se^2 with t on G - 1 df; with one seed no interval ("too few seeds for
