@@ -51,6 +51,7 @@ from sebench import intervals
 from sebench.records import VERDICTS, Verdict
 
 KS = (1, 5, 10)
+RECALL_TOP_K = 10  # name recall's second share: the right name among the RECALL_TOP_K best scored
 Z95 = intervals.Z95  # the standard normal quantile of a two-sided 95% interval
 THESE_MODELS = "these models"
 OVER_SEEDS = "the method over new seeds"

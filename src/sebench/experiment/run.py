@@ -262,7 +262,7 @@ class Study:
         out = self.root / "evals" / label / "name_recall.json"
         weights = None if label == UNTRAINED else self._checkpoint_hash(label)
         asked = self._studied_names()
-        from sebench.rollout.name_recall import BEHAVIOUR_CHARS
+        from sebench.rollout import BEHAVIOUR_CHARS
 
         self.book.check()
         record = {"model": model if weights is None else label, "weights": weights, "data": self._data_hash(),
@@ -278,7 +278,7 @@ class Study:
 
     def _write_recall(self, model: str, asked: list[str] | None, out: Path) -> None:
         from sebench.models import load_causal_lm
-        from sebench.rollout.name_recall import recall_of_instance
+        from sebench.rollout import recall_of_instance
 
         backend = self._loaded[1] if self._loaded and self._loaded[0] == model else None
         if backend is not None and hasattr(backend, "tokenizer"):  # the rollouts' loaded model

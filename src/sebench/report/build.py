@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.metrics import ACCURACY_CI, DELTA_CI, pass_ks
+from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
@@ -19,7 +19,6 @@ from sebench.report.name_recall import recall_markdown, recall_table
 from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
-from sebench.rollout.name_recall import TOP_K
 
 log = logging.getLogger(__name__)
 
@@ -287,10 +286,10 @@ def render_markdown(data: dict) -> str:
                   "Closed-book, each studied function's behaviour (its documentation with its name blanked out) is "
                   f"given and all {recall['candidates']} names of the package are scored by the log-probability of "
                   "their tokens: **top-1** is the share of functions whose own name scores highest, "
-                  f"**top-{TOP_K}** the share whose name is among the {TOP_K} best scored; each with its 95% interval for these models (a "
+                  f"**top-{RECALL_TOP_K}** the share whose name is among the {RECALL_TOP_K} best scored; each with its 95% interval for these models (a "
                   "function is a cluster) and Δ vs the untrained model (points, paired by function, interval, p); "
-                  f"then the median rank. Chance: top-1 {pct(recall['chance']['top1'])}%, top-{TOP_K} "
-                  f"{pct(recall['chance'][f'top{TOP_K}'])}%.\n",
+                  f"then the median rank. Chance: top-1 {pct(recall['chance']['top1'])}%, top-{RECALL_TOP_K} "
+                  f"{pct(recall['chance'][f'top{RECALL_TOP_K}'])}%.\n",
                   recall_markdown(recall)]
     if data.get("specificity"):
         parts += ["## Specificity: NumPy before and after training\n",

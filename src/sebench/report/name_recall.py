@@ -1,5 +1,5 @@
 """Name recall in the report: the share of each model's studied functions whose name it ranks first (top-1)
-and among the first TOP_K (top-10), with intervals and the paired difference with the untrained model.
+and among the first RECALL_TOP_K (top-10), with intervals and the paired difference with the untrained model.
 
 A run's evals/<label>/name_recall.json (sebench.rollout.name_recall, written by `sebench run` when
 RunConfig.name_recall is on) holds one Recall per studied function. Each function is a cluster (run,
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from sebench.metrics import Counts, accuracy_counts, paired_counts
+from sebench.metrics import RECALL_TOP_K, Counts, accuracy_counts, paired_counts
 from sebench.report.docs_only import GROUPS, TITLES
 from sebench.report.fmt import p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, row_sort_key
-from sebench.rollout.name_recall import TOP_K
 
 ALL = "all"
-SHARES = {"top1": 1, f"top{TOP_K}": TOP_K}  # share -> the ranks that count as a hit (at most k)
+SHARES = {"top1": 1, f"top{RECALL_TOP_K}": RECALL_TOP_K}  # share -> the ranks that count as a hit (at most k)
 Row = tuple[str, str, str]  # (model, regime, group)
 
 
@@ -93,7 +92,7 @@ def recall_markdown(table: dict) -> str:
     with_model = len({r["model"] for r in rows}) > 1
     grouped = any(r["group"] != ALL for r in rows)
     head = (["model"] if with_model else []) + ["regime"] + (["functions of"] if grouped else []) + [
-        "functions", "top-1 % (95% CI); Δ vs untrained", f"top-{TOP_K} % (95% CI); Δ vs untrained", "median rank"]
+        "functions", "top-1 % (95% CI); Δ vs untrained", f"top-{RECALL_TOP_K} % (95% CI); Δ vs untrained", "median rank"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = ([r["model"]] if with_model else []) + [r["regime"]]

@@ -5,6 +5,7 @@ serve GRPO's sampling too."""
 from sebench.exports import front_door
 
 __all__ = [
+           "BEHAVIOUR_CHARS",
            "DOCS_FORMS",
            "Backend",
            "CachedBackend",
@@ -40,7 +41,7 @@ __getattr__ = front_door(__name__, __all__, {
     "backends.hf": ("RowStop", "chat_prompt_ids", "eos_ids", "generate_tokens"),
     "compact_docs": ("DOCS_FORMS", "compact_doc", "write_compact_instance"),
     "experience": ("Experience", "ExperienceMemory"),
-    "name_recall": ("name_recall", "recall_of_instance", "recall_summary"),
+    "name_recall": ("BEHAVIOUR_CHARS", "name_recall", "recall_of_instance", "recall_summary"),
     "original_prompts": ("OriginalTrainingPrompts",),
     "prompts": ("PromptBuilder", "format_answer"),
     "run": ("RolloutConfig", "answer_tasks", "backend_options", "check_model_spec", "write_rollouts"),

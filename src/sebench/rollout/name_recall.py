@@ -16,11 +16,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from sebench.metrics import accuracy_counts
+from sebench.metrics import RECALL_TOP_K, accuracy_counts
 from sebench.records import ApiDoc
 
 BEHAVIOUR_CHARS = 400
-TOP_K = 10  # the second share: the right name among the TOP_K best scored
 SCORE_CHUNK = 32  # names scored per forward pass (each holds a copy of the prompt's KV cache)
 
 
@@ -106,13 +105,13 @@ def name_recall(model: Any, tokenizer: Any, package: str, docs: list[ApiDoc],
 
 
 def recall_summary(recalls: list[Recall]) -> dict:
-    """The top-1 and top-TOP_K shares (each with its 95% interval for this model, each function a cluster), the
-    median rank, and the chance level of each share (1 / names, TOP_K / names)."""
+    """The top-1 and top-RECALL_TOP_K shares (each with its 95% interval for this model, each function a cluster), the
+    median rank, and the chance level of each share (1 / names, RECALL_TOP_K / names)."""
     if not recalls:
         return {}
     names = recalls[0].candidates
     out: dict = {"functions": len(recalls)}
-    for key, k in (("top1", 1), (f"top{TOP_K}", TOP_K)):
+    for key, k in (("top1", 1), (f"top{RECALL_TOP_K}", RECALL_TOP_K)):
         stats = accuracy_counts({("", r.name): (1, float(r.rank <= k)) for r in recalls})
         out |= {key: stats["accuracy"], f"{key}_ci95": stats["ci95"], f"chance_{key}": min(k, names) / names}
     ranks = sorted(r.rank for r in recalls)
