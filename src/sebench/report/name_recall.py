@@ -17,6 +17,7 @@ report.json's "name_recall": {"candidates": int, "chance": {"top1", "top10"}, "r
 from __future__ import annotations
 
 from dataclasses import asdict
+from statistics import median
 
 from sebench.metrics import RECALL_TOP_K, Counts, accuracy_counts, paired_counts
 from sebench.report.docs_only import GROUPS, TITLES
@@ -51,11 +52,6 @@ def _counts(runs: list[RunData]) -> tuple[dict[str, dict[Row, Counts]], dict[Row
     return out, ranks, candidates
 
 
-def _median(values: list[int]) -> float:
-    ordered = sorted(values)
-    return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
-
-
 def _signal(counts: dict[Row, Counts], row: Row) -> dict:
     own = counts[row]
     stats = accuracy_counts(own)
@@ -73,7 +69,7 @@ def recall_table(runs: list[RunData]) -> dict | None:
                                                  (ALL, *GROUPS).index(r[2])))
     return {"candidates": candidates, "chance": {share: min(k, candidates) / candidates for share, k in SHARES.items()},
             "rows": [{"model": r[0], "regime": r[1], "group": r[2], "functions": len(ranks[r]),
-                      **{share: _signal(counts[share], r) for share in SHARES}, "median_rank": _median(ranks[r])}
+                      **{share: _signal(counts[share], r) for share in SHARES}, "median_rank": median(ranks[r])}
                      for r in rows]}
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from sebench.metrics import RECALL_TOP_K, accuracy_counts
@@ -114,8 +115,7 @@ def recall_summary(recalls: list[Recall]) -> dict:
     for key, k in (("top1", 1), (f"top{RECALL_TOP_K}", RECALL_TOP_K)):
         stats = accuracy_counts({("", r.name): (1, float(r.rank <= k)) for r in recalls})
         out |= {key: stats["accuracy"], f"{key}_ci95": stats["ci95"], f"chance_{key}": min(k, names) / names}
-    ranks = sorted(r.rank for r in recalls)
-    out["median_rank"] = (ranks[(len(ranks) - 1) // 2] + ranks[len(ranks) // 2]) / 2
+    out["median_rank"] = median(r.rank for r in recalls)
     return out
 
 
