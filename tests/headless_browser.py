@@ -5,14 +5,19 @@ a NUL byte, so no websocket library is needed. One browser serves every page a t
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
+
+# how long the browser may take to answer a command or to load a page (a stuck browser fails, never hangs)
+ANSWER_TIMEOUT = 120
 
 
 def chromium() -> str | None:
@@ -54,6 +59,8 @@ class Browser:
 
     def _message(self) -> dict[str, Any]:
         while b"\0" not in self._buffer:
+            if not select.select([self._from_browser], [], [], ANSWER_TIMEOUT)[0]:
+                raise RuntimeError(f"chromium said nothing for {ANSWER_TIMEOUT} s")
             chunk = os.read(self._from_browser, 1 << 16)
             if not chunk:
                 raise RuntimeError("chromium closed its DevTools pipe")
@@ -110,10 +117,8 @@ class Browser:
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError, OSError):  # the browser may close its pipe before answering
             self._call("Browser.close")
-        except (RuntimeError, OSError):
-            pass
         try:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:

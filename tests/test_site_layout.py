@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WIDE, PHONE = 1400, 390
 # a row of a wide results table at 1400 px: at most two lines of table text (0.64rem at 20 px, line height
 # 1.6) and the cell's padding; a wide table is one of at least WIDE_TABLE columns (the leaderboard has 14)
-ROW_HEIGHT, WIDE_TABLE = 60, 5
+ROW_HEIGHT, WIDE_TABLE = 60, 6
 # the pages whose tables are results: numbers beside numbers, read across a row
 RESULTS_PAGES = ("leaderboard/", "results/", "records/")
 
@@ -156,3 +156,22 @@ def test_every_page_reads_at_this_width(served_site, browser, width):
     address, pages = served_site
     problems = _problems(browser, address, pages, width)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
+
+
+def test_the_hook_marks_cells_by_the_length_of_their_text():
+    """docs/_hooks/table_cells.py: a number or a name is short, a note long, a sentence longer; markup is not
+    text; a cell with a class of its own keeps it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("table_cells", ROOT / "docs/_hooks/table_cells.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = hook.on_page_content(
+        '<table><thead><tr><th>single Δ (p)</th></tr></thead><tbody><tr><td align="right">+64.7 '
+        '<code>[38.9, 84.1]</code> (p 0.00098)</td><td>verified; re-run reproduced; eligible; no network</td>'
+        f'<td>{"a sentence that goes on " * 5}</td><td class="own">x</td></tr></tbody></table>', None, None, None)
+    assert '<th class="cell-short">single Δ (p)</th>' in page and "<thead>" in page
+    assert '<td align="right" class="cell-short">+64.7 <code>' in page
+    assert '<td class="cell-long">verified' in page
+    assert '<td class="cell-longer">a sentence' in page
+    assert '<td class="own">x</td>' in page
