@@ -1,15 +1,15 @@
 """mkdocs hook: marks each table cell of a page short, long or longer, so that docs/stylesheets/extra.css keeps
-a short cell (a number, an interval, a name) on one line and lets a longer one (a note, a sentence) wrap in a
-column wide enough for two or three lines. A table wider than its frame then scrolls sideways with rows one or two lines tall, instead of
-squeezing every column until its cells wrap word by word."""
+a short cell (a number, an interval, a name) on one line and lets a longer one (a note, a sentence) wrap,
+in a wide table in a column wide enough for two or three lines. A table wider than its frame then scrolls
+sideways with short rows, instead of squeezing every column until its cells wrap word by word."""
 
 from __future__ import annotations
 
 import html
 import re
 
-# a cell of at most SHORT characters stays on one line: "+64.7 [38.9, 84.1] (p 0.001)" fits; one of at most
-# LONG gets a column for two lines of it on a wide screen, a longer one a wider column
+# a cell of at most SHORT characters stays on one line: "+64.7 [38.9, 84.1] (p 0.001)" fits; in a wide table
+# on a wide screen, one of at most LONG gets a column for two lines of it, a longer one a wider column
 SHORT, LONG = 32, 90
 CELL = re.compile(r"<(td|th)((?:\s[^>]*)?)>(.*?)</\1>", re.S)
 
