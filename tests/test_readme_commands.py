@@ -130,6 +130,25 @@ def test_every_readme_command_has_a_check():
     assert not [c for c in HOW if c not in commands], "HOW holds commands the README no longer has"
 
 
+# the README's first screen: what a newcomer sees before scrolling on GitHub
+FIRST_SCREEN = 30
+
+
+def test_the_first_screen_gives_the_two_set_up_commands():
+    """The README's first commands are `make demo` and `make test`, on its first screen, each with what it
+    does; the manual install comes after them, as the alternative."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert readme_commands()[:2] == ["make demo", "make test"]
+    first_screen = "\n".join(lines[:FIRST_SCREEN])
+    for target in ("demo", "test"):
+        line = next(line for line in lines if line.startswith(f"make {target} "))
+        assert line in first_screen, f"`make {target}` is not on the README's first {FIRST_SCREEN} lines"
+        assert re.search(r"#\s*\S", line), f"`make {target}` says nothing of what it does"
+        assert f"`make {target}`" in first_screen, f"no sentence on the first screen explains `make {target}`"
+    install = next(i for i, line in enumerate(lines) if line.startswith("pip install"))
+    assert install > next(i for i, line in enumerate(lines) if line.startswith("make test "))
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     """One working folder for the README's commands, a fake model server, and a stand-in SE-Bench repository."""
