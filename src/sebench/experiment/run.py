@@ -532,8 +532,7 @@ class Study:
 
     def run_method(self, spec: str) -> list[tuple[str, str]]:
         """Runs a method named in `regimes` (stage train:<label>) and returns what to evaluate: (model, mode)."""
-        from sebench.methods import METHOD_FILE, resolve
-        from sebench.methods import served_endpoint
+        from sebench.methods import METHOD_FILE, resolve, served_endpoint
 
         alias = self.cfg.method_aliases().get(spec)
         ref = replace(resolve(alias), label=spec) if alias else resolve(spec)

@@ -108,7 +108,7 @@ class _Entry:
 class _Copy:
     """One copy out of a method's folder, within its limits."""
 
-    total_limit: int
+    limit_gib: float
     size: int = 0
     count: int = 0
 
@@ -126,8 +126,8 @@ class _Copy:
             self.size += st.st_size if stat.S_ISREG(st.st_mode) else 0
             if self.count > ENTRIES_LIMIT:
                 raise SebenchError(f"{path}: more than {ENTRIES_LIMIT:,} files and folders; {_TAKEN}")
-            if self.size > self.total_limit:
-                raise SebenchError(f"{path}: the copy passes {self.total_limit / GIB:g} GiB (raise it with "
+            if self.size > self.limit_gib * GIB:
+                raise SebenchError(f"{path}: the copy passes {self.limit_gib:g} GiB (raise it with "
                                    "methods.LABEL.max_output_gib)")
             entry = _Entry(name, st)
             if stat.S_ISDIR(st.st_mode):
@@ -254,7 +254,7 @@ def copy_out(folder: Path, returned: Path, dest: Path, rules: OutputRules) -> No
             sub = _open_folder(part, fd, where)
             os.close(fd)
             fd = sub
-        taking = _Copy(int(rules.max_output_gib * GIB))
+        taking = _Copy(rules.max_output_gib)
         entries = taking.survey(fd, where)
         free = shutil.disk_usage(dest.parent).free
         if taking.size > free:

@@ -218,17 +218,18 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
     checkpoint and agent state copied into `job.outputs` (made afresh here), `path` and `state` naming the
     copies; refuses with one line."""
     kind = result.get("kind")
+    if job.outputs is not None:
+        if job.outputs.is_symlink():
+            job.outputs.unlink()
+        elif job.outputs.exists():
+            shutil.rmtree(job.outputs)
+        job.outputs.mkdir(parents=True)
     if kind == "endpoint":
         return {**result, "url": served_endpoint(job.ref.label, job.output_rules, result)}
     start = kind == "checkpoint" and result["path"] in (job.start_model, str(Path(job.start_model)))
     if job.outputs is None:  # sebench's own code: evaluated where it wrote
         own = kind == "checkpoint" and not start
         return {**result, "path": _given(job, Path(result["path"]), own=True)} if own else result
-    if job.outputs.is_symlink():
-        job.outputs.unlink()
-    elif job.outputs.exists():
-        shutil.rmtree(job.outputs)
-    job.outputs.mkdir(parents=True)
     if kind == "agent":
         copy_out(job.folder, job.folder / "agent", job.outputs / "agent", job.output_rules)
         return {**result, "state": str(job.outputs / "agent")}
