@@ -117,6 +117,17 @@ def copied_start(ctx):
     return Checkpoint(Path("model"))
 
 
+def planted_copy(ctx, secret):
+    """The attack as a user would write it: a copy of the start model whose chat template is a link to the
+    run's test split (a template the evaluation would put into every prompt)."""
+    model = ctx.workdir / "model"
+    shutil.copytree(ctx.start_model.removeprefix("hf:"), model)
+    for name in ("chat_template.jinja", "chat_template.json"):
+        (model / name).unlink(missing_ok=True)
+    os.symlink(secret, model / "chat_template.jinja")
+    return Checkpoint(model)
+
+
 def start_as_is(ctx):
     return Checkpoint(Path(ctx.start_model))
 

@@ -142,6 +142,40 @@ def test_the_start_model_returned_as_is_is_evaluated_where_it_is(study):
     assert record["result"]["path"] == str(start) and list(method.outputs.iterdir()) == []
 
 
+@pytest.mark.slow  # about a minute and a half on two shared cores: a whole study with the tiny model
+@pytest.mark.timeout(900)
+def test_through_the_study_the_planted_model_is_never_evaluated_and_an_honest_copy_answers_as_the_start(
+        tmp_path, built_instance):
+    """`sebench run` with a tiny model: the method whose model folder links its chat template to the test
+    split is not trained (one line naming the file), and nothing of it is evaluated; an honest method's copy
+    of the start model, evaluated from the study's copy, answers every test prompt as the untrained model."""
+    pytest.importorskip("transformers")
+    from sebench.models import create_tiny_model
+
+    tiny = create_tiny_model(tmp_path / "tiny")
+    out = tmp_path / "run"
+    split = out / "data" / "datasets" / "test" / "single_test.jsonl"
+    argv = ["run", "--out", str(out), "--instance", str(built_instance), "--model", f"hf:{tiny}",
+            "--functions", "3", "--max-tokens", "8", "--set", 'splits=["single_test"]',
+            "--set", 'untrained_modes=["closed"]', "--set", 'trained_modes=["closed"]', "--set", "judge.workers=1",
+            "--set", "name_recall=false",
+            "--regimes", f"{HOSTILE}:planted_copy", f"{HOSTILE}:copied_start",
+            "--set", f"methods.planted_copy.secret={split}"]
+    assert main(argv) == 1  # a method was not trained
+    report = json.loads((out / "report" / "report.json").read_text())
+    why = report["not_trained"]["planted_copy"]
+    assert f"{out / 'train' / 'planted_copy' / 'work' / 'model' / 'chat_template.jinja'} is a symbolic link" in why
+    assert not (out / "evals" / "planted_copy").exists() and not (out / "outputs" / "planted_copy" / "checkpoint").exists()
+    record = json.loads((out / "train" / "copied_start" / "method.json").read_text())
+    assert record["result"]["path"] == str(out / "outputs" / "copied_start" / "checkpoint")
+
+    def answers(label):
+        rows = (out / "evals" / label / "closed" / "single_test" / "rollouts.jsonl").read_text().splitlines()
+        return {(r["task_id"], r["sample_idx"]): r["response"] for r in map(json.loads, rows)}
+
+    assert answers("copied_start") == answers("untrained") and answers("untrained")
+
+
 # ---- endpoints ----------------------------------------------------------------------------------------
 
 
