@@ -29,26 +29,27 @@ _HASHED: dict[str, tuple[tuple[int, int, int, int], str]] = {}  # path -> (stat 
 
 
 def file_hash(path: Path) -> str:
-    """sha256 of a regular file, from this process's memory while its stat is unchanged; opened without
+    """sha256 of a regular file, from this process's memory while its stat is unchanged; read without
     following a link (what is not a regular file by then is named by its type, as `_digest` does)."""
+    st = os.lstat(path)
+    key = (st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    known = _HASHED.get(str(path))
+    if stat.S_ISREG(st.st_mode) and known and known[0] == key:
+        return known[1]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
-        if exc.errno not in (errno.ELOOP, errno.ENXIO):  # a link, a socket: replaced since its lstat
+        if exc.errno not in (errno.ELOOP, errno.ENXIO):  # a link, a socket
             raise
         return _type(os.lstat(path), path)
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return _type(st, path)
-        key = (st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-        known = _HASHED.get(str(path))
-        if known and known[0] == key:
-            return known[1]
         digest = hashlib.sha256()
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    _HASHED[str(path)] = (key, digest.hexdigest())
+    _HASHED[str(path)] = ((st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns), digest.hexdigest())
     return digest.hexdigest()
 
 

@@ -155,8 +155,9 @@ class _Copy:
                 continue
             try:
                 src = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=fd)
-            except OSError:
-                raise _changed(path) from None
+            except OSError as exc:  # replaced by a link or a socket since the survey, or not readable
+                raise (_changed(path) if exc.errno in (errno.ELOOP, errno.ENXIO, errno.ENOENT)
+                       else SebenchError(f"{path}: {exc.strerror}")) from None
             try:
                 _same(os.fstat(src), entry.st, path)
                 out = os.open(dest / entry.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -207,8 +208,8 @@ def _open_folder(name: str, fd: int | None, path: Path) -> int:
         return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            kind = _REFUSED_TYPES.get(stat.S_IFMT(st.st_mode), "a file, not a folder")
+            mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+            kind = _REFUSED_TYPES.get(stat.S_IFMT(mode), "a file, not a folder")
             raise SebenchError(f"{path} is {kind}; {_TAKEN}") from None
         raise SebenchError(f"{path}: {exc.strerror}") from None
 
