@@ -3,13 +3,13 @@
     FOLDER/view/          the training view (sebench.methods.view)
     FOLDER/work/          the method's work folder (its current folder): job.json, result.json, cost.json
     FOLDER/agent/         an agent's state, when the method returns an agent
-    RUN_DIR/outputs/LABEL/  a user's method's checkpoint and agent state, copied there by the study when its
-                          process has ended (sebench.methods.outputs); the evaluation reads the copy
     FOLDER/checkpoint/    where the built-in regimes write their checkpoint
     FOLDER/method.json    spec, origin, arguments, source hash, versions, view hash, docs-only functions,
                           the isolation layer and Landlock ABI, the paths it could read and write, the network
                           setting, result, cost, refused accesses
 
+The study copies a user's method's checkpoint and agent state into RUN_DIR/outputs/LABEL/ (FOLDER is
+RUN_DIR/train/LABEL) when its process has ended (sebench.methods.outputs); the evaluation reads the copy.
 The process writes FOLDER and a private temporary folder (its home, TMPDIR and caches), removed when it ends.
 """
 
