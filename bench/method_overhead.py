@@ -5,7 +5,9 @@ torch and transformers already imported, as they are in a study that has evaluat
 `run_method` (the training view written, a child process started under each isolation layer the machine has,
 the result read back). The difference is the fixed cost each trained regime pays; the ratio to `make demo`'s
 wall time says whether it shows there. It also times the tamper check the study makes before each
-evaluation (sebench.seal) on a run whose finished stages hold a checkpoint-sized file.
+evaluation (sebench.seal) on a run whose finished stages hold a checkpoint-sized file, and the copy the study
+makes of a user's method's checkpoint of that size (sebench.methods.outputs; built-in regimes, all that
+`make demo` trains, are not copied).
 
     python bench/method_overhead.py [--rounds 5] [--demo-seconds 360] [--checkpoint-mb 540]
 """
@@ -59,6 +61,17 @@ def main() -> None:
               f"added per trained regime: {extra:.2f} s = {extra / args.demo_seconds:.2%} of a "
               f"{args.demo_seconds:.0f} s demo")
     _seal_check(root / "sealed", args.checkpoint_mb, args.demo_seconds)
+    _copy(root / "sealed", args.checkpoint_mb)
+
+
+def _copy(run: Path, megabytes: int) -> None:
+    """The study's copy of a returned checkpoint (the sealed one above), following no link."""
+    from sebench.methods import OutputRules
+    from sebench.methods.outputs import copy_out
+
+    started = time.perf_counter()
+    copy_out(run, run / "train", run / "copied", OutputRules())
+    print(f"copying a user's method's {megabytes} MB checkpoint: {time.perf_counter() - started:.2f} s")
 
 
 def _seal_check(run: Path, megabytes: int, demo_seconds: float) -> None:

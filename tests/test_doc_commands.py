@@ -76,6 +76,9 @@ HOW: dict[Path, dict[str, Check]] = {
         "sebench run --preset quick --out runs/mine --regimes ./my_method.py:MyMethod --set "
         "'methods.MyMethod.read=[\"/data/teacher-model\", \"/data/corpus\"]' --set methods.MyMethod.network=true":
             Check(SHOW_CONFIG, "trains; the settings resolve the paths it may read and its network"),
+        "sebench run --preset quick --out runs/served --regimes ./my_method.py:MyMethod --set "
+        "methods.MyMethod.endpoint=http://gpu1:8000/v1 --set methods.MyMethod.endpoint_key=GPU1_KEY":
+            Check(SHOW_CONFIG, "serves a model; the settings resolve the server declared for it"),
         "sebench run --preset inject --out runs/aug --regimes docs-cpt-augmented aug-k8 --set "
         "'methods.aug-k8={\"method\": \"docs-cpt-augmented\", \"k\": 8}'": Check(SHOW_CONFIG, TRAINS),
         "sebench run --preset quick --out runs/notes --regimes closed-sft ./examples/notes_agent.py:TakeNotes":

@@ -50,3 +50,58 @@ def test_rewriting_the_record_with_the_change_does_not_hide_it_from_the_study(tm
     book.path("train:x").write_text(json.dumps(record))
     with pytest.raises(Tampered, match="record of stage 'train:x' was rewritten"):
         book.check()
+
+
+@pytest.mark.parametrize("what", ["fifo", "socket", "empty folder", "folder with a fifo"])
+def test_a_fifo_a_socket_or_an_empty_folder_left_in_a_sealed_folder_stops_the_study(tmp_path, what):
+    import os
+    import socket
+
+    book, out = _finished(tmp_path)
+    at = out / "left"
+    if what == "fifo":
+        os.mkfifo(at)
+    elif what == "socket":
+        cwd = os.getcwd()
+        os.chdir(out)  # a socket's path has at most 107 bytes
+        try:
+            socket.socket(socket.AF_UNIX).bind("left")
+        finally:
+            os.chdir(cwd)
+    elif what == "empty folder":
+        at.mkdir()
+    else:
+        at.mkdir()
+        os.mkfifo(at / "inner")
+        at = at / "inner"
+    with pytest.raises(Tampered, match=f"{at} appeared after stage 'train:x' finished"):
+        book.check()
+    with pytest.raises(Tampered, match="appeared"):
+        check_run(tmp_path / "run")
+
+
+def test_special_files_and_empty_folders_are_sealed_by_type_and_never_opened(tmp_path):
+    """A FIFO a stage left is recorded as "fifo" (opening it would wait for a writer for ever); replacing it by
+    a file, or removing an empty folder, is a change."""
+    import os
+
+    book = StageBook(tmp_path / "run")
+    out = tmp_path / "run" / "train" / "y"
+
+    def write():
+        (out / "empty").mkdir(parents=True)
+        os.mkfifo(out / "pipe")
+
+    record = book.run("train:y", {}, [out], write)
+    assert record["files"] == {"train/y/empty": "folder", "train/y/pipe": "fifo"}
+    book.check()
+    (out / "pipe").unlink()
+    (out / "pipe").write_text("now a file")
+    with pytest.raises(Tampered, match="pipe changed"):
+        book.check()
+    (out / "pipe").unlink()
+    os.mkfifo(out / "pipe")
+    book.check()
+    (out / "empty").rmdir()
+    with pytest.raises(Tampered, match="empty was removed"):
+        book.check()

@@ -1,10 +1,12 @@
 """Tamper-evident runs: the sha256 of every file a later stage trusts, and the check that nothing changed.
 
-Each finished stage's record (RUN_DIR/stages/<stage>.json) keeps `files`: {path: sha256} for every file of
-its outputs (a symbolic link is kept as its target's name, never followed) (paths relative to the run, or absolute for an instance outside it). `Seal` holds those
-hashes in memory as the study made them and compares the files, and the records, with them; `check_run`
-compares a run's files with its records alone (`sebench report`). A file changed, added or removed since
-its stage finished stops the study with one line naming it.
+Each finished stage's record (RUN_DIR/stages/<stage>.json) keeps `files`: {path: digest} for every entry of
+its outputs (paths relative to the run, or absolute for an instance outside it): a regular file's sha256; a
+symbolic link as "link:TARGET", never followed; a FIFO, a socket or a device as its type ("fifo", "socket",
+"device"), never opened; an empty folder as "folder". `Seal` holds those in memory as the study made them
+and compares the disk, and the records, with them; `check_run` compares a run's files with its records alone
+(`sebench report`). An entry changed, added or removed since its stage finished stops the study with one
+line naming it.
 
 A file is hashed again only when its size, inode, modification or change time differ from the last time it
 was hashed in this process: the kernel sets the change time on every write, rename and `utime`, so no
@@ -13,54 +15,89 @@ ordinary system call edits a file without it.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import file_sha256, tree_sha256
+from sebench.files import tree_sha256
 
 _HASHED: dict[str, tuple[tuple[int, int, int, int], str]] = {}  # path -> (stat key, sha256)
 
 
 def file_hash(path: Path) -> str:
-    """sha256 of a file, from this process's memory while its stat is unchanged."""
-    st = os.stat(path)
+    """sha256 of a regular file, from this process's memory while its stat is unchanged; read without
+    following a link (what is not a regular file by then is named by its type, as `_digest` does)."""
+    st = os.lstat(path)
     key = (st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
     known = _HASHED.get(str(path))
-    if known and known[0] == key:
+    if stat.S_ISREG(st.st_mode) and known and known[0] == key:
         return known[1]
-    digest = file_sha256(path)
-    _HASHED[str(path)] = (key, digest)
-    return digest
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENXIO):  # a link, a socket
+            raise
+        return _type(os.lstat(path), path)
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return _type(st, path)
+        digest = hashlib.sha256()
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    _HASHED[str(path)] = ((st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns), digest.hexdigest())
+    return digest.hexdigest()
 
 
 def _name(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
-def _digest(path: Path) -> str:
-    """A file's sha256, or "link:TARGET" for a symbolic link, which is never followed (a link a method left
-    in its folder may name anything on the machine)."""
-    return f"link:{os.readlink(path)}" if path.is_symlink() else file_hash(path)
+_TYPES = {stat.S_IFIFO: "fifo", stat.S_IFSOCK: "socket", stat.S_IFCHR: "device", stat.S_IFBLK: "device"}
+
+
+def _digest(path: Path) -> str | None:
+    """An entry's digest (the module's docstring), never following a link (a link a method left in its folder
+    may name anything on the machine) nor opening what is not a regular file; None for a folder with entries
+    and for what is not there."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return file_hash(path)
+    if stat.S_ISDIR(st.st_mode):
+        with os.scandir(path) as entries:
+            return None if any(entries) else "folder"
+    return _type(st, path)
+
+
+def _type(st: os.stat_result, path: Path) -> str:
+    """The digest of what is not a regular file or a folder: a link's target, else its type."""
+    return f"link:{os.readlink(path)}" if stat.S_ISLNK(st.st_mode) else _TYPES.get(stat.S_IFMT(st.st_mode), "other")
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
 
 
 def files_of(root: Path, outputs: list[Path]) -> dict[str, str]:
-    """{name: digest} of every file and link beneath `outputs` (a file or a folder each)."""
+    """{name: digest} of every file, link, special file and empty folder beneath `outputs` (each a file or a
+    folder); a folder with entries is not listed itself."""
     found: dict[str, str] = {}
     for out in outputs:
-        if out.is_symlink() or out.is_file():
-            paths = [out]
-        else:
-            paths = sorted(p for p in out.rglob("*") if p.is_symlink() or p.is_file())
-        found.update({_name(root, p): _digest(p) for p in paths})
+        paths = sorted(out.rglob("*")) if _is_folder(out) else [out]  # rglob follows no link to a folder
+        found.update({_name(root, p): d for p in paths if (d := _digest(p)) is not None})
     return found
 
 
 def tree_of(root: Path, out: Path, files: dict[str, str]) -> str:
-    """files.tree_sha256 of `out`, from the hashes in `files` (made by files_of)."""
-    if out.is_symlink() or out.is_file():
+    """files.tree_sha256 of `out`, from the digests in `files` (made by files_of)."""
+    if not _is_folder(out):
         return files[_name(root, out)]
     prefix = _name(root, out) + "/"
     digest = hashlib.sha256()
@@ -77,11 +114,14 @@ def changes(root: Path, stage: str, files: dict[str, str], outputs: list[str]) -
     """The first difference between a stage's `files` and the disk, as one line; None when they match."""
     for name, digest in sorted(files.items()):
         path = _path(root, name)
-        if not path.is_symlink() and not path.is_file():
+        found = _digest(path)
+        if digest == "folder" and _is_folder(path):
+            continue  # a folder that got entries since: they are added, below
+        if found is None:
             return f"{path} was removed after stage '{stage}' finished"
-        if _digest(path) != digest:
+        if found != digest:
             return f"{path} changed after stage '{stage}' finished"
-    now = files_of(root, [_path(root, o) for o in outputs if _path(root, o).exists()])
+    now = files_of(root, [_path(root, o) for o in outputs if os.path.lexists(_path(root, o))])
     added = sorted(set(now) - set(files))
     return f"{_path(root, added[0])} appeared after stage '{stage}' finished" if added else None
 

@@ -26,7 +26,7 @@ from sebench.experiment.launch import LaunchConfig, apply_launch
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
-from sebench.methods import FENCE_KEYS, check_arguments, is_method_spec
+from sebench.methods import FENCE_KEYS, OutputRules, check_arguments, is_method_spec, output_rules
 from sebench.methods import resolve as resolve_method
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
@@ -197,6 +197,11 @@ class RunConfig:
         if not isinstance(network, bool):
             raise SebenchError(f"methods.{label}.network: {network!r} is not true or false")
         return tuple(Path(p).expanduser().resolve() for p in read), network
+
+    def method_outputs(self, label: str) -> OutputRules:
+        """What the user lets come out of a method: its server (`endpoint`, `endpoint_key`) and the size of its
+        copied outputs (`max_output_gib`)."""
+        return output_rules(label, self.methods.get(label, {}))
 
     def regime_of(self, label: str) -> str:
         """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
@@ -501,6 +506,7 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
         check_arguments(label, ref, cfg.method_arguments(label) if isinstance(cfg.methods.get(label, {}), dict) else {})
         if isinstance(cfg.methods.get(label, {}), dict):
             cfg.method_fence(label)  # its read and network settings, refused here when malformed
+            cfg.method_outputs(label)  # and its endpoint and output size
     for label, args in cfg.methods.items():
         if label not in labels and label not in aliases:  # an alias a preset defines may go unused
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "

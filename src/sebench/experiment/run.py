@@ -14,6 +14,8 @@ Run directory:
     RUN_DIR/evals/<regime>/<mode>/<split>/       rollouts.jsonl, verdicts.jsonl, summary.json
     RUN_DIR/evals/<regime>/name_recall.json      the model's name recall (RunConfig.name_recall)
     RUN_DIR/train/<regime>/checkpoint/           the trained model (HF format, loss.csv, train_config.json)
+    RUN_DIR/outputs/<label>/                     a user's method's checkpoint or agent state, as the study
+                                                 copied it (sebench.methods.outputs)
     RUN_DIR/report/                              report.md, report.json, PNG plots
 
 Each stage calls the stage's own entry point (build_instance, rollout run, judge_records, train run,
@@ -56,6 +58,7 @@ class Study:
         self.not_trained: dict[str, str] = {}  # label -> why its training produced no checkpoint
         self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
         self._method_jobs: dict = {}  # label -> the MethodJob of a method run in this study
+        self._endpoint_keys: dict[str, str | None] = {}  # a method's endpoint spec -> the variable of its key
 
     # ---- the whole study -------------------------------------------------------------------------
 
@@ -311,7 +314,11 @@ class Study:
             if model.startswith(AGENT_PREFIX):
                 backend = self._agent_backend(model.removeprefix(AGENT_PREFIX), rollout_cfg)
             else:
-                backend = get_backend(model, **backend_options(rollout_cfg))
+                options = backend_options(rollout_cfg)
+                if model in self._endpoint_keys:  # a method's server: never the study's own key
+                    key = self._endpoint_keys[model]
+                    options.update({"api_key_env": key} if key else {"api_key_env": None, "keyless": True})
+                backend = get_backend(model, **options)
             self._loaded = (model, backend)
         return self._loaded[1]
 
@@ -525,7 +532,7 @@ class Study:
 
     def run_method(self, spec: str) -> list[tuple[str, str]]:
         """Runs a method named in `regimes` (stage train:<label>) and returns what to evaluate: (model, mode)."""
-        from sebench.methods import METHOD_FILE, resolve
+        from sebench.methods import METHOD_FILE, resolve, served_endpoint
 
         alias = self.cfg.method_aliases().get(spec)
         ref = replace(resolve(alias), label=spec) if alias else resolve(spec)
@@ -533,10 +540,11 @@ class Study:
         folder = self.root / "train" / ref.label
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
         asked, network = self.cfg.method_fence(ref.label)
+        rules = self.cfg.method_outputs(ref.label)
         job = replace(self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers),
-                      asked=asked, network=network, loopback=bool(method_launch(self.cfg)))
+                      asked=asked, network=network, loopback=bool(method_launch(self.cfg)), output_rules=rules)
         record = {"spec": spec, "args": args, **({"read": [str(p) for p in asked], "network": network}
-                                                  if asked or network else {}),
+                                                  if asked or network else {}), **rules.record(),
                   "source_sha256": ref.source_sha256(), "data": self._data_hash(),
                   "start_model": self.start_model, "answers": file_hash(answers) if answers else None,
                   **self._docs_only_record()}
@@ -544,12 +552,15 @@ class Study:
 
         # a built-in's source is sebench's own: like a regime's, its run goes on under a later sebench
         comparable = _without_source if ref.origin == "built-in" else None
-        self.book.run(f"train:{ref.label}", record, [folder], lambda: run_method(job), comparable=comparable)
+        outputs = [folder, *([job.outputs] if job.outputs else [])]  # the copies it is evaluated from
+        self.book.run(f"train:{ref.label}", record, outputs, lambda: run_method(job), comparable=comparable)
         self.book.check()
         self._method_jobs[ref.label] = job
         result = read_json(folder / METHOD_FILE)["result"]
-        if result["kind"] == "endpoint":
-            return [(f"openai:{result['model']}@{result['url']}", m) for m in self.cfg.trained_modes]
+        if result["kind"] == "endpoint":  # at the server the user declared, with the key named for it alone
+            spec = f"openai:{result['model']}@{served_endpoint(ref.label, rules, result)}"
+            self._endpoint_keys[spec] = rules.endpoint_key
+            return [(spec, m) for m in self.cfg.trained_modes]
         if result["kind"] == "agent":
             return [(AGENT_PREFIX + ref.label, "closed")]
         path = Path(result["path"])

@@ -15,9 +15,9 @@ from sebench.exports import front_door
 
 __all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "FENCE_KEYS", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint",
            "Context", "ContextDistill", "Cost", "DocsMethod", "Endpoint", "Feedback", "Judge", "Method",
-           "MethodError", "MethodJob", "MethodRef", "Prompt", "Result", "Sampler", "available_layers",
-           "check_arguments", "entry_points", "is_method_spec", "isolation_layer", "landlock_abi",
-           "method_signature", "resolve", "run_method"]
+           "MethodError", "MethodJob", "MethodRef", "OutputRules", "Prompt", "Result", "Sampler",
+           "available_layers", "check_arguments", "entry_points", "is_method_spec", "isolation_layer",
+           "landlock_abi", "method_signature", "output_rules", "resolve", "run_method", "served_endpoint"]
 __getattr__ = front_door(__name__, __all__, {
     "agent_backend": ("AgentBackend",),
     "contract": ("Agent", "Checkpoint", "Context", "Cost", "Endpoint", "Feedback", "Judge", "Method", "MethodError",
@@ -25,6 +25,7 @@ __getattr__ = front_door(__name__, __all__, {
     "isolation": ("available_layers", "isolation_layer", "landlock_abi"),
     "loader": ("BUILTINS", "ENTRY_POINT_GROUP", "MethodRef", "entry_points", "is_method_spec", "resolve"),
     "docs_only": ("ContextDistill", "DocsMethod"),
+    "outputs": ("OutputRules", "output_rules", "served_endpoint"),
     "run": ("FENCE_KEYS", "METHOD_FILE", "MethodJob", "run_method"),
     "signature": ("check_arguments", "method_signature"),
 })

@@ -8,6 +8,8 @@
                           the isolation layer and Landlock ABI, the paths it could read and write, the network
                           setting, result, cost, refused accesses
 
+The study copies a user's method's checkpoint and agent state into RUN_DIR/outputs/LABEL/ (FOLDER is
+RUN_DIR/train/LABEL) when its process has ended (sebench.methods.outputs); the evaluation reads the copy.
 The process writes FOLDER and a private temporary folder (its home, TMPDIR and caches), removed when it ends.
 """
 
@@ -29,6 +31,7 @@ from sebench.files import tree_sha256, write_json
 from sebench.methods import fence_paths, isolation
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
+from sebench.methods.outputs import OUTPUT_KEYS, OutputRules, copy_out, served_endpoint, within
 from sebench.methods.view import write_view
 from sebench.process_memory import note_child_peak
 from sebench.provenance import versions
@@ -37,7 +40,7 @@ from sebench.threads import add_thread_usage
 log = logging.getLogger(__name__)
 
 METHOD_FILE = "method.json"
-FENCE_KEYS = ("read", "network")  # settings of methods.LABEL that are the fence's, not the method's arguments
+FENCE_KEYS = ("read", "network", *OUTPUT_KEYS)  # settings of methods.LABEL that are the study's, not the method's
 
 
 @dataclass(frozen=True)
@@ -62,10 +65,22 @@ class MethodJob:
     sandbox_urls: list[str] = field(default_factory=list)
     backend_options: dict = field(default_factory=dict)
     docs_only: list[str] = field(default_factory=list)  # functions whose tasks the view leaves out (the docs-only setting)
+    output_rules: OutputRules = field(default_factory=OutputRules)  # its declared endpoint, its outputs' size
 
     @property
     def workdir(self) -> Path:
         return self.folder / "work"
+
+    @property
+    def outputs(self) -> Path | None:
+        """RUN_DIR/outputs/LABEL, where the study copies a user's method's checkpoint or agent state; None for a
+        built-in (sebench's own code, evaluated where it wrote)."""
+        return None if self.ref.origin == "built-in" else self.folder.parent.parent / "outputs" / self.folder.name
+
+    @property
+    def agent_state(self) -> Path:
+        """The agent's state an agent's process reads at test time: the study's copy (a built-in's own)."""
+        return self.outputs / "agent" if self.outputs else self.folder / "agent"
 
     def fence(self, tmp: Path, agent: bool = False) -> isolation.Fence:
         """Training: it reads the system, Python, its source, its start model, its view and what the user
@@ -77,7 +92,7 @@ class MethodJob:
                 self.folder / "view"]
         write = [tmp]
         if agent:
-            read.append(self.folder / "agent")
+            read.append(self.agent_state)
         else:
             write += [self.folder, *self._builtin_writes()]
         hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked))
@@ -97,7 +112,8 @@ class MethodJob:
     def child_job(self, action: str, layer: str, fence: isolation.Fence, report_fd: int, **extra: object) -> dict:
         return {"action": action, "label": self.ref.label, "spec": self.ref.spec, "origin": self.ref.origin,
                 "target": self.ref.target, "args": self.args, "view": str(self.folder / "view"),
-                "workdir": str(self.workdir), "state": str(self.folder / "agent"), "start_model": self.start_model,
+                "workdir": str(self.workdir), "start_model": self.start_model,
+                "state": str(self.agent_state if action == "agent" else self.folder / "agent"),
                 "seed": self.seed, "reward_rule": self.reward_rule, "judge_workers": self.judge_workers,
                 "sandbox_urls": self.sandbox_urls, "backend_options": self.backend_options,
                 "fence": fence.to_json(), "layer": layer, "report_fd": report_fd, **extra}
@@ -143,6 +159,8 @@ def run_method(job: MethodJob) -> dict:
     if "error" not in record and tree_sha256(job.folder / "view") != view_hash:
         record["error"] = f"it changed its training view ({job.folder / 'view'})"
         write_json(job.folder / METHOD_FILE, record)
+    if "error" not in record and code == 0 and record["result"]:
+        _take(job, record)
     if code != 0 or "error" in record:
         why = record.get("error") or f"its process exited with code {code}"
         raise SebenchError(why if job.ref.origin == "built-in" else f"method {job.ref.label} ({job.ref.spec}) failed: {why}")
@@ -176,22 +194,64 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         "refused_reads": [r for r in refused if r.get("access") == "read"],
     }
     errors = [r["error"] for r in reports if "error" in r]
-    outside = _checkpoint_outside(job, result)
-    if errors or outside:
-        record["error"] = errors[0] if errors else outside
+    if errors:
+        record["error"] = errors[0]
     return record
 
 
-def _checkpoint_outside(job: MethodJob, result: dict | None) -> str | None:
-    """Why a returned checkpoint may not be evaluated: it lies outside the method's folder and is not the
-    start model or a path the method was given to read; else None."""
-    if not result or result.get("kind") != "checkpoint":
-        return None
-    path = Path(os.path.realpath(result["path"]))
-    allowed = [job.folder, Path(job.start_model), *fence_paths.model_paths(job.start_model), *job.readable, *job.asked]
-    if any(path == Path(os.path.realpath(a)) or Path(os.path.realpath(a)) in path.parents for a in allowed):
-        return None
-    return f"it returned a checkpoint outside its folder ({path})"
+def _take(job: MethodJob, record: dict) -> None:
+    """The record's result as the study evaluates it (sebench.methods.outputs: copies, a declared endpoint),
+    or its error; the record is written again."""
+    try:
+        record["result"] = take_outputs(job, record["result"])
+    except SebenchError as exc:
+        record["error"] = str(exc)
+    except OSError as exc:  # the disk filled, say
+        record["error"] = f"{exc.filename}: {exc.strerror}"
+    if record["returns"] == "endpoint":
+        record["endpoint"] = job.output_rules.endpoint
+    write_json(job.folder / METHOD_FILE, record)
+
+
+def take_outputs(job: MethodJob, result: dict) -> dict:
+    """The method's result as the study evaluates it: a returned Endpoint at its declared URL, a user's
+    checkpoint and agent state copied into `job.outputs` (made afresh here), `path` and `state` naming the
+    copies; refuses with one line."""
+    kind = result.get("kind")
+    if job.outputs is not None:
+        if job.outputs.is_symlink():
+            job.outputs.unlink()
+        elif job.outputs.exists():
+            shutil.rmtree(job.outputs)
+        job.outputs.mkdir(parents=True)
+    if kind == "endpoint":
+        return {**result, "url": served_endpoint(job.ref.label, job.output_rules, result)}
+    start = kind == "checkpoint" and result["path"] in (job.start_model, str(Path(job.start_model)))
+    if job.outputs is None:  # sebench's own code: evaluated where it wrote
+        own = kind == "checkpoint" and not start
+        return {**result, "path": _given(job, Path(result["path"]), own=True)} if own else result
+    if kind == "agent":
+        copy_out(job.folder, job.folder / "agent", job.outputs / "agent", job.output_rules)
+        return {**result, "state": str(job.outputs / "agent")}
+    if kind != "checkpoint" or start:
+        return result
+    folder = Path(os.path.abspath(job.folder))
+    path = Path(os.path.normpath(folder / job.workdir.name / result["path"]))  # relative: to its work folder
+    if path != folder and folder not in path.parents:
+        return {**result, "path": _given(job, path)}
+    copy_out(folder, path, job.outputs / "checkpoint", job.output_rules)
+    return {**result, "path": str(job.outputs / "checkpoint"), "returned": result["path"]}
+
+
+def _given(job: MethodJob, path: Path, own: bool = False) -> str:
+    """The real path of a checkpoint the method was given (the start model, a path it could read, none of
+    them hidden); a built-in's (`own`) may lie in its folder too, and keeps its path. Else one line."""
+    real = Path(os.path.realpath(path))
+    allowed = [Path(job.start_model), *fence_paths.model_paths(job.start_model), *job.readable, *job.asked,
+               *([job.folder] if own else [])]
+    if within(real, allowed) and (own or not within(real, [*job.hidden, *fence_paths.secrets_beneath(job.asked)])):
+        return str(path) if own else str(real)
+    raise SebenchError(f"it returned a checkpoint outside its folder ({real})")
 
 
 def _read(path: Path) -> dict | None:

@@ -86,6 +86,7 @@ class OpenAIBackend(Backend):
         use_n: bool = True,
         context_tokens: int | None = None,
         base_url: str | None = None,
+        keyless: bool = False,
         **_ignored: Any,
     ):
         self.model, self.base_urls = parse_argument(argument, base_url)
@@ -102,7 +103,7 @@ class OpenAIBackend(Backend):
         self._ssl: ssl.SSLContext | None = None
         self.headers = {"Content-Type": "application/json"}
         key_env = api_key_env or "OPENAI_API_KEY"
-        key = os.environ.get(key_env)
+        key = None if keyless else os.environ.get(key_env)  # keyless: a method's server with no key named for it
         if api_key_env and not key:
             raise SebenchError(f"openai backend: the environment variable {api_key_env} (named by --api-key-env) is not set")
         if key:
