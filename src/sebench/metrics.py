@@ -47,7 +47,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from sebench import intervals
+from sebench import intervals, power
 from sebench.records import VERDICTS, Verdict
 
 KS = (1, 5, 10)
@@ -98,6 +98,7 @@ class Paired:
     pairs: int
     test: str = ""
     over_seeds: OverSeeds | None = None
+    detectable: float | None = None  # the smallest Δ the test detects at 80% power here (sebench.power)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -197,13 +198,17 @@ def paired_counts(a: Counts, b: Counts) -> Paired | None:
     cb, nb = _arrays([b], keys)
     delta, se, lo, hi = (float(x[0]) for x in intervals.paired_interval(ca, na, cb, nb))
     d = ca / na - cb / nb
-    p_test = float(intervals.sign_flip_p(d)[0])
-    p_interval = intervals.inverted_p(lambda level: _bounds(intervals.paired_interval(ca, na, cb, nb, level)[2:]))
-    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
+    p = float(intervals.sign_flip_p(d)[0])
+    lo, hi = _bounds(intervals.agree(delta, lo, hi, p, _one_answer(na, nb)))
     exact = int(np.count_nonzero(d)) <= intervals.EXACT_MAX
     test = "sign-flip, exact" if exact else f"sign-flip, {intervals.DRAWS} draws"
-    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=max(p_test, p_interval),
-                  pairs=len(keys), test=test, over_seeds=_over_seeds_delta(a, b, keys))
+    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=p, pairs=len(keys), test=test,
+                  over_seeds=_over_seeds_delta(a, b, keys), detectable=power.observed_detectable(d[0]))
+
+
+def _one_answer(na: np.ndarray, nb: np.ndarray) -> float:
+    """The smallest difference one answer makes to Δ: 1 / the larger arm's samples."""
+    return 1.0 / max(float(na.sum()), float(nb.sum()), 1.0)
 
 
 def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
@@ -213,14 +218,12 @@ def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple
 def _over_seeds_delta(a: Counts, b: Counts, keys: Sequence[Cluster]) -> OverSeeds:
     ca, na = _by_seed(a, keys)
     cb, nb = _by_seed(b, keys)
-    mean, se, lo, hi, p_test = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
+    mean, se, lo, hi, p = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
     seeds = ca.shape[1]
     if seeds < 2:
         return OverSeeds(estimate=mean, se=None, ci95=None, seeds=seeds, note=TOO_FEW_SEEDS)
-    p_interval = intervals.inverted_p(
-        lambda level: _bounds(intervals.over_seeds_paired(ca, na, cb, nb, level)[2:4]))
-    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
-    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=max(p_test, p_interval))
+    lo, hi = _bounds(intervals.agree(mean, lo, hi, p, _one_answer(na, nb)))
+    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=p)
 
 
 def paired_difference(a: Iterable[tuple[TaskKey, str]], b: Iterable[tuple[TaskKey, str]]) -> Paired | None:
