@@ -143,8 +143,10 @@ def _lower_gamma(a: Array, y: Array, log_gamma: Array) -> Array:
 def poisson_lower(x: NDArray, alpha: float = 1 - LEVEL) -> Array:
     """The one-sided 100 (1 - alpha)% lower bound of a Poisson mean from x events, 0.5 chi2_{2x, alpha}: the
     lambda with P(Poisson(lambda) >= x) = P(x, lambda) = alpha (x real, > 0). Newton's method on P, kept
-    inside a bisection bracket, over the distinct values of x."""
-    values, inverse = np.unique(np.asarray(x, float), return_inverse=True)
+    inside a bisection bracket, over the distinct values of x (to 10 decimals)."""
+    x = np.asarray(x, float)
+    rounded = np.round(x, 10)  # counts equal but for rounding share one root (the bound moves by < 1e-10)
+    values, inverse = np.unique(np.where(rounded > 0, rounded, x), return_inverse=True)
     log_gamma = np.array([math.lgamma(v + 1) for v in values])
     lo, hi = np.zeros_like(values), values + 10 * np.sqrt(values) + 10  # above the quantile for alpha <= 0.999
     with np.errstate(under="ignore"):  # the root of y^x / Gamma(x + 1) = alpha: near it for small x
@@ -267,10 +269,10 @@ def _upper_envelope(correct: Array, size: Array, q: Array, alpha: float = 1 - LE
         p_k = kept[None, :] / n[:, None]
         cr1 = np.where(clusters > 1, clusters / (clusters - 1), 1.0)[:, None]
         var_k = (sum_sq - 2 * p_k * sum_mc + p_k ** 2 * (flat_n ** 2).sum(-1)[:, None]) / n[:, None] ** 2 * cr1
-    var_k = np.maximum(var_k, 0.0)
+    valid = kept[None, :] <= flat_c.sum(-1)[:, None]  # k beyond a row's correct answers: k = 0 in its place
+    p_k, var_k = np.where(valid, p_k, 0.0), np.where(valid, np.maximum(var_k, 0.0), 0.0)
     upper = _raw_upper(p_k, var_k, n[:, None], clusters[:, None], qq[:, None], alpha)
-    valid = kept[None, :] <= flat_c.sum(-1)[:, None]
-    out = np.where(valid, upper, 0.0).max(-1)
+    out = upper.max(-1)
     return np.where(n > 0, out, 1.0).reshape(lead)
 
 

@@ -92,7 +92,7 @@ def detectable(pairs: int, discordance_of: Callable[[float], float], power: floa
     if sign_test_power(pairs, 1.0, discordance_of(1.0), alpha) < power:
         return None
     lo, hi = 0.0, 1.0
-    for _ in range(30):
+    for _ in range(16):  # to 1/65536: well below the 0.1 point it is printed to
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if sign_test_power(pairs, mid, discordance_of(mid), alpha) >= power else (mid, hi)
     return hi
@@ -116,8 +116,12 @@ def observed_detectable(d: np.ndarray, power: float = POWER, alpha: float = ALPH
     d = np.asarray(d, float)
     if d.size == 0:
         return None
-    psi = float(np.mean(d * d))
-    return detectable(int(d.size), lambda delta: psi, power, alpha)
+    return _detectable_at(int(d.size), round(float(np.mean(d * d)), 9), power, alpha)
+
+
+@lru_cache(maxsize=4096)
+def _detectable_at(pairs: int, psi: float, power: float, alpha: float) -> float | None:
+    return detectable(pairs, lambda delta: psi, power, alpha)
 
 
 def pairs_needed(delta: float, base: float, power: float = POWER, alpha: float = ALPHA, most: int = 5000) -> int:
