@@ -14,21 +14,23 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
     Wilson's score interval at the effective sample size n_eff = p (1 - p) / V, with V the variance clustered
     by (run, task) (Miller, arXiv 2411.00640) times C / (C - 1), and a t quantile on C - 1 degrees of
     freedom (C clusters); at a few (effective) correct or wrong answers the bound is the one-sided Poisson
-    bound instead (the modified Wilson interval of Brown, Cai & DasGupta 2001); made monotone (one more
-    correct answer never lowers a bound, see intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
+    bound instead (the modified Wilson interval of Brown, Cai & DasGupta 2001, with a wider range of small
+    counts); made monotone (one more correct answer never lowers a bound, see intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
   - **the method over new seeds** ("over_seeds"): the seed is the unit, the estimate the mean of the seeds'
     accuracies, se^2 = max(between-seed variance / G, these models' variance), the interval Wilson's at the
     effective size mean (1 - mean) / se^2 with t on G - 1 df; with one seed no interval ("too few seeds for
     an interval over seeds").
 * A difference Δ = A - B is paired by cluster over the clusters both answered: Δ is A's accuracy minus B's
   there; its interval (these models) is Newcombe's hybrid score interval built from the two accuracy
-  intervals and the correlation of the paired task means (never of zero width, and excluding 0 whenever the
-  two accuracy intervals do not overlap); its p is the two-sided paired sign-flip test of the task
-  differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is sd(d_c) / sqrt(N) with N - 1.
-  The two read the same: the interval reaches 0 unless the test rejects at 5%, and p is the larger of the
-  test's and the interval's own (intervals.agree, intervals.inverted_p). Over new seeds: the mean of the
-  seeds' Δ, Newcombe's interval from the arms' intervals over seeds (uncorrelated), p from t on G - 1 df
-  with variance max(between-seed, these models'), read together the same way.
+  intervals and the correlation of the paired task means less half a pair (so of positive width, and
+  excluding 0 whenever the two accuracy intervals do not overlap); its p is the two-sided paired sign-flip
+  test of the task differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is
+  sd(d_c) / sqrt(N) with N - 1. The printed p is the test's, and the interval is moved at 0 to read the
+  same (intervals.agree): it reaches 0 unless the test rejects at 5%, and where the test rejects it stops
+  short of 0 by at least one answer's worth. `detectable`: the smallest Δ the test detects with 80% power
+  at these pairs and their discordance (sebench.power). Over new seeds: the mean of the seeds' Δ,
+  Newcombe's interval from the arms' intervals over seeds (uncorrelated), p from t on G - 1 df with
+  variance max(between-seed, these models'), read together the same way.
 * pass@k is the unbiased estimator of Chen et al. (2021), 1 - C(n-c, k) / C(n, k) for a task with n
   samples of which c are correct, averaged over the tasks of a group.
 * **Tasks with fewer than k samples**: pass@k of a group is reported only when *every* task of the group
@@ -61,10 +63,11 @@ ACCURACY_CI = ("95% CI (these models): Wilson score interval at the effective sa
                "the correct answers. Over seeds (the method over new seeds): the mean of the seeds' accuracies, "
                "Wilson at the size its between-seed variance allows (never surer than these models), t on seeds − 1 "
                "degrees of freedom.")
-DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); its 95% CI (these models) is "
-            "Newcombe's hybrid score interval from the two accuracy intervals, its p the exact paired sign-flip "
-            "test over tasks, read together (the interval reaches 0 unless p < 0.05). Over seeds: Newcombe's "
-            "interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")
+DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); p is the exact paired sign-flip "
+            "test over tasks, its 95% CI (these models) Newcombe's hybrid score interval from the two accuracy "
+            "intervals, moved at 0 to read as the test does (it excludes 0 exactly when p < 0.05); \"detects\" is "
+            "the smallest Δ the test finds with 80% power at these pairs and their discordance. Over seeds: "
+            "Newcombe's interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")
 
 T = TypeVar("T")
 TaskKey = tuple[str, str, str, str]  # (run, task id, mode, model)
