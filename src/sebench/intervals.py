@@ -23,7 +23,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 Array = NDArray[np.float64]
 Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% interval
@@ -426,15 +426,15 @@ def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, s
 # ---- one reading for the interval and the test ----------------------------------------------------------
 
 
-def agree(delta: NDArray, lo: NDArray, hi: NDArray, p: NDArray, step: NDArray,
+def agree(delta: ArrayLike, lo: ArrayLike, hi: ArrayLike, p: ArrayLike, step: ArrayLike,
           alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
     """The interval made to read as the test does at 0, so that "the interval excludes 0" and "p < alpha"
     are one statement: where the test does not reject, the interval reaches to 0; where it rejects and the
     interval still reaches 0 on the far side of the estimate, that bound moves to the estimate's side, at
     `step` (one answer's worth of difference) or the estimate if that is nearer 0."""
-    delta, lo, hi, p, step = np.broadcast_arrays(*(np.asarray(x, float) for x in (delta, lo, hi, p, step)))
-    keep = p < alpha
-    cut = np.minimum(np.abs(delta), step)
-    lo = np.where(keep, np.where((delta > 0) & (lo <= 0), cut, lo), np.minimum(lo, 0.0))
-    hi = np.where(keep, np.where((delta < 0) & (hi >= 0), -cut, hi), np.maximum(hi, 0.0))
-    return lo, hi
+    d, low, high, test_p, one = np.broadcast_arrays(*(np.asarray(x, float) for x in (delta, lo, hi, p, step)))
+    keep = test_p < alpha
+    cut = np.minimum(np.abs(d), one)
+    low = np.where(keep, np.where((d > 0) & (low <= 0), cut, low), np.minimum(low, 0.0))
+    high = np.where(keep, np.where((d < 0) & (high >= 0), -cut, high), np.maximum(high, 0.0))
+    return low, high
