@@ -82,16 +82,17 @@ def coverage(s: Setting, studies: int = 2000, seed: int = 0, draws: int = 2000) 
     _, _, _, lo, hi = iv.accuracy_interval(_flat(sim.correct_a), _flat(sim.size))
     out["accuracy, these models"] = float(np.mean((lo <= sim.models_a) & (sim.models_a <= hi)))
     args = (_flat(sim.correct_a), _flat(sim.size), _flat(sim.correct_b), _flat(sim.size))
-    _, _, lo, hi = iv.paired_interval(*args)
+    delta, _, lo, hi = iv.paired_interval(*args)
     d = _flat(sim.correct_a - sim.correct_b) / s.samples
-    lo, hi = iv.agree(lo, hi, iv.sign_flip_p(d, draws=draws))  # as the report prints it
+    step = 1 / _flat(sim.size).sum(-1)  # one answer's worth of Δ
+    lo, hi = iv.agree(delta, lo, hi, iv.sign_flip_p(d, draws=draws), step)  # as the report prints it
     out["Δ, these models"] = float(np.mean((lo <= sim.models_delta) & (sim.models_delta <= hi)))
     out["Δ test, these models: rejects"] = float(np.mean((lo > 0) | (hi < 0)))  # p < 0.05 exactly then
     if s.seeds > 1:
         _, _, lo, hi = iv.over_seeds_interval(sim.correct_a, sim.size)
         out["accuracy, over seeds"] = float(np.mean((lo <= sim.method_a) & (sim.method_a <= hi)))
-        _, _, lo, hi, p = iv.over_seeds_paired(sim.correct_a, sim.size, sim.correct_b, sim.size)
-        lo, hi = iv.agree(lo, hi, p)
+        mean, _, lo, hi, p = iv.over_seeds_paired(sim.correct_a, sim.size, sim.correct_b, sim.size)
+        lo, hi = iv.agree(mean, lo, hi, p, step)
         out["Δ, over seeds"] = float(np.mean((lo <= sim.method_delta) & (sim.method_delta <= hi)))
         out["Δ test, over seeds: rejects"] = float(np.mean((lo > 0) | (hi < 0)))
     return out

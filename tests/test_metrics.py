@@ -144,15 +144,16 @@ def test_the_modified_wilson_interval_replaces_the_bounds_at_small_counts():
     # at 4 of 120 (effective count 4 x 119/120) Wilson's lower bound 1.29% is the Poisson bound's 1.13%
     assert lo[4] == pytest.approx(float(poisson_lower(np.array([4 * 119 / 120]))[0]) / 119) and lo[4] < w_lo
     assert hi[4] == pytest.approx(w_hi)  # the upper bound is Wilson's
-    assert lo[5] == pytest.approx(wilson(5 / 120, 119, q)[0])  # 5 is more than x* = 4 above 100 samples
+    assert lo[8] < wilson(8 / 120, 119, q)[0]  # x* = 8 above 100 samples
+    assert lo[9] == pytest.approx(wilson(9 / 120, 119, q)[0])  # 9 is more than x*
     assert lo[0] == 0.0 and hi[120] == 1.0
     assert lo == pytest.approx(1 - hi[::-1])  # symmetric: few wrong answers move the upper bound
     assert np.all(np.diff(lo) > 0) and np.all(np.diff(hi) > 0)
-    # x* = 3 up to 100 samples and 2 up to 50 (Brown, Cai & DasGupta 2001)
-    for n, small in ((60.0, 3), (40.0, 2)):
-        lo, _ = modified_wilson_bounds(np.arange(6) / n, n - 1, t_quantile(n - 1))
-        plain = [wilson(x / n, n - 1, t_quantile(n - 1))[0] for x in range(6)]
-        assert all((lo[x] < plain[x] - 1e-12) == (1 <= x <= small) for x in range(6)), (n, lo, plain)
+    # x* = 4 up to 100 samples (docs/statistics.md: the exact coverage grid)
+    for n, small in ((60.0, 4), (40.0, 4), (10.0, 4)):
+        lo, _ = modified_wilson_bounds(np.arange(7) / n, n - 1, t_quantile(n - 1))
+        plain = [wilson(x / n, n - 1, t_quantile(n - 1))[0] for x in range(7)]
+        assert all((lo[x] < plain[x] - 1e-12) == (1 <= x <= small) for x in range(7)), (n, lo, plain)
 
 
 @pytest.mark.parametrize("tasks,m", [(40, 1), (60, 1), (120, 1), (30, 3), (56, 5)])
@@ -269,7 +270,9 @@ def test_paired_difference_by_hand():
     sa = verdict_stats(a)
     sb = verdict_stats(b[:6])
     mean_a, mean_b = [1.0, 0.5, 0.0], [0.5, 0.0, 0.0]
-    phi = float(np.corrcoef(mean_a, mean_b)[0, 1])
+    ca, cb = np.array(mean_a) - np.mean(mean_a), np.array(mean_b) - np.mean(mean_b)
+    # the correlation of the task means less half a pair (AD - BC - N/2 in a 2 x 2 table), clipped at 0
+    phi = max(0.0, float((ca @ cb - 0.5) / np.sqrt((ca @ ca) * (cb @ cb))))
     (la, ua), (lb, ub), pa, pb = sa["ci95"], sb["ci95"], 0.5, 1 / 6
     down = math.sqrt((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2)
     up = math.sqrt((ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2)

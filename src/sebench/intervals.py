@@ -10,21 +10,20 @@ Two targets, as docs/statistics.md explains (with each interval's measured cover
   (CR1: times C / (C - 1)) and a t quantile on C - 1 degrees of freedom, modified at small counts as Brown,
   Cai & DasGupta (2001) propose (`modified_wilson_bounds`), made monotone in the correct answers
   (`accuracy_interval`). Δ: Newcombe's hybrid score interval from the two accuracy intervals and the
-  correlation of the paired task means; p from an exact paired sign-flip test over tasks.
+  correlation of the paired task means (less half a pair); p from an exact paired sign-flip test over tasks.
 * *the method over new seeds*: the seed is the unit; t on G - 1 degrees of freedom with the variance the
   larger of the between-seed one and that of these models' interval; Wilson's shape for accuracy,
   Newcombe's (uncorrelated arms) for Δ.
-`agree` and `inverted_p` make an interval and its test read the same.
+`agree` makes an interval read as its test does at 0; the printed p is always the test's.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 Array = NDArray[np.float64]
 Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% interval
@@ -144,11 +143,15 @@ def _lower_gamma(a: Array, y: Array, log_gamma: Array) -> Array:
 def poisson_lower(x: NDArray, alpha: float = 1 - LEVEL) -> Array:
     """The one-sided 100 (1 - alpha)% lower bound of a Poisson mean from x events, 0.5 chi2_{2x, alpha}: the
     lambda with P(Poisson(lambda) >= x) = P(x, lambda) = alpha (x real, > 0). Newton's method on P, kept
-    inside a bisection bracket, over the distinct values of x."""
-    values, inverse = np.unique(np.asarray(x, float), return_inverse=True)
+    inside a bisection bracket, over the distinct values of x (to 10 decimals)."""
+    x = np.asarray(x, float)
+    rounded = np.round(x, 10)  # counts equal but for rounding share one root (the bound moves by < 1e-10)
+    values, inverse = np.unique(np.where(rounded > 0, rounded, x), return_inverse=True)
     log_gamma = np.array([math.lgamma(v + 1) for v in values])
     lo, hi = np.zeros_like(values), values + 10 * np.sqrt(values) + 10  # above the quantile for alpha <= 0.999
-    y = np.minimum(values, hi / 2)
+    with np.errstate(under="ignore"):  # the root of y^x / Gamma(x + 1) = alpha: near it for small x
+        start = np.maximum(np.exp((np.log(alpha) + log_gamma) / values), 1e-300)
+    y = np.where(values < 1, np.minimum(start, hi / 2), np.minimum(values, hi / 2))
     for _ in range(200):
         gap = _lower_gamma(values, y, log_gamma) - alpha
         lo, hi = np.where(gap < 0, y, lo), np.where(gap < 0, hi, y)
@@ -156,7 +159,8 @@ def poisson_lower(x: NDArray, alpha: float = 1 - LEVEL) -> Array:
             density = np.exp((values - 1) * np.log(y) - y - log_gamma + np.log(values))  # y^(x-1) e^-y / Gamma(x)
             step = y - gap / density
         step = np.where((step > lo) & (step < hi), step, (lo + hi) / 2)
-        done = np.abs(step - y) <= 1e-15 * np.maximum(y, 1e-3)
+        step = np.where(np.abs(gap) <= 1e-13, y, step)  # P at alpha within its own precision: y is the root
+        done = np.abs(step - y) <= 1e-10 * y + 1e-15  # a mean below 1e-15 is 0 to any bound
         y = step
         if np.all(done):
             break
@@ -164,11 +168,13 @@ def poisson_lower(x: NDArray, alpha: float = 1 - LEVEL) -> Array:
 
 
 def small_counts(n: NDArray) -> Array:
-    """x*, the largest (effective) count whose Wilson bound the modified interval replaces: 2 up to n = 50 and 3
-    up to 100 (Brown, Cai & DasGupta 2001), 4 above (docs/statistics.md: Wilson's dip at the count x is the
-    same at every n, 92.7% at x = 4 and 93.4% at x = 5; above 100 samples 4 events are still rare)."""
+    """x*, the largest (effective) count whose Wilson bound the modified interval replaces: 4 up to n = 100 and
+    8 above. Brown, Cai & DasGupta (2001) give 2 up to 50 and 3 up to 100; the exact coverage of the one-seed
+    interval over every task count 3-300 (tests/test_interval_exact.py, docs/statistics.md) fell to 92.2% just
+    under the lower bound at 3 correct of 45-51 tasks, and to 93.0% near 98.6% at 290-300 tasks, where Wilson's
+    bound at 5-8 wrong answers is too tight while the other side misses 0 wrong answers at 1.7%."""
     n = np.asarray(n, float)
-    return np.where(n <= 50, 2.0, np.where(n <= 100, 3.0, 4.0))
+    return np.where(n <= 100, 4.0, 8.0)
 
 
 def modified_wilson_bounds(p: NDArray, n: NDArray, q: NDArray, alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
@@ -243,41 +249,50 @@ def _raw_upper(p: NDArray, variance: NDArray, n: NDArray, clusters: NDArray, q: 
 
 def _upper_envelope(correct: Array, size: Array, q: Array, alpha: float = 1 - LEVEL) -> Array:
     """The largest modified Wilson upper bound over the answers with k = 0 .. c of the c correct ones kept, each k
-    taken where its clustered variance is largest: the clusters with the most correct answers kept whole.
-    (That arrangement maximises the variance exactly when clusters have equal sizes.)"""
+    at a bound of the largest clustered variance any such answers have: sum of x_i^2 at its largest (the
+    clusters with the most correct answers kept whole) and sum of m_i x_i at its smallest (the smallest
+    clusters filled first), each over the same kept answers x_i <= c_i. With equal cluster sizes that is the
+    largest variance itself; with unequal sizes an upper bound of it. Either way it grows with c, so the
+    envelope never falls when an answer turns correct."""
     lead = correct.shape[:-1]
     flat_c = correct.reshape(-1, correct.shape[-1])
     flat_n = size.reshape(-1, size.shape[-1])
-    order = np.argsort(-flat_c, axis=-1, kind="stable")
-    caps = np.take_along_axis(flat_c, order, -1)
-    sizes = np.take_along_axis(flat_n, order, -1)
     n = flat_n.sum(-1)
     clusters = (flat_n > 0).sum(-1).astype(float)
     qq = np.broadcast_to(q, lead).reshape(-1)
-    zero = np.zeros((len(caps), 1))
-    cum = np.concatenate([zero, np.cumsum(caps, -1)], -1)
-    cum_sq = np.concatenate([zero, np.cumsum(caps * caps, -1)], -1)
-    cum_mc = np.concatenate([zero, np.cumsum(sizes * caps, -1)], -1)
-    sizes = np.concatenate([sizes, zero], -1)
-    top = int(cum[:, -1].max()) if len(cum) else 0
+    top = int(flat_c.sum(-1).max()) if len(flat_c) else 0
     kept = np.arange(top + 1, dtype=float)
-    # the cluster being filled for each k: the first whose cumulative count exceeds k (searchsorted per row)
-    width = float(top + 2)
-    offsets = np.arange(len(cum))[:, None] * width
-    idx = np.searchsorted((cum[:, 1:] + offsets).ravel(), (kept[None, :] + offsets).ravel(), side="right")
-    idx = idx.reshape(len(cum), -1) - np.arange(len(cum))[:, None] * caps.shape[-1]
-    rest = kept[None, :] - np.take_along_axis(cum, idx, -1)
-    sum_sq = np.take_along_axis(cum_sq, idx, -1) + rest * rest
-    sum_mc = np.take_along_axis(cum_mc, idx, -1) + np.take_along_axis(sizes, idx, -1) * rest
+    by_count = np.argsort(-flat_c, axis=-1, kind="stable")
+    caps = np.take_along_axis(flat_c, by_count, -1)
+    sum_sq = _greedy_fill(caps, caps, kept, square=True)
+    by_size = np.argsort(flat_n, axis=-1, kind="stable")
+    sum_mc = _greedy_fill(np.take_along_axis(flat_c, by_size, -1), np.take_along_axis(flat_n, by_size, -1), kept)
     with np.errstate(divide="ignore", invalid="ignore"):
         p_k = kept[None, :] / n[:, None]
         cr1 = np.where(clusters > 1, clusters / (clusters - 1), 1.0)[:, None]
         var_k = (sum_sq - 2 * p_k * sum_mc + p_k ** 2 * (flat_n ** 2).sum(-1)[:, None]) / n[:, None] ** 2 * cr1
-    var_k = np.maximum(var_k, 0.0)
+    valid = kept[None, :] <= flat_c.sum(-1)[:, None]  # k beyond a row's correct answers: k = 0 in its place
+    p_k, var_k = np.where(valid, p_k, 0.0), np.where(valid, np.maximum(var_k, 0.0), 0.0)
     upper = _raw_upper(p_k, var_k, n[:, None], clusters[:, None], qq[:, None], alpha)
-    valid = kept[None, :] <= cum[:, -1:]
-    out = np.where(valid, upper, 0.0).max(-1)
+    out = upper.max(-1)
     return np.where(n > 0, out, 1.0).reshape(lead)
+
+
+def _greedy_fill(caps: Array, weights: Array, kept: Array, square: bool = False) -> Array:
+    """For each k in `kept`, k answers poured into the clusters in their order, each up to its cap: the sum
+    of weight x x over the clusters (or of x^2 with `square`), shape (rows, len(kept))."""
+    zero = np.zeros((len(caps), 1))
+    cum = np.concatenate([zero, np.cumsum(caps, -1)], -1)
+    cum_w = np.concatenate([zero, np.cumsum(caps * caps if square else weights * caps, -1)], -1)
+    weights = np.concatenate([weights, zero], -1)
+    # the cluster being filled for each k: the first whose cumulative count exceeds k (searchsorted per row)
+    width = float(kept[-1] + 2) if len(kept) else 2.0
+    offsets = np.arange(len(cum))[:, None] * width
+    idx = np.searchsorted((cum[:, 1:] + offsets).ravel(), (kept[None, :] + offsets).ravel(), side="right")
+    idx = idx.reshape(len(cum), -1) - np.arange(len(cum))[:, None] * caps.shape[-1]
+    rest = kept[None, :] - np.take_along_axis(cum, idx, -1)
+    filling = rest * rest if square else np.take_along_axis(weights, idx, -1) * rest
+    return np.take_along_axis(cum_w, idx, -1) + filling
 
 
 def over_seeds_interval(correct: NDArray, size: NDArray, level: float = LEVEL) -> tuple[Array, Array, Array, Array]:
@@ -334,7 +349,9 @@ def paired_interval(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, siz
         se = np.sqrt((centred_d ** 2).sum(-1) / (pairs * (pairs - 1)))
         ca = (mean_a - (mean_a * used).sum(-1, keepdims=True) / pairs[..., None]) * used
         cb = (mean_b - (mean_b * used).sum(-1, keepdims=True) / pairs[..., None]) * used
-        phi = (ca * cb).sum(-1) / np.sqrt((ca * ca).sum(-1) * (cb * cb).sum(-1))
+        # the correlation with a continuity correction of half a pair (in a 2 x 2 table: AD - BC - N/2 over
+        # sqrt(efgh)), so that it stays below 1 and the interval never shrinks to a point
+        phi = ((ca * cb).sum(-1) - 0.5) / np.sqrt((ca * ca).sum(-1) * (cb * cb).sum(-1))
     phi = np.clip(np.nan_to_num(phi, nan=0.0), 0.0, 1.0)
     se = np.where(pairs > 1, se, np.nan)
     down = np.sqrt(np.maximum((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2, 0.0))
@@ -409,25 +426,15 @@ def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, s
 # ---- one reading for the interval and the test ----------------------------------------------------------
 
 
-def agree(lo: NDArray, hi: NDArray, p: NDArray, alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
-    """The interval reaching to 0 where the test does not reject at alpha, so that "the interval excludes 0"
-    and "p < alpha" never disagree in that direction (metrics takes p as the larger of the test's and the
-    interval's, for the other)."""
-    keep = np.asarray(p) < alpha
-    return np.where(keep, lo, np.minimum(lo, 0.0)), np.where(keep, hi, np.maximum(hi, 0.0))
-
-
-def inverted_p(bounds: Callable[[float], tuple[float, float]], steps: int = 20) -> float:
-    """The interval's own p: the smallest alpha whose (1 - alpha) interval, from `bounds(level)`, excludes 0
-    (1 when even the narrowest does not), by bisection on the level."""
-    def excludes(alpha: float) -> bool:
-        lo, hi = bounds(1 - alpha)
-        return lo > 0 or hi < 0
-
-    if not excludes(1 - 1e-9):
-        return 1.0
-    lo_a, hi_a = 0.0, 1 - 1e-9
-    for _ in range(steps):
-        mid = (lo_a + hi_a) / 2
-        lo_a, hi_a = (lo_a, mid) if excludes(mid) else (mid, hi_a)
-    return hi_a
+def agree(delta: ArrayLike, lo: ArrayLike, hi: ArrayLike, p: ArrayLike, step: ArrayLike,
+          alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
+    """The interval made to read as the test does at 0, so that "the interval excludes 0" and "p < alpha"
+    are one statement: where the test does not reject, the interval reaches to 0; where it rejects and the
+    interval still reaches 0 on the far side of the estimate, that bound moves to the estimate's side, at
+    `step` (one answer's worth of difference) or the estimate if that is nearer 0."""
+    d, low, high, test_p, one = np.broadcast_arrays(*(np.asarray(x, float) for x in (delta, lo, hi, p, step)))
+    keep = test_p < alpha
+    cut = np.minimum(np.abs(d), one)
+    low = np.where(keep, np.where((d > 0) & (low <= 0), cut, low), np.minimum(low, 0.0))
+    high = np.where(keep, np.where((d < 0) & (high >= 0), -cut, high), np.maximum(high, 0.0))
+    return low, high

@@ -14,21 +14,23 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
     Wilson's score interval at the effective sample size n_eff = p (1 - p) / V, with V the variance clustered
     by (run, task) (Miller, arXiv 2411.00640) times C / (C - 1), and a t quantile on C - 1 degrees of
     freedom (C clusters); at a few (effective) correct or wrong answers the bound is the one-sided Poisson
-    bound instead (the modified Wilson interval of Brown, Cai & DasGupta 2001); made monotone (one more
-    correct answer never lowers a bound, see intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
+    bound instead (the modified Wilson interval of Brown, Cai & DasGupta 2001, with a wider range of small
+    counts); made monotone (one more correct answer never lowers a bound, see intervals.accuracy_interval). Seeds pooled here are strata, not a second random level.
   - **the method over new seeds** ("over_seeds"): the seed is the unit, the estimate the mean of the seeds'
     accuracies, se^2 = max(between-seed variance / G, these models' variance), the interval Wilson's at the
     effective size mean (1 - mean) / se^2 with t on G - 1 df; with one seed no interval ("too few seeds for
     an interval over seeds").
 * A difference Δ = A - B is paired by cluster over the clusters both answered: Δ is A's accuracy minus B's
   there; its interval (these models) is Newcombe's hybrid score interval built from the two accuracy
-  intervals and the correlation of the paired task means (never of zero width, and excluding 0 whenever the
-  two accuracy intervals do not overlap); its p is the two-sided paired sign-flip test of the task
-  differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is sd(d_c) / sqrt(N) with N - 1.
-  The two read the same: the interval reaches 0 unless the test rejects at 5%, and p is the larger of the
-  test's and the interval's own (intervals.agree, intervals.inverted_p). Over new seeds: the mean of the
-  seeds' Δ, Newcombe's interval from the arms' intervals over seeds (uncorrelated), p from t on G - 1 df
-  with variance max(between-seed, these models'), read together the same way.
+  intervals and the correlation of the paired task means less half a pair (so of positive width, and
+  excluding 0 whenever the two accuracy intervals do not overlap); its p is the two-sided paired sign-flip
+  test of the task differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is
+  sd(d_c) / sqrt(N) with N - 1. The printed p is the test's, and the interval is moved at 0 to read the
+  same (intervals.agree): it reaches 0 unless the test rejects at 5%, and where the test rejects it stops
+  short of 0 by at least one answer's worth. `detectable`: the smallest Δ the test detects with 80% power
+  at these pairs and their discordance (sebench.power). Over new seeds: the mean of the seeds' Δ,
+  Newcombe's interval from the arms' intervals over seeds (uncorrelated), p from t on G - 1 df with
+  variance max(between-seed, these models'), read together the same way.
 * pass@k is the unbiased estimator of Chen et al. (2021), 1 - C(n-c, k) / C(n, k) for a task with n
   samples of which c are correct, averaged over the tasks of a group.
 * **Tasks with fewer than k samples**: pass@k of a group is reported only when *every* task of the group
@@ -47,7 +49,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from sebench import intervals
+from sebench import intervals, power
 from sebench.records import VERDICTS, Verdict
 
 KS = (1, 5, 10)
@@ -61,10 +63,11 @@ ACCURACY_CI = ("95% CI (these models): Wilson score interval at the effective sa
                "the correct answers. Over seeds (the method over new seeds): the mean of the seeds' accuracies, "
                "Wilson at the size its between-seed variance allows (never surer than these models), t on seeds − 1 "
                "degrees of freedom.")
-DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); its 95% CI (these models) is "
-            "Newcombe's hybrid score interval from the two accuracy intervals, its p the exact paired sign-flip "
-            "test over tasks, read together (the interval reaches 0 unless p < 0.05). Over seeds: Newcombe's "
-            "interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")
+DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); p is the exact paired sign-flip "
+            "test over tasks, its 95% CI (these models) Newcombe's hybrid score interval from the two accuracy "
+            "intervals, moved at 0 to read as the test does (it excludes 0 exactly when p < 0.05); \"detects\" is "
+            "the smallest Δ the test finds with 80% power at these pairs and their discordance. Over seeds: "
+            "Newcombe's interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")
 
 T = TypeVar("T")
 TaskKey = tuple[str, str, str, str]  # (run, task id, mode, model)
@@ -98,6 +101,7 @@ class Paired:
     pairs: int
     test: str = ""
     over_seeds: OverSeeds | None = None
+    detectable: float | None = None  # the smallest Δ the test detects at 80% power here (sebench.power)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -197,13 +201,17 @@ def paired_counts(a: Counts, b: Counts) -> Paired | None:
     cb, nb = _arrays([b], keys)
     delta, se, lo, hi = (float(x[0]) for x in intervals.paired_interval(ca, na, cb, nb))
     d = ca / na - cb / nb
-    p_test = float(intervals.sign_flip_p(d)[0])
-    p_interval = intervals.inverted_p(lambda level: _bounds(intervals.paired_interval(ca, na, cb, nb, level)[2:]))
-    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
+    p = float(intervals.sign_flip_p(d)[0])
+    lo, hi = _bounds(intervals.agree(delta, lo, hi, p, _one_answer(na, nb)))
     exact = int(np.count_nonzero(d)) <= intervals.EXACT_MAX
     test = "sign-flip, exact" if exact else f"sign-flip, {intervals.DRAWS} draws"
-    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=max(p_test, p_interval),
-                  pairs=len(keys), test=test, over_seeds=_over_seeds_delta(a, b, keys))
+    return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=p, pairs=len(keys), test=test,
+                  over_seeds=_over_seeds_delta(a, b, keys), detectable=power.observed_detectable(d[0]))
+
+
+def _one_answer(na: np.ndarray, nb: np.ndarray) -> float:
+    """The smallest difference one answer makes to Δ: 1 / the larger arm's samples."""
+    return 1.0 / max(float(na.sum()), float(nb.sum()), 1.0)
 
 
 def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
@@ -213,14 +221,12 @@ def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple
 def _over_seeds_delta(a: Counts, b: Counts, keys: Sequence[Cluster]) -> OverSeeds:
     ca, na = _by_seed(a, keys)
     cb, nb = _by_seed(b, keys)
-    mean, se, lo, hi, p_test = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
+    mean, se, lo, hi, p = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
     seeds = ca.shape[1]
     if seeds < 2:
         return OverSeeds(estimate=mean, se=None, ci95=None, seeds=seeds, note=TOO_FEW_SEEDS)
-    p_interval = intervals.inverted_p(
-        lambda level: _bounds(intervals.over_seeds_paired(ca, na, cb, nb, level)[2:4]))
-    lo, hi = _bounds(intervals.agree(np.array(lo), np.array(hi), np.array(p_test)))
-    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=max(p_test, p_interval))
+    lo, hi = _bounds(intervals.agree(mean, lo, hi, p, _one_answer(na, nb)))
+    return OverSeeds(estimate=mean, se=se, ci95=(lo, hi), seeds=seeds, p=p)
 
 
 def paired_difference(a: Iterable[tuple[TaskKey, str]], b: Iterable[tuple[TaskKey, str]]) -> Paired | None:

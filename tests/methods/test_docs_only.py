@@ -181,7 +181,7 @@ def test_the_inject_preset_studies_the_docs_only_methods():
     from sebench.experiment.config import resolve as resolve_preset
 
     cfg = resolve_preset("inject", {})
-    assert cfg.docs_only == 0.5 and cfg.warmup and cfg.functions == 8
+    assert cfg.docs_only == 0.5 and cfg.warmup and cfg.functions == 20
     assert {"docs-cpt", "docs-cpt-augmented", "pit", "context-distill"} <= set(cfg.regimes)
     aliases = cfg.method_aliases()
     assert aliases == {"docs-cpt-augmented-k8": "docs-cpt-augmented", "context-distill-kl": "context-distill",

@@ -242,7 +242,7 @@ _RL_VARIANTS = {"closed-rl-no-negative": {"regime": "closed-rl", "negative_advan
 # the 135M model then keeps 30 tasks a seed (docs/results/self-play.md)
 _WRITER_VARIANT = {"self-play-sft-writer": {"regime": "self-play-sft", "selfplay_train_writer": True}}
 
-# paper-mini's self-play rounds (train.selfplay): 15 tasks per studied function a round, a written task cut
+# paper-mini's self-play rounds (train.selfplay): 120 tasks a round (15 a function at 8 functions), a written task cut
 # at 600 tokens, kept when its solution runs on 3 of its inputs (why: docs/presets.md)
 _SELF_PLAY = {"rounds": 2, "selfplay_tasks": 120, "selfplay_write_tokens": 600, "selfplay_min_cases": 3}
 
@@ -294,7 +294,9 @@ PRESETS: dict[str, dict] = {
         variants={**_RL_VARIANTS, **_WRITER_VARIANT},
         regimes=["open-sft", "closed-sft", "open-rl", "closed-rl", "closed-rl-no-negative", "closed-rl-off-policy",
                  "closed-sft-rl", "self-play-sft", "self-play-rl", "self-play-sft-writer", "closed-sft-random"],
-        functions=8, max_train=32, max_single=24, max_multiple=8,
+        # 20 functions: about 40 single-function test tasks a seed, so 3 seeds see 10 points vs untrained (power:
+        # docs/statistics.md); 4 training tasks a function, as at 8
+        functions=20, max_train=80, max_single=60, max_multiple=8,
         untrained_modes=["closed", "open", "memory", "numpy"], trained_modes=["closed", "numpy"],  # numpy: specificity
         name_recall=True,
         train_regimes={
@@ -326,7 +328,7 @@ PRESETS: dict[str, dict] = {
             "docs-cpt-augmented-behaviour": {"method": "docs-cpt-augmented", "k": 3, "forms": ["behaviour"]},
             "context-distill-kl": {"method": "context-distill", "kl": 1.0},  # hard labels plus the per-token KL
         },
-        functions=8, max_train=32, max_single=24, max_multiple=8,
+        functions=20, max_train=80, max_single=60, max_multiple=8,  # paper-mini's sizes
         splits=["single_test"],  # each function's own tasks: grouped by "functions with tasks" and "docs only"
         docs_only=0.5,
         train_regimes={"closed-rl": dict(_MINI_RL, max_steps=48, grad_split=True)},

@@ -22,6 +22,7 @@ from typing import Any
 from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.experiment import plan_model as pm
+from sebench.experiment import plan_power
 from sebench.experiment.config import RunConfig
 from sebench.experiment.launch import eval_engine, processes
 from sebench.files import write_json
@@ -62,6 +63,12 @@ class PlanConfig:
     plan_decode_efficiency: float | None = option(None, "--plan: share of the memory-bandwidth roofline that decoding "
                                                 "reaches (default: calibrated on a measured vLLM figure)",
                                                 above=0.0, maximum=1.0)
+    plan_seeds: int = option(3, "--plan: seeds the report pools, for the power table (beside one seed)", minimum=1)
+    plan_untrained_accuracy: float = option(0.02, "--plan: the untrained model's accuracy, for the power table (an "
+                                            "assumption: an obfuscated package's names are unknown to it)",
+                                            minimum=0.0, maximum=1.0)
+    plan_trained_accuracy: float = option(0.3, "--plan: a trained model's accuracy when two are compared, for the "
+                                          "power table (an assumption)", minimum=0.0, maximum=1.0)
     plan_kv_share: float = option(0.8, "--plan: share of GPU memory the sampler may fill, weights and KV cache (the "
                                 "original: vLLM gpu_memory_utilization 0.8)", above=0.0, maximum=1.0)
 
@@ -102,6 +109,8 @@ def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
                    "tokens_generated": sum(s["tokens_generated"] for s in stages),
                    "not_counted": [s["stage"] for s in stages if s.get("note") == UNKNOWN_COST]},
         "memory": memory, "checks": checks,
+        "power": plan_power.comparisons(cfg, counts, data is not None, pc.plan_seeds, pc.plan_untrained_accuracy,
+                                        pc.plan_trained_accuracy),
     }
 
 
@@ -586,6 +595,7 @@ def render(plan: dict) -> str:
         if not row["gib"]:
             lines.append(f"sampling: {row['kv_bytes_per_token'] / 1024:.0f} KiB of KV cache a token; "
                          f"{row['sequences_per_gpu']} full-length sequences fit per GPU")
+    lines += ["", *plan_power.render(plan.get("power", []))]
     lines += ["", "checks:"] + [f"  [{_mark(c['ok'])}] {c['check']}: {c['detail']}" for c in plan["checks"]]
     lines += ["", "assumptions (flags --plan-*): " + ", ".join(f"{k.removeprefix('plan_')}={v:.3g}" if isinstance(v, float)
                                                              else f"{k.removeprefix('plan_')}={v}" for k, v in a.items()),

@@ -22,6 +22,7 @@ from sebench.report.tables import BASELINE, comparisons, function_table, load_ru
 
 log = logging.getLogger(__name__)
 
+DETECTS = "detects ± (80% power)"  # the smallest Δ the test detects at these pairs (sebench.power)
 VERDICT_SHORT = {
     "correct": "correct",
     "wrong_answer": "wrong",
@@ -98,11 +99,14 @@ def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[s
 
 
 def _delta_cells(diff: dict | None) -> list[str]:
-    """Δ, its interval (these models), p and pairs of a paired difference (blank cells without one)."""
+    """Δ, its interval (these models), p, pairs and the smallest Δ the test detects at 80% power at these
+    pairs' discordance (sebench.power) of a paired difference (blank cells without one)."""
     if diff is None:
-        return ["", "", "", ""]
+        return ["", "", "", "", ""]
     lo, hi = diff["ci95"]
-    return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"])]
+    detects = diff.get("detectable")
+    return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"]),
+            "none" if detects is None else f"±{100 * detects:.1f}"]
 
 
 def _pass1_by_group(data: dict) -> dict[tuple, dict]:
@@ -133,7 +137,7 @@ def main_table_markdown(rows: list[dict]) -> str:
     head = (["model"] if with_model else []) + ["regime"] + (["origin"] if methods else [])
     head += ["mode", "split", "protocol", "n", "accuracy %", "95% CI, these models"]
     head += ["over seeds: % (95% CI)"] if several else []
-    head += ["Δ vs untrained", "Δ 95% CI, these models", "p", "pairs"]
+    head += ["Δ vs untrained", "Δ 95% CI, these models", "p", "pairs", DETECTS]
     head += ["Δ over seeds [95% CI], p"] if several else []
     head += [f"pass@{k} %" for k in ks] + [f"{VERDICT_SHORT[v]} %" for v in verdicts]
     settings = any(r.get("settings") for r in rows)
@@ -164,7 +168,7 @@ def comparisons_markdown(pairs: list[dict]) -> str:
     with_model = len({c["model"] for c in rows}) > 1
     several = any((c.get("over_seeds") or {}).get("seeds", 0) > 1 for c in rows)
     head = (["model"] if with_model else []) + ["A", "B", "mode", "split", "protocol", "Δ = A − B",
-                                                "95% CI, these models", "p", "pairs"]
+                                                "95% CI, these models", "p", "pairs", DETECTS]
     head += ["Δ over seeds [95% CI], p"] if several else []
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in rows:

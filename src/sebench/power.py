@@ -1,0 +1,136 @@
+"""How large a paired difference the study's Δ test can see: the smallest difference it detects with 80%
+power at the 5% level, two-sided (the minimum detectable difference), for the test the report prints
+(the exact paired sign-flip test over tasks, sebench.intervals.sign_flip_p).
+
+The model: each pair (one task of one seed, answered by both arms) gives a difference d of +1 (A right, B
+wrong), -1 (B right, A wrong) or 0, with P(d = +1) = (psi + delta) / 2 and P(d = -1) = (psi - delta) / 2,
+where psi is the *discordance* (the share of pairs on which the arms differ) and delta the true Δ. With one
+sample a task this is exact: the pairs are independent draws however the tasks' difficulties spread, and
+the sign-flip test of ±1 differences is the exact sign test over the discordant pairs, so the power is an
+exact binomial sum (`sign_test_power`). With several samples a task, `observed_detectable` takes the mean
+of d^2 for psi (the share the test sees per pair under its null), which counts a task's difference as one
+answer's: an approximation.
+
+Two sources of psi:
+* planned (`planned_detectable`): the arms answer independently given their accuracies, B at an assumed
+  accuracy and A at B's plus Δ, so psi = a (1 - b) + b (1 - a). Arms that share task difficulty differ on
+  fewer tasks and give more power: independence is the cautious case.
+* observed (`observed_detectable`): the discordance the data show, at least |Δ| (a difference needs that
+  many discordant pairs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+
+ALPHA = 0.05
+POWER = 0.8
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+
+
+def _log_binomial(n: int, p: float) -> np.ndarray:
+    """log P(X = k) of X ~ Binomial(n, p), k = 0 .. n."""
+    k = np.arange(n + 1)
+    log_fact = _log_factorials(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return log_fact[n] - log_fact[k] - log_fact[n - k] + k * np.where(k > 0, np.log(p), 0.0) \
+            + (n - k) * np.where(k < n, np.log1p(-p), 0.0)
+
+
+@lru_cache(maxsize=64)
+def _rejection(pairs: int, alpha: float) -> np.ndarray:
+    """rejects[D, b]: whether the exact two-sided sign test rejects at alpha (p < alpha) when b of D
+    discordant pairs favour A, D = 0 .. pairs. Its p is the share of sign patterns at least as far from
+    D / 2 as b, as sign_flip_p counts them: 2 P(B >= max(b, D - b)) with B ~ Binomial(D, 1/2), 1 at D / 2."""
+    d = np.arange(pairs + 1)[:, None]
+    b = np.arange(pairs + 1)[None, :]
+    log_fact = _log_factorials(pairs)
+    valid = b <= d
+    with np.errstate(invalid="ignore"):
+        log_pmf = np.where(valid, log_fact[d] - log_fact[np.minimum(b, d)] - log_fact[np.maximum(d - b, 0)]
+                           - d * math.log(2.0), -np.inf)
+    tail = np.cumsum(np.exp(log_pmf)[:, ::-1], axis=1)[:, ::-1]  # P(B >= b)
+    far = np.maximum(b, d - b)
+    p = np.where(2 * b == d, 1.0, 2 * np.take_along_axis(tail, np.minimum(far, pairs), axis=1))
+    return valid & (p < alpha * (1 - 1e-12))
+
+
+def sign_test_power(pairs: int, delta: float, discordance: float, alpha: float = ALPHA) -> float:
+    """The exact power of the two-sided sign-flip test over `pairs` pairs at true Δ `delta` and discordance
+    `discordance` (module docstring); psi is raised to |Δ| where below it."""
+    if pairs <= 0:
+        return 0.0
+    delta = abs(delta)
+    psi = min(1.0, max(discordance, delta))
+    if psi <= 0:
+        return 0.0
+    favour = min(1.0, (psi + delta) / (2 * psi))  # P(a discordant pair favours A)
+    d = np.arange(pairs + 1)[:, None]
+    b = np.arange(pairs + 1)[None, :]
+    log_fact = _log_factorials(pairs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_within = (log_fact[d] - log_fact[np.minimum(b, d)] - log_fact[np.maximum(d - b, 0)]
+                      + b * (np.log(favour) if favour > 0 else -np.inf)
+                      + (d - b) * (np.log1p(-favour) if favour < 1 else -np.inf))
+        log_within = np.where(b == 0, np.where(d == 0, 0.0, log_within), log_within)
+        log_within = np.where((favour == 1) & (b == d), 0.0, log_within)
+    with np.errstate(over="ignore"):  # the entries b > D, masked out
+        within = np.where(_rejection(pairs, alpha), np.exp(log_within), 0.0).sum(axis=1)
+    return float(np.exp(_log_binomial(pairs, psi)) @ within)
+
+
+def detectable(pairs: int, discordance_of: Callable[[float], float], power: float = POWER, alpha: float = ALPHA) -> float | None:
+    """The smallest Δ in (0, 1] whose power reaches `power`, psi = discordance_of(Δ); None when even Δ = 1
+    (every pair for A) is not detected that often (too few pairs)."""
+    if sign_test_power(pairs, 1.0, discordance_of(1.0), alpha) < power:
+        return None
+    lo, hi = 0.0, 1.0
+    for _ in range(16):  # to 1/65536: well below the 0.1 point it is printed to
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if sign_test_power(pairs, mid, discordance_of(mid), alpha) >= power else (mid, hi)
+    return hi
+
+
+def independent_discordance(base: float, delta: float) -> float:
+    """psi of arms answering independently, B at `base` and A at base + delta (at most 1)."""
+    a = min(1.0, base + delta)
+    return a * (1 - base) + base * (1 - a)
+
+
+def planned_detectable(pairs: int, base: float, power: float = POWER, alpha: float = ALPHA) -> float | None:
+    """The smallest Δ the design detects: `pairs` pairs (tasks x seeds), B at accuracy `base`, independent
+    arms (module docstring)."""
+    return detectable(pairs, lambda delta: independent_discordance(base, delta), power, alpha)
+
+
+def observed_detectable(d: np.ndarray, power: float = POWER, alpha: float = ALPHA) -> float | None:
+    """The smallest Δ the test detects at these pairs' number and discordance: psi the mean of d^2 over the
+    pairs' task differences `d` (module docstring)."""
+    d = np.asarray(d, float)
+    if d.size == 0:
+        return None
+    return _detectable_at(int(d.size), round(float(np.mean(d * d)), 9), power, alpha)
+
+
+@lru_cache(maxsize=4096)
+def _detectable_at(pairs: int, psi: float, power: float, alpha: float) -> float | None:
+    return detectable(pairs, lambda delta: psi, power, alpha)
+
+
+def pairs_needed(delta: float, base: float, power: float = POWER, alpha: float = ALPHA, most: int = 5000) -> int:
+    """The fewest pairs whose planned power at `delta` reaches `power` (a later pair count may dip below:
+    the exact test is discrete), at most `most`."""
+    psi = independent_discordance(base, delta)
+    guess = max(1, int(((1.959964 * math.sqrt(psi) + 0.841621 * math.sqrt(max(psi - delta * delta, 0.0)))
+                        / max(delta, 1e-9)) ** 2 * 0.8))
+    for pairs in range(min(guess, most), most + 1):
+        if sign_test_power(pairs, delta, psi, alpha) >= power:
+            return pairs
+    return most

@@ -1,0 +1,71 @@
+"""The power formula against a simulation of the very test the report prints (sebench.intervals.sign_flip_p):
+one sample a task, task chances from a U-shaped Beta distribution, the arms sharing each task's difficulty."""
+
+import numpy as np
+import pytest
+
+from sebench.intervals import sign_flip_p
+from sebench.power import (
+    independent_discordance,
+    observed_detectable,
+    planned_detectable,
+    sign_test_power,
+)
+
+
+def _task_chances(rng: np.random.Generator, shape: tuple[int, ...], lift: float) -> tuple[np.ndarray, np.ndarray]:
+    """B's chance on each task from Beta(0.5, 0.5) (U-shaped: many tasks near 0 or 1), A's the same lifted."""
+    b = rng.beta(0.5, 0.5, shape)
+    return np.clip(b + lift, 0.0, 1.0), b
+
+
+def simulated_power(tasks: int, lift: float, studies: int, seed: int) -> tuple[float, float, float]:
+    """(share of studies whose sign-flip p < 0.05, the model's true Δ, its discordance)."""
+    rng = np.random.default_rng(seed)
+    a, b = _task_chances(np.random.default_rng(seed + 1000), (400_000,), lift)
+    delta = float(np.mean(a - b))
+    psi = float(np.mean(a * (1 - b) + b * (1 - a)))  # independent answers given the task
+    ta, tb = _task_chances(rng, (studies, tasks), lift)
+    d = (rng.uniform(size=ta.shape) < ta).astype(float) - (rng.uniform(size=tb.shape) < tb)
+    p = sign_flip_p(d, draws=4000)  # every study at once (exact up to 16 pairs, else 4,000 drawn patterns)
+    return float(np.mean(p < 0.05)), delta, psi
+
+
+@pytest.mark.parametrize("tasks,lift,studies", [(17, 0.12, 1500), (56, 0.12, 1500), (56, 0.2, 1000)])
+def test_the_exact_power_matches_a_simulation_of_the_test(tasks, lift, studies):
+    simulated, delta, psi = simulated_power(tasks, lift, studies, seed=tasks)
+    predicted = sign_test_power(tasks, delta, psi)
+    se = np.sqrt(max(predicted * (1 - predicted), 0.01) / studies)
+    assert abs(simulated - predicted) < 4 * se + 0.01, (simulated, predicted, delta, psi)
+
+
+def test_the_audit_s_designs():
+    # +10 points at a discordance of 0.25: 17 pairs see it about 1 time in 40, 136 about 6 in 10, 408 nearly always
+    assert sign_test_power(17, 0.1, 0.25) == pytest.approx(0.025, abs=0.005)
+    assert sign_test_power(56, 0.1, 0.25) == pytest.approx(0.235, abs=0.01)
+    assert 0.55 < sign_test_power(136, 0.1, 0.25) < 0.68
+    assert sign_test_power(408, 0.1, 0.25) > 0.97
+
+
+def test_the_sign_test_power_is_its_binomial_sum_by_hand():
+    # 6 pairs, every one discordant and for A: the test rejects only at 6 of 6 (p = 2/64); 5 of 6 gives 14/64
+    assert sign_test_power(6, 1.0, 1.0) == pytest.approx(1.0)
+    assert sign_test_power(6, 0.5, 1.0) == pytest.approx(0.75 ** 6 + 0.25 ** 6)
+    assert sign_test_power(5, 1.0, 1.0) == 0.0  # 5 pairs can never reach p < 0.05
+
+
+def test_the_detectable_difference_has_the_power_it_claims():
+    for pairs, base in ((51, 0.02), (120, 0.02), (120, 0.3)):
+        mde = planned_detectable(pairs, base)
+        assert mde is not None
+        assert sign_test_power(pairs, mde, independent_discordance(base, mde)) >= 0.8
+        assert sign_test_power(pairs, mde - 0.002, independent_discordance(base, mde - 0.002)) < 0.8
+    assert planned_detectable(5, 0.0) is None  # no difference is detectable on 5 pairs
+    assert planned_detectable(120, 0.02) < planned_detectable(51, 0.02)
+
+
+def test_the_observed_detectable_difference_uses_the_observed_discordance():
+    quiet = np.array([1.0] * 3 + [0.0] * 97)  # 3 discordant pairs of 100
+    loud = np.array([1.0, -1.0] * 20 + [0.0] * 60)  # 40 of 100
+    assert observed_detectable(quiet) < observed_detectable(loud)
+    assert observed_detectable(quiet) == pytest.approx(planned_detectable(100, 0.0), abs=0.02)
