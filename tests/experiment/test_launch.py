@@ -5,6 +5,8 @@ values, and on the CPU (`--set launch.cpu=true`, 2 processes) a study whose trai
 from __future__ import annotations
 
 import json
+import signal
+import time
 import os
 import subprocess
 import sys
@@ -275,3 +277,59 @@ def test_grpo_under_several_processes_picks_trls_engine(monkeypatch):
     assert rl_engine(cfg) == "own"
     monkeypatch.setenv("WORLD_SIZE", "2")
     assert rl_engine(cfg) == "trl"
+
+
+# ---- killing the main process alone -------------------------------------------------------------------
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The live processes whose command line holds `text` (zombies left out)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            if text in (proc / "cmdline").read_bytes().decode(errors="replace") and \
+                    (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_killing_the_main_process_during_launched_training_leaves_nothing_and_the_rerun_finishes(
+        tmp_path, built_instance, tiny_model):
+    """SIGKILL of the main `sebench run --gpus 2` alone while the launcher and its 2 workers start: they die
+    with it (before writing a checkpoint, which orphans would go on to write), and the same command again
+    finishes and reports."""
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "sebench.cli", "run", "--out", str(run), "--instance", str(built_instance),
+               "--model", f"hf:{tiny_model}", *TINY, "--regimes", "closed-sft"]
+    proc = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 400
+        while len(_processes_naming("sebench.train.launched")) < 3 and proc.poll() is None \
+                and time.monotonic() < deadline:  # the launcher and its 2 workers
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before its launched training started"
+        os.kill(proc.pid, signal.SIGKILL)  # the main process alone
+        proc.wait()
+        while _processes_naming(str(run)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _processes_naming(str(run)) == [], "processes of the killed study are still running"
+        assert not (run / "train" / "closed-sft" / "checkpoint" / "train_config.json").exists()
+    finally:
+        _kill_all(_processes_naming(str(run)))
+    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (run / "report" / "report.md").is_file()
