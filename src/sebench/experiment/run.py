@@ -391,8 +391,23 @@ class Study:
         # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py), self-play
         # after its last finished round (train/selfplay.py)
         self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(label, train), resumable=True,
-                      comparable=comparable_settings)
+                      comparable=comparable_settings, before_resume=lambda: self.set_aside_unproven(label, train.out))
         self.book.check()  # its process could reach nothing else of the study, or the study stops here
+
+    def set_aside_unproven(self, label: str, checkpoint: Path) -> None:
+        """Before an interrupted training stage goes on: a saved model its attempt left in `checkpoint` is proven
+        by nothing (only a finished stage's record and hashes prove one), so it moves to
+        RUN_DIR/incomplete/<label>.<n> and the stage trains again; resume points without a saved model stay."""
+        from sebench.train import CHECKPOINT_MARKERS
+
+        if not any((checkpoint / marker).exists() for marker in CHECKPOINT_MARKERS):
+            return
+        aside = self.root / "incomplete"
+        aside.mkdir(exist_ok=True)
+        n = 1 + sum(1 for p in aside.glob(f"{label}.*"))
+        checkpoint.rename(aside / f"{label}.{n}")
+        log.warning("stage train:%s: the model its interrupted attempt saved is unproven; moved to %s and trained "
+                    "again", label, aside / f"{label}.{n}")
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,

@@ -114,13 +114,15 @@ class StageBook:
 
     def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
             resumable: bool = False, derived: bool = False,
-            comparable: Callable[[dict], dict | None] | None = None, trusted: tuple[Path, ...] = ()) -> dict:
+            comparable: Callable[[dict], dict | None] | None = None, trusted: tuple[Path, ...] = (),
+            before_resume: Callable[[], None] | None = None) -> dict:
         """Runs `fn` unless the stage is already done with this config; returns the stage's record.
         `trusted`: files or folders outside its outputs that later stages trust as they are (an instance
         given with --instance); their hashes are sealed with the outputs'.
         A `derived` stage (the report: made from other stages' outputs alone, in seconds) is redone when its
         config changes, without --overwrite: nothing is lost by redoing it. With `comparable`, two configs
-        whose comparable forms are equal (and not None) are the same config."""
+        whose comparable forms are equal (and not None) are the same config. `before_resume`: called before a
+        resumable stage goes on from what an earlier attempt left (e.g. to set aside what it cannot prove)."""
         config = _normal(config)
         old = self.get(name)
         shown = (old["config"], config) if old is not None else ({}, {})  # the settings named when refused
@@ -148,8 +150,10 @@ class StageBook:
         if old is None or not resumable:
             for out in outputs:
                 remove(out)
-        elif old["status"] != "done":
-            log.info("stage %s: resuming an unfinished run", name)
+        else:
+            log.info("stage %s: resuming from what an earlier attempt left", name)
+            if before_resume is not None:
+                before_resume()
         self.seal.forget(name)
         record = {
             "stage": name,
