@@ -22,6 +22,7 @@ build_report) with files in and files out; nothing here re-implements a stage.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -49,7 +50,8 @@ class Study:
     def __init__(self, cfg: RunConfig, root: Path, overwrite: bool = False, argv: list[str] | None = None):
         self.cfg = cfg
         self.root = Path(root).resolve()  # stages may run subprocesses in other working directories
-        self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False))
+        self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False),
+                              starting=self._start_manifest)
         self.argv = argv or []
         self.data: Path | None = None
         self.base: Path | None = None  # the warmed-up base checkpoint, when the config has a warm-up
@@ -60,10 +62,7 @@ class Study:
     # ---- the whole study -------------------------------------------------------------------------
 
     def run(self) -> Path:
-        if self.cfg.regimes:
-            self.train_model  # noqa: B018 - fails now, not after an hour of evaluation, if there are no weights
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._start_manifest()
+        self.preflight()
         self.data = self.prepare_data()
         if self.cfg.warmup:
             self.base = self.warm_up()
@@ -99,8 +98,48 @@ class Study:
         finally:
             self.close_backend()
         report = self.report()
+        if self.book.starting is not None:  # every stage was done already: the command is recorded all the same
+            self.book.starting()
+            self.book.starting = None
         self._update_manifest(finished=True)
         return report
+
+    def preflight(self) -> None:
+        """Every check that needs no work, before anything is written: training has weights to start from,
+        the protocol's inputs are there, and the stages that ran already (the data, the untrained model's
+        evaluations) have the settings this command gives them, or --overwrite. A refused command leaves
+        the run directory as it was."""
+        if self.cfg.regimes:
+            self.train_model  # noqa: B018 - fails now, not after an hour of evaluation, if there are no weights
+        if self.cfg.protocol == "original":
+            from sebench.rollout import OriginalTemplates
+
+            OriginalTemplates.read(self.cfg.original_repo)
+        name, config, instance = self.instance_stage()
+        done = self._settled(name, config)
+        instance_hash = file_hash(instance / "manifest.json") if done else TO_BE_MADE
+        data = instance
+        if self.cfg.functions:
+            data = self.root / "data"
+            done = self._settled("select", self.select_config(instance_hash))
+        data_hash = file_hash(data / "manifest.json") if done else TO_BE_MADE
+        if self.cfg.warmup:
+            return  # the untrained rows evaluate the warmed-up base, made later
+        for mode in (m for m in self.cfg.untrained_modes if m != "memory"):
+            for split in self.cfg.splits:
+                rollouts = self.eval_dir(UNTRAINED, mode, split) / "rollouts.jsonl"
+                name = f"rollout:{UNTRAINED}:{mode}:{split}"
+                _, config = self.rollout_stage(data, data_hash, UNTRAINED, eval_spec(self.cfg, self.base_model), mode,
+                                               split, None, rollouts)
+                if self._settled(name, config):
+                    self._settled(f"judge:{UNTRAINED}:{mode}:{split}",
+                                  self.judge_stage(data, data_hash, rollouts,
+                                                   self.book.get(name)["outputs"][_rel(self.root, rollouts)])[1])
+
+    def _settled(self, name: str, config: dict) -> bool:
+        """Whether stage `name` is done with `config` (refused when it ran or started with other settings)."""
+        old = self.book.settled(name, config)
+        return old is not None and old["status"] == "done" and old["config"] == json.loads(json.dumps(config, default=str))
 
     def _training_order(self) -> list[str]:
         labels = list(dict.fromkeys(self.cfg.regimes))
@@ -154,27 +193,41 @@ class Study:
 
     def prepare_data(self) -> Path:
         cfg = self.cfg
+        name, config, instance = self.instance_stage()
+        if cfg.instance:
+            self.book.run(name, config, [], lambda: None, trusted=tuple(instance / p for p in TRUSTED_IN_INSTANCE))
+        else:
+            self.book.run(name, config, [instance], lambda: self._build(instance, self._build_sizes()))
+        if not cfg.functions:
+            return instance
+        data = self.root / "data"
+        self.book.run("select", self.select_config(file_hash(instance / "manifest.json")), [data],
+                      lambda: self._select(instance, data, self.subset_sizes()))
+        return data
+
+    def instance_stage(self) -> tuple[str, dict, Path]:
+        """(stage name, config, folder) of the instance the study reads: the one given with --instance (checked
+        here), else the one it builds in RUN_DIR/instance."""
+        cfg = self.cfg
         if cfg.instance:
             instance = Path(cfg.instance).resolve()
             if not (instance / "manifest.json").is_file():
                 raise SebenchError(f"--instance {instance}: not an instance directory (no manifest.json)")
-            self.book.run("instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")},
-                          [], lambda: None, trusted=tuple(instance / p for p in TRUSTED_IN_INSTANCE))
-        else:
-            instance = self.root / "instance"
-            sizes = None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
-            if cfg.functions and cfg.warmup:  # the warm-up trains on the other functions' training tasks
-                sizes = self._sizes(cfg.build_train, 0, 0)
-            self.book.run("build", {"seed": cfg.seed, "task_sizes": sizes_dict(sizes)}, [instance],
-                          lambda: self._build(instance, sizes))
-        if not cfg.functions:
-            return instance
-        data = self.root / "data"
-        sizes = self.subset_sizes()
-        config = {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": sizes_dict(sizes),
-                  "instance": file_hash(instance / "manifest.json")}
-        self.book.run("select", config, [data], lambda: self._select(instance, data, sizes))
-        return data
+            return "instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")}, instance
+        return "build", {"seed": cfg.seed, "task_sizes": sizes_dict(self._build_sizes())}, self.root / "instance"
+
+    def _build_sizes(self):
+        """The task sizes the study builds its own instance with (None: the builder's own)."""
+        cfg = self.cfg
+        if cfg.functions and cfg.warmup:  # the warm-up trains on the other functions' training tasks
+            return self._sizes(cfg.build_train, 0, 0)
+        return None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
+
+    def select_config(self, instance_hash: str) -> dict:
+        """The config of the stage that selects the studied subset, from the hash of the instance's manifest."""
+        cfg = self.cfg
+        return {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": sizes_dict(self.subset_sizes()),
+                "instance": instance_hash}
 
     def subset_sizes(self):
         """The task sizes of a studied subset (TaskSizes)."""
@@ -223,13 +276,26 @@ class Study:
         """Rollouts then verdicts of `model` on `data`'s split, in `folder` (default evals/<label>/<mode>/<split>).
         `weights`: the hash of a trained checkpoint, whose record names the model by `label` and weights
         rather than by its path (the run may move); None for a model named by its spec."""
-        from sebench.judge import JudgeConfig
-        from sebench.rollout import RolloutConfig
-
-        cfg = self.cfg
         self.book.check()  # nothing a method did is evaluated
         folder = folder or self.eval_dir(label, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
+        data_hash = file_hash(data / "manifest.json")
+        rollout, record = self.rollout_stage(data, data_hash, label, model, mode, split, weights, rollouts, memory,
+                                             samples, temperature)
+        name = f"rollout:{label}:{mode}:{split}"
+        self.book.run(name, record, [rollouts], lambda: self._rollout(rollout), resumable=True)
+        judge, record = self.judge_stage(data, data_hash, rollouts, self.book.get(name)["outputs"][_rel(self.root, rollouts)])
+        self.book.run(f"judge:{label}:{mode}:{split}", record, [verdicts, folder / "summary.json"],
+                      lambda: self._judge(judge))
+        return verdicts
+
+    def rollout_stage(self, data: Path, data_hash: str, label: str, model: str, mode: str, split: str,
+                      weights: str | None, rollouts: Path, memory: Path | None = None, samples: int | None = None,
+                      temperature: float | None = None):
+        """(RolloutConfig, the config of its stage) of one evaluation's rollouts."""
+        from sebench.rollout import RolloutConfig
+
+        cfg = self.cfg
         settings = {**cfg.rollout, "batch_size": cfg.rollout["batch_size"] or cfg.rollout["concurrency"]}
         if samples is not None:
             settings["n"] = samples
@@ -237,19 +303,17 @@ class Study:
             settings["temperature"] = temperature
         rollout = RolloutConfig(data=data, split=split, mode=mode, model=model, out=rollouts, seed=cfg.seed,
                                 protocol=cfg.protocol, original_repo=cfg.original_repo, memory=memory, **settings)
-        data_hash = file_hash(data / "manifest.json")
-        name = f"rollout:{label}:{mode}:{split}"
-        self.book.run(name, config_record(rollout, drop=("data", "out"), data=data_hash,
-                                          model=model if weights is None else label, weights=weights,
-                                          memory=file_hash(memory) if memory else None),
-                      [rollouts], lambda: self._rollout(rollout), resumable=True)
-        judge = JudgeConfig(data=data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
-                            protocol=cfg.protocol, **cfg.judge)
-        self.book.run(f"judge:{label}:{mode}:{split}",
-                      config_record(judge, drop=("data", "out", "summary"), data=data_hash,
-                                    rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
-                      [verdicts, folder / "summary.json"], lambda: self._judge(judge))
-        return verdicts
+        return rollout, config_record(rollout, drop=("data", "out"), data=data_hash,
+                                      model=model if weights is None else label, weights=weights,
+                                      memory=file_hash(memory) if memory else None)
+
+    def judge_stage(self, data: Path, data_hash: str, rollouts: Path, rollouts_hash: str):
+        """(JudgeConfig, the config of its stage) of one evaluation's verdicts."""
+        from sebench.judge import JudgeConfig
+
+        judge = JudgeConfig(data=data, rollouts=rollouts, out=rollouts.with_name("verdicts.jsonl"),
+                            summary=rollouts.with_name("summary.json"), protocol=self.cfg.protocol, **self.cfg.judge)
+        return judge, config_record(judge, drop=("data", "out", "summary"), data=data_hash, rollouts=rollouts_hash)
 
     def recall(self, label: str, model: str) -> Path | None:
         """The name recall of `model` (RunConfig.name_recall; models with local weights only) on the studied
@@ -647,6 +711,7 @@ class Study:
         write_json(self.root / "manifest.json", manifest)
 
 
+TO_BE_MADE = "(made anew by this command)"  # a hash the preflight cannot know: that of an output not made yet
 TRUSTED_IN_INSTANCE = ("manifest.json", "package", "datasets", "private")  # of an instance given with --instance
 
 
