@@ -55,9 +55,11 @@ class Study:
         self.argv = argv or []
         self.data: Path | None = None
         self.base: Path | None = None  # the warmed-up base checkpoint, when the config has a warm-up
-        self.not_trained: dict[str, str] = {}  # label -> why its training produced no checkpoint
         self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
         self._method_jobs: dict = {}  # label -> the MethodJob of a method run in this study
+        self.started = now()
+        # regimes an earlier command could not train stay reported until a later command trains them
+        self.not_trained: dict[str, str] = (read_json(self.root / "manifest.json") or {}).get("not_trained", {})
 
     # ---- the whole study -------------------------------------------------------------------------
 
@@ -98,10 +100,7 @@ class Study:
         finally:
             self.close_backend()
         report = self.report()
-        if self.book.starting is not None:  # every stage was done already: the command is recorded all the same
-            self.book.starting()
-            self.book.starting = None
-        self._update_manifest(finished=True)
+        self.finish_manifest()
         return report
 
     def preflight(self) -> None:
@@ -672,11 +671,16 @@ class Study:
 
     def _start_manifest(self) -> None:
         manifest = read_json(self.root / "manifest.json") or {}
-        # regimes an earlier command could not train stay reported until a later command trains them
-        self.not_trained = {**manifest.get("not_trained", {}), **self.not_trained}
         commands = manifest.get("commands", [])
-        commands.append({"argv": self.argv, "started": now()})
+        commands.append({"argv": self.argv, "started": self.started})
         self._write_manifest(commands=commands, finished=False)
+
+    def finish_manifest(self) -> None:
+        """The manifest of a finished study (the command recorded even where every stage was done already)."""
+        if self.book.starting is not None:
+            self.book.starting()
+            self.book.starting = None
+        self._update_manifest(finished=True)
 
     def _update_manifest(self, finished: bool) -> None:
         self._write_manifest(commands=None, finished=finished)
