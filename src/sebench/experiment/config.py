@@ -123,9 +123,12 @@ class RunConfig:
     build_multiple: int = option(300, "the built instance's multi-function test tasks", minimum=0)
     # selection: a subset of functions and tasks (None = everything the instance has)
     functions: int | None = option(None, "number of functions studied (0: all the instance has)", minimum=0)
-    max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
-    max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
-    max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
+    max_train: int | None = option(None, "training tasks of the studied subset (with --functions; default: 100)",
+                                   minimum=1)
+    max_single: int | None = option(None, "one-function test tasks of the studied subset (with --functions; "
+                                    "default: 30)", minimum=1)
+    max_multiple: int | None = option(None, "multi-function test tasks of the studied subset (with --functions; "
+                                      "default: 10)", minimum=1)
     docs_only: float | None = option(None, "share of the studied functions made docs-only: no training "
                                      "task, example or judge call of any method mentions them, only their docs "
                                      "(a seeded split; default: none)", minimum=0.0, maximum=1.0)
@@ -386,6 +389,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     for key, value in overrides.items():
         _set(values, key, copy.deepcopy(value))
     cfg = RunConfig(**values)
+    _subset_caps(cfg, overrides)
     if isinstance(cfg.variants, dict) and isinstance(cfg.regimes, list):  # the controls a study lists, unless redefined
         cfg.variants.update({label: dict(CONTROL_VARIANTS[label]) for label in cfg.regimes
                              if label in CONTROL_VARIANTS and label not in cfg.variants})
@@ -485,6 +489,23 @@ def _check_sections(cfg: RunConfig) -> None:
             setattr(cfg, name, {**SECTIONS[name].defaults(), **given})
     if cfg.lifelong is not None:
         _check_lifelong(cfg)
+
+
+SUBSET_CAPS = ("max_train", "max_single", "max_multiple")
+
+
+def _subset_caps(cfg: RunConfig, overrides: dict) -> None:
+    """The task caps size the studied subset (`functions`): without one, the study reads the instance's splits
+    whole, so a cap given is refused and a preset's is dropped (the manifest records what ran)."""
+    if cfg.functions:
+        return
+    given = [f"--{name.replace('_', '-')}" for name in SUBSET_CAPS if overrides.get(name) is not None]
+    if given:
+        raise SebenchError(f"{', '.join(given)} {'sizes' if len(given) == 1 else 'size'} the subset of functions the "
+                           "study selects, and without --functions N it reads every task of the instance; give "
+                           "--functions N with it (0: all the instance has, uncapped), or leave it out")
+    for name in SUBSET_CAPS:
+        setattr(cfg, name, None)
 
 
 def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:

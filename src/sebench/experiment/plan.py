@@ -77,12 +77,19 @@ def calibrated_efficiency() -> float:
 
 def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
     """The plan as plain data (see the module docstring)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sebench-plan-") as scratch:
+        return _build_plan(cfg, Path(run_dir), pc, Path(scratch))
+
+
+def _build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig, scratch: Path) -> dict:
     from sebench.experiment.run import Study
 
     study = Study(cfg, run_dir)
-    data, checks = _data(cfg, Path(run_dir))
+    data, checks = _data(study, scratch)
     study.data = data or Path(run_dir) / "instance"
-    counts, prompt_tokens = _counts(cfg, data, pc, checks)
+    counts, prompt_tokens = _counts(study, data, pc, checks)
     shape = _shape(cfg, checks)
     efficiency = pc.plan_decode_efficiency or calibrated_efficiency()
     ctx = _Context(cfg, pc, shape, pm.HARDWARE[pc.plan_gpu], efficiency, counts, prompt_tokens)
@@ -135,16 +142,23 @@ class _Context:
 # ---- data and model ---------------------------------------------------------------------------------------
 
 
-def _data(cfg: RunConfig, run_dir: Path) -> tuple[Path | None, list[dict]]:
-    """The instance the study will read, if it exists yet, and the check that says so."""
-
-    where = Path(cfg.instance) if cfg.instance else run_dir / ("data" if cfg.functions else "instance")
+def _data(study, scratch: Path) -> tuple[Path | None, list[dict]]:
+    """The data the study will read, if it can be known yet, and the check that says so: the instance (given
+    with --instance, or built in the run), or with --functions the subset the run selected, else the one it
+    will select, selected here as the run selects it (in `scratch`) so that the counts are the run's."""
+    cfg, run_dir = study.cfg, study.root
+    where = Path(cfg.instance) if cfg.instance else run_dir / "instance"
+    if cfg.functions and Instance(run_dir / "data").manifest_path.is_file():
+        where = run_dir / "data"
     if not Instance(where).manifest_path.is_file():
         if cfg.instance:
             return None, [_check("instance", False, f"--instance {where}: no manifest.json (not an instance)")]
         return None, [_check("instance", None, f"{where} is not built yet: the run builds it (seed {cfg.seed}); "
                              "counts below are the build sizes")]
     try:
+        if cfg.functions and where != run_dir / "data":
+            study._select(where, scratch / "data", study.subset_sizes())
+            where = scratch / "data"
         instance = Instance.open(where)
         found = {s: len(instance.tasks(s)) for s in ("train", "single_test", "multiple_test")
                  if instance.split_path(s).is_file()}
@@ -152,22 +166,27 @@ def _data(cfg: RunConfig, run_dir: Path) -> tuple[Path | None, list[dict]]:
         instance.mapping()
     except SebenchError as exc:
         return None, [_check("instance", False, str(exc))]
-    return where, [_check("instance", True, f"{where}: package {instance.package_name}, {docs} documented "
+    what = f"the subset of {cfg.functions} functions the run selects" if where.parent == scratch else str(where)
+    return where, [_check("instance", True, f"{what}: package {instance.package_name}, {docs} documented "
                           f"functions, tasks {found}")]
 
 
-def _counts(cfg: RunConfig, data: Path | None, pc: PlanConfig, checks: list) -> tuple[dict, dict]:
+def _counts(study, data: Path | None, pc: PlanConfig, checks: list) -> tuple[dict, dict]:
     """Valid tasks per split, and mean prompt tokens per (mode, split)."""
-    caps = {"train": cfg.max_train, "single_test": cfg.max_single, "multiple_test": cfg.max_multiple}
-    if data is None:
+    cfg = study.cfg
+    if data is None:  # not built yet: the build sizes, or the subset's where the run selects one
         sizes = {"train": cfg.build_train, "single_test": cfg.build_single, "multiple_test": cfg.build_multiple}
-        counts = {s: min(n, caps[s] or n) for s, n in sizes.items()}
+        if cfg.functions:
+            subset = study.subset_sizes()
+            sizes = {"train": min(sizes["train"], subset.train), "single_test": min(sizes["single_test"], subset.single),
+                     "multiple_test": min(sizes["multiple_test"], subset.multiple)}
         modes = set(cfg.untrained_modes) | set(cfg.trained_modes) | {"open", "closed"}
-        return counts, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in counts} for m in modes}
+        return sizes, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in sizes} for m in modes}
     from sebench.rollout import PromptBuilder
 
     instance = Instance.open(data)
-    tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in caps if instance.split_path(s).is_file()}
+    tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in ("train", "single_test", "multiple_test")
+             if instance.split_path(s).is_file()}
     invalid = {s: len(instance.tasks(s)) - len(ts) for s, ts in tasks.items()}
     checks.append(_check("tasks", all(tasks.values()), f"valid tasks {({s: len(t) for s, t in tasks.items()})}, "
                          f"invalid (left out) {invalid}"))
