@@ -4,12 +4,13 @@ values, and on the CPU (`--set launch.cpu=true`, 2 processes) a study whose trai
 
 from __future__ import annotations
 
+import contextlib
 import json
-import signal
-import time
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -299,10 +300,8 @@ def _processes_naming(text: str) -> list[int]:
 
 def _kill_all(pids: list[int]) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 @pytest.mark.slow

@@ -77,3 +77,16 @@ def test_the_original_protocol_without_its_repository_is_refused_before_the_buil
     line = _refused(tmp_path / "run", "--model", "fake:", "--regimes", "--protocol", "original")
     assert "--original-repo" in line, line
     assert not (tmp_path / "run").exists()
+
+
+def test_a_study_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """The plan's disk check (a checkpoint of the model's size a regime), made before the study starts: a
+    disk with 1 MB free cannot hold the embedded model's Closed-SFT checkpoint."""
+    import collections
+    import shutil
+
+    free = collections.namedtuple("usage", "total used free")(10**12, 10**12 - 10**6, 10**6)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: free)
+    line = _refused(tmp_path / "run", "--preset", "quick", "--regimes", "closed-sft")
+    assert "not enough disk" in line and "1 checkpoints of 0.3 GB" in line and "0 GB free" in line, line
+    assert not (tmp_path / "run").exists()

@@ -141,6 +141,7 @@ def _main(args: argparse.Namespace) -> int:
         print(text)
         print(f"plan: {args.out / 'plan.json'}")
         return 1 if any(c["ok"] is False for c in plan["checks"]) else 0
+    _check_disk(cfg, args.out, len(args.seeds or [0]))
     study, pool = Study, None
     if cfg.lifelong is not None:
         from sebench.experiment.lifelong_study import LifelongStudy
@@ -225,6 +226,16 @@ def _with_preset(args: argparse.Namespace) -> argparse.Namespace:
         if name not in given and hasattr(args, name):
             setattr(args, name, value)
     return args
+
+
+def _check_disk(cfg, out: Path, seeds: int) -> None:
+    """Refuses a study whose checkpoints the disk under `out` cannot hold (the plan's disk check), before any
+    work."""
+    from sebench.experiment.plan import disk_check
+
+    disk = disk_check(cfg, out, seeds)
+    if disk is not None and disk["ok"] is False:
+        raise SebenchError(f"not enough disk for this study: {disk['detail']}; free some, or choose another --out")
 
 
 def _check_models(cfg) -> None:

@@ -558,14 +558,23 @@ def _batch_checks(stages: list[dict], pc: PlanConfig) -> list[dict]:
                    f"{pc.plan_gpus}` keeps it on {pc.plan_gpus} processes (grad_accum divided among them)")]
 
 
-def _disk_check(run_dir: Path, shape: pm.ModelShape | None, stages: list[dict]) -> list[dict]:
-    if shape is None:
+def disk_check(cfg: RunConfig, run_dir: Path, seeds: int = 1) -> dict | None:
+    """The plan's disk check for a study about to run (each label of `regimes` writing one checkpoint a seed),
+    or None when the model's size is not known here."""
+    found = _disk_check(run_dir, _shape(cfg, []), seeds * len(dict.fromkeys(cfg.regimes)))
+    return found[0] if found else None
+
+
+def _disk_check(run_dir: Path, shape: pm.ModelShape | None, trained: list[dict] | int) -> list[dict]:
+    """Whether the disk under `run_dir` holds the checkpoints of the training `stages` (or of `trained` ones)."""
+    if shape is None or trained == 0:
         return []
-    regimes = {s["stage"].split(":")[0] for s in stages if s["kind"] in ("sft", "grpo")}
-    need = len(regimes) * 2 * shape.parameters()
+    regimes = trained if isinstance(trained, int) else len({s["stage"].split(":")[0] for s in trained
+                                                            if s["kind"] in ("sft", "grpo")})
+    need = regimes * 2 * shape.parameters()
     where = next(p for p in [Path(run_dir).resolve(), *Path(run_dir).resolve().parents] if p.exists())
     free = shutil.disk_usage(where).free
-    return [_check("disk", free >= need, f"{len(regimes)} checkpoints of {2 * shape.parameters() / 1e9:.1f} GB (bf16) "
+    return [_check("disk", free >= need, f"{regimes} checkpoints of {2 * shape.parameters() / 1e9:.1f} GB (bf16) "
                    f"need {need / 1e9:.0f} GB; {free / 1e9:.0f} GB free at {where}")]
 
 
