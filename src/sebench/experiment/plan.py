@@ -215,7 +215,10 @@ def _shape(cfg: RunConfig, checks: list) -> pm.ModelShape | None:
             checks.append(_check("weights", None, f"{name}: its config is in the local HF cache; weights not checked"))
         elif name in pm.KNOWN_SHAPES:
             shape = pm.KNOWN_SHAPES[name]
-            if name != "smollm2-135m":
+            if spec.split(":", 1)[0] == "openai":  # a served model: its server holds the weights
+                checks.append(_check("weights", None, f"{name}: served at {spec.partition('@')[2] or 'its URL'}; "
+                                     "the run downloads no weights (evaluation only)"))
+            elif name != "smollm2-135m":
                 checks.append(_check("weights", None, f"{name}: not on this machine; the run downloads about "
                                      f"{2 * shape.parameters() / 1e9:.1f} GB (bf16)"))
         else:
