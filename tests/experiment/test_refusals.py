@@ -90,3 +90,26 @@ def test_a_study_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_
     line = _refused(tmp_path / "run", "--preset", "quick", "--regimes", "closed-sft")
     assert "not enough disk" in line and "1 checkpoints of 0.3 GB" in line and "0 GB free" in line, line
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("preset", ["quick", "inject"])
+def test_an_unknown_regime_is_answered_with_the_names_sebench_methods_lists(tmp_path, preset):
+    """The names the refusal offers are those `sebench methods` prints (a regime's former names, still read,
+    are in neither), and each is one this preset runs."""
+    import contextlib
+    import io
+
+    from sebench.cli import main
+    from sebench.experiment.config import resolve
+    from sebench.train import REGIME_ALIASES
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["methods"]) == 0
+    listed = {line.split()[0] for line in printed.getvalue().splitlines() if line.strip()}
+    line = _refused(tmp_path / "run", "--preset", preset, "--regimes", "clsed-sft", "--show-config")
+    assert "did you mean 'closed-sft'?" in line and "`sebench methods` lists them" in line, line
+    offered = line.split("(choose from ", 1)[1].split(", or a method")[0].split(", ")
+    assert set(offered) <= listed and not set(offered) & set(REGIME_ALIASES)
+    for name in offered:  # each offered name runs under this preset
+        assert resolve(preset, {"regimes": [name]}).regimes == [name]

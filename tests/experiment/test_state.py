@@ -68,7 +68,7 @@ def test_presets_and_overrides():
     assert resolve("gpu", {}).functions is None
     with pytest.raises(SebenchError, match="unknown setting 'lrr'"):
         resolve("quick", {"lrr": 1})
-    with pytest.raises(SebenchError, match="unknown regimes value 'closed_sft'; did you mean 'closed-sft'"):
+    with pytest.raises(SebenchError, match="unknown regime 'closed_sft'; did you mean 'closed-sft'"):
         resolve("quick", {"regimes": ["closed_sft"]})
     assert json.dumps(cfg.to_dict())
 

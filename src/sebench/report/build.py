@@ -12,13 +12,12 @@ from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
-from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
+from sebench.report.fmt import VERDICT_SHORT, delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
 from sebench.report.name_recall import recall_markdown, recall_table
 from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
-from sebench.report.fmt import VERDICT_SHORT
 from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
 
 log = logging.getLogger(__name__)
