@@ -304,17 +304,23 @@ def _kill_all(pids: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a minute or more a layer on two shared cores
 @pytest.mark.timeout(600)
+@pytest.mark.parametrize("layer", ["bwrap", "landlock", "audit-hook"])
 def test_killing_the_main_process_during_launched_training_leaves_nothing_and_the_rerun_finishes(
-        tmp_path, built_instance, tiny_model):
+        tmp_path, built_instance, tiny_model, layer):
     """SIGKILL of the main `sebench run --gpus 2` alone while the launcher and its 2 workers start: they die
     with it (before writing a checkpoint, which orphans would go on to write), and the same command again
     finishes and reports."""
+    from sebench.methods.isolation import available_layers
+
+    if layer not in available_layers():
+        pytest.skip(f"this machine has no {layer}")
+    env = {**ENV, "SEBENCH_ISOLATION": layer}  # the method's process under each layer (bwrap: its own pid namespace)
     run = tmp_path / "run"
     command = [sys.executable, "-m", "sebench.cli", "run", "--out", str(run), "--instance", str(built_instance),
                "--model", f"hf:{tiny_model}", *TINY, "--regimes", "closed-sft"]
-    proc = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 400
         while len(_processes_naming("sebench.train.launched")) < 3 and proc.poll() is None \
@@ -329,6 +335,6 @@ def test_killing_the_main_process_during_launched_training_leaves_nothing_and_th
         assert not (run / "train" / "closed-sft" / "checkpoint" / "train_config.json").exists()
     finally:
         _kill_all(_processes_naming(str(run)))
-    done = subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=400)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=400)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (run / "report" / "report.md").is_file()
