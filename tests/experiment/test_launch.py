@@ -172,6 +172,10 @@ def test_a_study_trains_through_the_launcher_on_two_cpu_processes(tmp_path, buil
     shown = _show_config(*args)
     _assert_ran_with(trained["config"], shown, "closed-sft")
     assert shown["train"]["grad_accum"] == 1  # 2 over 2 processes
+    # the record names the one-process grad_accum (the preset's, as `sebench train --preset` under `accelerate
+    # launch` and one process record it) beside the per-process value the trainer ran with
+    assert trained["batch"] == {"processes": 2, "per_process_batch_size": 2, "per_process_grad_accum": 1,
+                                "grad_accum": 2, "examples": 4}
     record = json.loads((run / "stages" / "train--closed-sft.json").read_text())
     assert record["config"]["processes"] == 2
     assert (run / "report" / "report.md").is_file()
