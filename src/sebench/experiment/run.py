@@ -22,7 +22,6 @@ build_report) with files in and files out; nothing here re-implements a stage.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -115,13 +114,13 @@ class Study:
 
             OriginalTemplates.read(self.cfg.original_repo)
         name, config, instance = self.instance_stage()
-        done = self._settled(name, config)
-        instance_hash = file_hash(instance / "manifest.json") if done else TO_BE_MADE
+        instance_hash = _hash_if(self.book.done_with(name, config), instance / "manifest.json")
         data = instance
         if self.cfg.functions:
             data = self.root / "data"
-            done = self._settled("select", self.select_config(instance_hash))
-        data_hash = file_hash(data / "manifest.json") if done else TO_BE_MADE
+            data_hash = _hash_if(self.book.done_with("select", self.select_config(instance_hash)), data / "manifest.json")
+        else:
+            data_hash = instance_hash
         if self.cfg.warmup:
             return  # the untrained rows evaluate the warmed-up base, made later
         for mode in (m for m in self.cfg.untrained_modes if m != "memory"):
@@ -130,15 +129,10 @@ class Study:
                 name = f"rollout:{UNTRAINED}:{mode}:{split}"
                 _, config = self.rollout_stage(data, data_hash, UNTRAINED, eval_spec(self.cfg, self.base_model), mode,
                                                split, None, rollouts)
-                if self._settled(name, config):
-                    self._settled(f"judge:{UNTRAINED}:{mode}:{split}",
-                                  self.judge_stage(data, data_hash, rollouts,
-                                                   self.book.get(name)["outputs"][_rel(self.root, rollouts)])[1])
-
-    def _settled(self, name: str, config: dict) -> bool:
-        """Whether stage `name` is done with `config` (refused when it ran or started with other settings)."""
-        old = self.book.settled(name, config)
-        return old is not None and old["status"] == "done" and old["config"] == json.loads(json.dumps(config, default=str))
+                if self.book.done_with(name, config):
+                    self.book.done_with(f"judge:{UNTRAINED}:{mode}:{split}",
+                                        self.judge_stage(data, data_hash, rollouts,
+                                                         self.book.get(name)["outputs"][_rel(self.root, rollouts)])[1])
 
     def _training_order(self) -> list[str]:
         labels = list(dict.fromkeys(self.cfg.regimes))
@@ -717,6 +711,11 @@ class Study:
 
 TO_BE_MADE = "(made anew by this command)"  # a hash the preflight cannot know: that of an output not made yet
 TRUSTED_IN_INSTANCE = ("manifest.json", "package", "datasets", "private")  # of an instance given with --instance
+
+
+def _hash_if(done: bool, manifest: Path) -> str:
+    """The hash of a done stage's manifest, else TO_BE_MADE (the stage will make it anew)."""
+    return file_hash(manifest) if done and manifest.is_file() else TO_BE_MADE
 
 
 def _has_weights(model: str) -> bool:

@@ -137,6 +137,11 @@ class StageBook:
             )
         return old
 
+    def done_with(self, name: str, config: dict) -> bool:
+        """Whether stage `name` is done with `config` (refused, as `settled`, when its record has other settings)."""
+        old = self.settled(name, config)
+        return old is not None and old["status"] == "done" and old["config"] == _normal(config)
+
     def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
             resumable: bool = False, derived: bool = False,
             comparable: Callable[[dict], dict | None] | None = None, trusted: tuple[Path, ...] = (),
