@@ -1,8 +1,8 @@
 """Processes that die with the process that started them.
 
-Linux's parent-death signal (prctl PR_SET_PDEATHSIG) is set in each process the study starts for a method and
-for a launched training (the fenced method process, `accelerate launch`, and each process the launcher
-starts), so that a SIGKILL of the study alone leaves none of them running. The kernel sends the signal when
+Linux's parent-death signal (prctl PR_SET_PDEATHSIG) is set in each process the study starts: the fenced
+method process, `accelerate launch` and each process the launcher starts, and a `vllm serve` it runs,
+so that a SIGKILL of the study alone leaves none of them running. The kernel sends the signal when
 the *thread* that started the process ends, so it is set only for processes started from a main thread.
 Elsewhere than on Linux it does nothing.
 """
