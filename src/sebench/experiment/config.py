@@ -502,8 +502,8 @@ def _subset_caps(cfg: RunConfig, overrides: dict) -> None:
     given = [f"--{name.replace('_', '-')}" for name in SUBSET_CAPS if overrides.get(name) is not None]
     if given:
         raise SebenchError(f"{', '.join(given)} {'sizes' if len(given) == 1 else 'size'} the subset of functions the "
-                           "study selects, and without --functions N it reads every task of the instance; give "
-                           "--functions N with it (0: all the instance has, uncapped), or leave it out")
+                           "study selects (--functions N), and without one the study reads every task of the "
+                           "instance; give --functions N with it, or leave it out")
     for name in SUBSET_CAPS:
         setattr(cfg, name, None)
 
