@@ -4,10 +4,13 @@ values, and on the CPU (`--set launch.cpu=true`, 2 processes) a study whose trai
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -169,6 +172,10 @@ def test_a_study_trains_through_the_launcher_on_two_cpu_processes(tmp_path, buil
     shown = _show_config(*args)
     _assert_ran_with(trained["config"], shown, "closed-sft")
     assert shown["train"]["grad_accum"] == 1  # 2 over 2 processes
+    # the record names the one-process grad_accum (the preset's, as `sebench train --preset` under `accelerate
+    # launch` and one process record it) beside the per-process value the trainer ran with
+    assert trained["batch"] == {"processes": 2, "per_process_batch_size": 2, "per_process_grad_accum": 1,
+                                "grad_accum": 2, "examples": 4}
     record = json.loads((run / "stages" / "train--closed-sft.json").read_text())
     assert record["config"]["processes"] == 2
     assert (run / "report" / "report.md").is_file()
@@ -275,3 +282,63 @@ def test_grpo_under_several_processes_picks_trls_engine(monkeypatch):
     assert rl_engine(cfg) == "own"
     monkeypatch.setenv("WORLD_SIZE", "2")
     assert rl_engine(cfg) == "trl"
+
+
+# ---- killing the main process alone -------------------------------------------------------------------
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The live processes whose command line holds `text` (zombies left out)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            if text in (proc / "cmdline").read_bytes().decode(errors="replace") and \
+                    (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow  # a minute or more a layer on two shared cores
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("layer", ["bwrap", "landlock", "audit-hook"])
+def test_killing_the_main_process_during_launched_training_leaves_nothing_and_the_rerun_finishes(
+        tmp_path, built_instance, tiny_model, layer):
+    """SIGKILL of the main `sebench run --gpus 2` alone while the launcher and its 2 workers start: they die
+    with it (before writing a checkpoint, which orphans would go on to write), and the same command again
+    finishes and reports."""
+    from sebench.methods.isolation import available_layers
+
+    if layer not in available_layers():
+        pytest.skip(f"this machine has no {layer}")
+    env = {**ENV, "SEBENCH_ISOLATION": layer}  # the method's process under each layer (bwrap: its own pid namespace)
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "sebench.cli", "run", "--out", str(run), "--instance", str(built_instance),
+               "--model", f"hf:{tiny_model}", *TINY, "--regimes", "closed-sft"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 400
+        while len(_processes_naming("sebench.train.launched")) < 3 and proc.poll() is None \
+                and time.monotonic() < deadline:  # the launcher and its 2 workers
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before its launched training started"
+        os.kill(proc.pid, signal.SIGKILL)  # the main process alone
+        proc.wait()
+        while _processes_naming(str(run)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _processes_naming(str(run)) == [], "processes of the killed study are still running"
+        assert not (run / "train" / "closed-sft" / "checkpoint" / "train_config.json").exists()
+    finally:
+        _kill_all(_processes_naming(str(run)))
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (run / "report" / "report.md").is_file()

@@ -161,3 +161,14 @@ def test_a_built_in_methods_cost_follows_its_arguments(tmp_path):
     assert changed["docs-cpt-augmented: SFT (docs-cpt-augmented)"] > default["docs-cpt-augmented: SFT (docs-cpt-augmented)"]
     assert default["docs-cpt-augmented-k8: SFT (docs-cpt-augmented)"] > default["docs-cpt-augmented: SFT (docs-cpt-augmented)"]
     assert changed["closed-sft: SFT"] == default["closed-sft: SFT"]
+
+
+def test_a_served_models_plan_downloads_nothing_and_weights_it_trains_from_are_downloaded(tmp_path):
+    """The eval preset asks a server: the plan names no download; a training from hub weights does."""
+    served = "openai:Qwen/Qwen3-8B@http://127.0.0.1:9/v1"
+    _, plan = _plan(tmp_path, None, "--model", served, "--regimes")
+    weights = next(c["detail"] for c in plan["checks"] if c["check"] == "weights")
+    assert "downloads no weights" in weights and "GB" not in weights
+    _, plan = _plan(tmp_path, None, "--model", served, "--train-model", "hf:Qwen/Qwen3-8B")
+    weights = next(c["detail"] for c in plan["checks"] if c["check"] == "weights")
+    assert "the run downloads about 16.4 GB" in weights

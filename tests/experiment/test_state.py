@@ -68,7 +68,7 @@ def test_presets_and_overrides():
     assert resolve("gpu", {}).functions is None
     with pytest.raises(SebenchError, match="unknown setting 'lrr'"):
         resolve("quick", {"lrr": 1})
-    with pytest.raises(SebenchError, match="unknown regimes value 'closed_sft'; did you mean 'closed-sft'"):
+    with pytest.raises(SebenchError, match="unknown regime 'closed_sft'; did you mean 'closed-sft'"):
         resolve("quick", {"regimes": ["closed_sft"]})
     assert json.dumps(cfg.to_dict())
 
@@ -270,3 +270,43 @@ def test_the_random_ft_control_is_closed_sft_with_the_same_settings_on_another_p
     assert "closed-sft-random" not in resolve("quick", {}).variants  # only where a study lists it
     with pytest.raises(SebenchError, match=r"variants\.other\.package: only \"random\""):
         resolve("quick", {"variants": {"other": {"regime": "closed-sft", "package": "seed7"}}, "regimes": ["other"]})
+
+
+def test_a_model_an_interrupted_training_saved_is_set_aside_and_the_stage_trains_again(tmp_path, monkeypatch):
+    """A training stage killed after its processes saved a model (its record still "running") leaves nothing
+    that proves that model complete: the rerun moves it to RUN_DIR/incomplete/<label>.<n> and trains again,
+    where the trainer itself would refuse the folder; resume points with no saved model stay where they are."""
+    from sebench.experiment.run import Study
+    from sebench.train.run import prepare_out
+
+    study = Study(resolve("paper-mini", {"model": "hf:some/model"}), tmp_path / "run")
+    study.data = tmp_path
+    out = study.checkpoint_dir("closed-sft")
+    train = study.train_config("closed-sft", out, None, None)
+    attempts = []
+
+    def killed(label, train):
+        attempts.append(label)
+        prepare_out(train.out, overwrite=False)  # the trainer's own refusal of a folder holding a model
+        (train.out / "trainer").mkdir(exist_ok=True)
+        (train.out / "trainer" / "rl-resume").write_text("point")
+        if len(attempts) == 1:
+            (train.out / "config.json").write_text("{}")  # killed after saving the model
+        raise KeyboardInterrupt  # the study killed here
+
+    monkeypatch.setattr(study, "_train", killed)
+    for _ in range(2):
+        with pytest.raises(KeyboardInterrupt):
+            study.run_training("closed-sft", train, data="hash")
+    assert study.book.get("train:closed-sft")["status"] == "running"
+    assert sorted(p.name for p in (study.root / "incomplete").iterdir()) == ["closed-sft.1"]
+    assert (study.root / "incomplete" / "closed-sft.1" / "config.json").is_file()
+
+    def resumed(label, train):
+        attempts.append(label)
+        assert (train.out / "trainer" / "rl-resume").read_text() == "point"  # no saved model: kept to resume
+        (train.out / "config.json").write_text("{}")
+
+    monkeypatch.setattr(study, "_train", resumed)
+    study.run_training("closed-sft", train, data="hash")
+    assert study.book.get("train:closed-sft")["status"] == "done" and len(attempts) == 3

@@ -90,6 +90,9 @@ def test_a_method_files_arguments_are_read_without_running_it(tmp_path):
             epochs: float = 1.0
             tags: list[str] | None = None
 
+            def run(self, ctx):
+                pass
+
         @dataclass
         class Child(Base):
             k: int = 4
@@ -97,6 +100,9 @@ def test_a_method_files_arguments_are_read_without_running_it(tmp_path):
 
         def fn(ctx, note: str = "none", *, n: int = 2, **rest):
             pass
+
+        class NoRun(Method):
+            steps: int = 1
     """))
     child = method_signature(resolve(f"{tmp_path}/m.py:Child"))
     assert str(child) == "epochs: float = 1.0, tags: list[str] | None = None, k: int = 4, name: str = 'x'"
@@ -106,6 +112,9 @@ def test_a_method_files_arguments_are_read_without_running_it(tmp_path):
     assert not (tmp_path / "ran").exists()
     with pytest.raises(MethodError, match="did you mean 'Child'"):
         method_signature(resolve(f"{tmp_path}/m.py:Chld"))
+    with pytest.raises(MethodError, match=r"m\.py:23: class NoRun does not define run\(self, ctx\)"):
+        method_signature(resolve(f"{tmp_path}/m.py:NoRun"))  # read from its source: the file does not run
+    assert not (tmp_path / "ran").exists()
 
 
 @pytest.mark.parametrize("annotation,value,ok", [

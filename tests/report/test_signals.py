@@ -7,6 +7,7 @@ import pytest
 from sebench.metrics import accuracy_counts, paired_counts
 from sebench.records import Task, Verdict, write_records
 from sebench.report import build_report
+from sebench.report.fmt import VERDICT_SHORT
 from sebench.report.signals import FAILURES, failure_kind
 
 MAPPING = {"numpy.mean": "pkg.kocito", "numpy.sum": "pkg.zabure"}
@@ -50,9 +51,13 @@ def report(tmp_path):
 
 def test_failure_kinds_follow_the_verdicts_and_messages():
     kinds = [failure_kind(v) for v in UNTRAINED + TRAINED]
-    assert kinds == ["no code", "NumPy used", "no package call", "no code", "wrong value", "no code",
-                     "wrong value", "wrong arguments", "wrong name", "wrong value", "wrong value", "error"]
+    assert kinds == ["no code", "NumPy used", "no pkg", "no code", "wrong value", "no code",
+                     "wrong value", "wrong arguments", "wrong name", "wrong value", "wrong value", "timeout"]
     assert set(kinds) <= set(FAILURES)
+    # a failure that is a whole verdict has the main table's name for it (one source: VERDICT_SHORT)
+    syntax = Verdict("s", 0, "syntax_error", 0, 4, {"message": "SyntaxError: invalid syntax"})
+    assert failure_kind(syntax) == VERDICT_SHORT["syntax_error"] == "syntax"
+    assert {VERDICT_SHORT[v] for v in VERDICT_SHORT if v not in ("correct", "wrong_answer")} <= set(FAILURES)
 
 
 def test_right_call_and_tests_passed_are_recounted_with_their_intervals(report):
@@ -83,7 +88,8 @@ def test_the_markdown_puts_the_signals_beside_pass_at_1(report):
     section = md.split("## Below the pass@1 floor")[1]
     line = next(x for x in section.splitlines() if x.startswith("| closed-sft | closed | single_test"))
     assert line.startswith("| closed-sft | closed | single_test | 0.0 (") and "| 83.3 (" in line and "; Δ +" in line
-    assert "| no code % | NumPy used % | no package call % | wrong name % |" in section
+    assert "| no code % | NumPy used % | no pkg % | wrong name % | wrong arguments % | wrong value % | timeout % |" \
+        in section  # the kinds seen, each named as in the main table's columns
 
 
 def test_signals_are_split_by_docs_only_group_with_that_groups_pass_at_1(tmp_path):

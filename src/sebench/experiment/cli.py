@@ -126,6 +126,7 @@ def _main(args: argparse.Namespace) -> int:
     overrides.update(method_argument(s, overrides.get("regimes") or resolve(args.preset, {}).regimes)
                      for s in args.method_arg)
     cfg = resolve(args.preset, overrides)
+    _check_models(cfg)  # a misspelt model is named as such before its decoding is asked about
     _fit_decoding(cfg, overrides)
     if args.show_config:
         print(json.dumps(cfg.to_dict(), indent=1))
@@ -140,6 +141,7 @@ def _main(args: argparse.Namespace) -> int:
         print(text)
         print(f"plan: {args.out / 'plan.json'}")
         return 1 if any(c["ok"] is False for c in plan["checks"]) else 0
+    _check_disk(cfg, args.out, len(args.seeds or [0]))
     study, pool = Study, None
     if cfg.lifelong is not None:
         from sebench.experiment.lifelong_study import LifelongStudy
@@ -152,9 +154,12 @@ def _main(args: argparse.Namespace) -> int:
         if args.seed is not None:
             raise SebenchError("give --seed or --seeds, not both")
         runs = [args.out / f"seed-{seed}" for seed in args.seeds]
-        for seed, run_dir in zip(args.seeds, runs):
-            study(resolve(args.preset, {**overrides, "seed": seed}), run_dir, overwrite=args.overwrite,
-                  argv=sys.argv).run()
+        studies = [study(resolve(args.preset, {**overrides, "seed": seed}), run_dir, overwrite=args.overwrite,
+                         argv=sys.argv) for seed, run_dir in zip(args.seeds, runs)]
+        for each in studies:
+            each.preflight()  # every seed's checks before any seed's work
+        for each in studies:
+            each.run()
         report = (pool or build_report)(runs, args.out / "report")
     else:
         report = study(cfg, args.out, overwrite=args.overwrite, argv=sys.argv).run()
@@ -221,6 +226,25 @@ def _with_preset(args: argparse.Namespace) -> argparse.Namespace:
         if name not in given and hasattr(args, name):
             setattr(args, name, value)
     return args
+
+
+def _check_disk(cfg, out: Path, seeds: int) -> None:
+    """Refuses a study whose checkpoints the disk under `out` cannot hold (the plan's disk check), before any
+    work."""
+    from sebench.experiment.plan import disk_check
+
+    disk = disk_check(cfg, out, seeds)
+    if disk is not None and disk["ok"] is False:
+        raise SebenchError(f"not enough disk for this study: {disk['detail']}; free some, or choose another --out")
+
+
+def _check_models(cfg) -> None:
+    """Refuses an unknown model spec (with its "did you mean") and a served one that names no server."""
+    from sebench.rollout import RolloutConfig, check_model_spec
+
+    for model in dict.fromkeys(m for m in (cfg.model, cfg.train_model) if m):
+        check_model_spec(RolloutConfig(data=Path("."), out=Path("."), model=model,
+                                       base_url=cfg.rollout.get("base_url")))
 
 
 def _fit_decoding(cfg, overrides: dict) -> None:

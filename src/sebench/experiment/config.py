@@ -123,9 +123,12 @@ class RunConfig:
     build_multiple: int = option(300, "the built instance's multi-function test tasks", minimum=0)
     # selection: a subset of functions and tasks (None = everything the instance has)
     functions: int | None = option(None, "number of functions studied (0: all the instance has)", minimum=0)
-    max_train: int | None = option(None, "training tasks kept, of the studied functions (default: all)", minimum=1)
-    max_single: int | None = option(None, "one-function test tasks kept (default: all)", minimum=1)
-    max_multiple: int | None = option(None, "multi-function test tasks kept (default: all)", minimum=1)
+    max_train: int | None = option(None, "training tasks of the studied subset (with --functions; default: 100)",
+                                   minimum=1)
+    max_single: int | None = option(None, "one-function test tasks of the studied subset (with --functions; "
+                                    "default: 30)", minimum=1)
+    max_multiple: int | None = option(None, "multi-function test tasks of the studied subset (with --functions; "
+                                      "default: 10)", minimum=1)
     docs_only: float | None = option(None, "share of the studied functions made docs-only: no training "
                                      "task, example or judge call of any method mentions them, only their docs "
                                      "(a seeded split; default: none)", minimum=0.0, maximum=1.0)
@@ -393,6 +396,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     for key, value in overrides.items():
         _set(values, key, copy.deepcopy(value))
     cfg = RunConfig(**values)
+    _subset_caps(cfg, overrides)
     if isinstance(cfg.variants, dict) and isinstance(cfg.regimes, list):  # the controls a study lists, unless redefined
         cfg.variants.update({label: dict(CONTROL_VARIANTS[label]) for label in cfg.regimes
                              if label in CONTROL_VARIANTS and label not in cfg.variants})
@@ -406,7 +410,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         variant["regime"] = canonical_regime(variant["regime"])
     methods = tuple(r for r in cfg.regimes if r not in cfg.variants and r not in REGIMES + tuple(REGIME_ALIASES)
                     and (is_method_spec(r) or r in cfg.method_aliases()))
-    _check("regimes", cfg.regimes, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants) + methods)
+    _check_regimes(cfg, REGIMES + tuple(REGIME_ALIASES) + tuple(cfg.variants) + methods)
     cfg.regimes = [r if r in cfg.variants or r in methods else canonical_regime(r) for r in cfg.regimes]
     _check_methods(cfg, methods)
     if not isinstance(cfg.train_regimes, dict):
@@ -494,6 +498,23 @@ def _check_sections(cfg: RunConfig) -> None:
         _check_lifelong(cfg)
 
 
+SUBSET_CAPS = ("max_train", "max_single", "max_multiple")
+
+
+def _subset_caps(cfg: RunConfig, overrides: dict) -> None:
+    """The task caps size the studied subset (`functions`): without one, the study reads the instance's splits
+    whole, so a cap given is refused and a preset's is dropped (the manifest records what ran)."""
+    if cfg.functions:
+        return
+    given = [f"--{name.replace('_', '-')}" for name in SUBSET_CAPS if overrides.get(name) is not None]
+    if given:
+        raise SebenchError(f"{', '.join(given)} {'sizes' if len(given) == 1 else 'size'} the subset of functions the "
+                           "study selects (--functions N), and without one the study reads every task of the "
+                           "instance; give --functions N with it, or leave it out")
+    for name in SUBSET_CAPS:
+        setattr(cfg, name, None)
+
+
 def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
     """Every method named in `regimes` resolves, and `methods` gives arguments only to those."""
     if not isinstance(cfg.methods, dict):
@@ -529,6 +550,40 @@ def _check_lifelong(cfg: RunConfig) -> None:
                                "Closed-SFT on reference solutions, evaluated closed-book, built by the study")
     if not cfg.functions:
         raise SebenchError("lifelong: set functions, the number of functions each library studies")
+
+
+def method_rows() -> list[tuple[str, str, str]]:
+    """(name, origin, description) of every name `--regimes` takes without a path, as `sebench methods` lists
+    them: the regimes, the variants and method settings the presets define, the built-in methods and the
+    installed entry points (a regime's former names are still read, and not listed)."""
+    from sebench.methods import BUILTINS, entry_points
+    from sebench.train import REGIME_SPECS
+
+    out = [(name, "built-in", "training regime") for name in REGIME_SPECS]
+    variants = {label: v["regime"] for preset in PRESETS.values() for label, v in preset.get("variants", {}).items()}
+    out += [(label, "built-in", f"variant of {regime} (presets that define it)") for label, regime in sorted(variants.items())]
+    out += [(label, "built-in", f"variant of {v['regime']} on another seed's package (the Random-FT control, any preset)")
+            for label, v in CONTROL_VARIANTS.items()]
+    out += [(name, "built-in", what) for name, (_, what) in BUILTINS.items()]
+    settings = {label: args for preset in PRESETS.values() for label, args in preset.get("methods", {}).items()
+                if isinstance(args, dict) and "method" in args}
+    out += [(label, "built-in", f"{args['method']} with " + ", ".join(f"{k}={v}" for k, v in args.items() if k != "method")
+             + " (presets that define it)") for label, args in sorted(settings.items())]
+    out += [(name, "entry point", target) for name, target in sorted(entry_points().items())]
+    return out
+
+
+def _check_regimes(cfg: RunConfig, accepted: tuple[str, ...]) -> None:
+    """Refuses a `regimes` item this config cannot run, naming those it can as `sebench methods` lists them."""
+    for value in cfg.regimes:
+        if value in accepted:
+            continue
+        shown = [name for name, _, _ in method_rows() if name in (*accepted, *CONTROL_VARIANTS) or is_method_spec(name)]
+        shown += [label for label in (*cfg.variants, *cfg.method_aliases()) if label not in shown]
+        close = difflib.get_close_matches(str(value), [*shown, *REGIME_ALIASES], n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise SebenchError(f"unknown regime '{value}'{hint} (choose from {', '.join(shown)}, or a method: "
+                           "path/to/file.py:Attr or pkg.module:Attr; `sebench methods` lists them)")
 
 
 def _check(name: str, values: list, choices: tuple[str, ...]) -> None:

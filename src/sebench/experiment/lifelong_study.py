@@ -40,8 +40,6 @@ class LifelongStudy(Study):
 
     def run(self) -> Path:
         self.train_model  # noqa: B018 - fails now, not after the builds, if there are no weights to train
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._start_manifest()
         positions = range(0 if self.cfg.warmup else 1, self.cfg.lifelong["libraries"] + 1)
         instances = {i: self.build_library(i) for i in positions}
         self.functions = library_functions(self.cfg.lifelong["libraries"],
@@ -62,7 +60,7 @@ class LifelongStudy(Study):
         finally:
             self.close_backend()
         report = self.report()
-        self._update_manifest(finished=True)
+        self.finish_manifest()
         return report
 
     # ---- libraries -------------------------------------------------------------------------------

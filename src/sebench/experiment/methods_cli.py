@@ -38,17 +38,8 @@ def _main(args: argparse.Namespace) -> int:
 
 
 def rows() -> list[tuple[str, str, str]]:
-    """(name, origin, description) of every method that can be named without a path."""
-    from sebench.experiment.config import CONTROL_VARIANTS, PRESETS
-    from sebench.methods import BUILTINS, entry_points
-    from sebench.train import REGIME_SPECS
+    """(name, origin, description) of every method that can be named without a path (one list with the
+    study's own check of --regimes: experiment.config.method_rows)."""
+    from sebench.experiment.config import method_rows
 
-    out = [(name, "built-in", "training regime") for name in REGIME_SPECS]
-    variants = {label: v["regime"] for preset in PRESETS.values() for label, v in preset.get("variants", {}).items()}
-    out += [(label, "built-in", f"variant of {regime} (presets that define it)") for label, regime in sorted(variants.items())]
-    out += [(label, "built-in", f"variant of {v['regime']} on another seed's package (the Random-FT control, any preset)")
-            for label, v in CONTROL_VARIANTS.items()]
-    out += [(name, "built-in", what) for name, (_, what) in BUILTINS.items()]
-    out += [(name, "entry point", target) for name, target in sorted(entry_points().items())]
-    return out
-
+    return method_rows()

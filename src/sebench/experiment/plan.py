@@ -84,12 +84,19 @@ def calibrated_efficiency() -> float:
 
 def build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig) -> dict:
     """The plan as plain data (see the module docstring)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sebench-plan-") as scratch:
+        return _build_plan(cfg, Path(run_dir), pc, Path(scratch))
+
+
+def _build_plan(cfg: RunConfig, run_dir: Path, pc: PlanConfig, scratch: Path) -> dict:
     from sebench.experiment.run import Study
 
     study = Study(cfg, run_dir)
-    data, checks = _data(cfg, Path(run_dir))
+    data, checks = _data(study, scratch)
     study.data = data or Path(run_dir) / "instance"
-    counts, prompt_tokens = _counts(cfg, data, pc, checks)
+    counts, prompt_tokens = _counts(study, data, pc, checks)
     shape = _shape(cfg, checks)
     efficiency = pc.plan_decode_efficiency or calibrated_efficiency()
     ctx = _Context(cfg, pc, shape, pm.HARDWARE[pc.plan_gpu], efficiency, counts, prompt_tokens)
@@ -144,16 +151,23 @@ class _Context:
 # ---- data and model ---------------------------------------------------------------------------------------
 
 
-def _data(cfg: RunConfig, run_dir: Path) -> tuple[Path | None, list[dict]]:
-    """The instance the study will read, if it exists yet, and the check that says so."""
-
-    where = Path(cfg.instance) if cfg.instance else run_dir / ("data" if cfg.functions else "instance")
+def _data(study, scratch: Path) -> tuple[Path | None, list[dict]]:
+    """The data the study will read, if it can be known yet, and the check that says so: the instance (given
+    with --instance, or built in the run), or with --functions the subset the run selected, else the one it
+    will select, selected here as the run selects it (in `scratch`) so that the counts are the run's."""
+    cfg, run_dir = study.cfg, study.root
+    where = Path(cfg.instance) if cfg.instance else run_dir / "instance"
+    if cfg.functions and Instance(run_dir / "data").manifest_path.is_file():
+        where = run_dir / "data"
     if not Instance(where).manifest_path.is_file():
         if cfg.instance:
             return None, [_check("instance", False, f"--instance {where}: no manifest.json (not an instance)")]
         return None, [_check("instance", None, f"{where} is not built yet: the run builds it (seed {cfg.seed}); "
                              "counts below are the build sizes")]
     try:
+        if cfg.functions and where != run_dir / "data":
+            study._select(where, scratch / "data", study.subset_sizes())
+            where = scratch / "data"
         instance = Instance.open(where)
         found = {s: len(instance.tasks(s)) for s in ("train", "single_test", "multiple_test")
                  if instance.split_path(s).is_file()}
@@ -161,22 +175,27 @@ def _data(cfg: RunConfig, run_dir: Path) -> tuple[Path | None, list[dict]]:
         instance.mapping()
     except SebenchError as exc:
         return None, [_check("instance", False, str(exc))]
-    return where, [_check("instance", True, f"{where}: package {instance.package_name}, {docs} documented "
+    what = f"the subset of {cfg.functions} functions the run selects" if where.parent == scratch else str(where)
+    return where, [_check("instance", True, f"{what}: package {instance.package_name}, {docs} documented "
                           f"functions, tasks {found}")]
 
 
-def _counts(cfg: RunConfig, data: Path | None, pc: PlanConfig, checks: list) -> tuple[dict, dict]:
+def _counts(study, data: Path | None, pc: PlanConfig, checks: list) -> tuple[dict, dict]:
     """Valid tasks per split, and mean prompt tokens per (mode, split)."""
-    caps = {"train": cfg.max_train, "single_test": cfg.max_single, "multiple_test": cfg.max_multiple}
-    if data is None:
+    cfg = study.cfg
+    if data is None:  # not built yet: the build sizes, or the subset's where the run selects one
         sizes = {"train": cfg.build_train, "single_test": cfg.build_single, "multiple_test": cfg.build_multiple}
-        counts = {s: min(n, caps[s] or n) for s, n in sizes.items()}
+        if cfg.functions:
+            subset = study.subset_sizes()
+            sizes = {"train": min(sizes["train"], subset.train), "single_test": min(sizes["single_test"], subset.single),
+                     "multiple_test": min(sizes["multiple_test"], subset.multiple)}
         modes = set(cfg.untrained_modes) | set(cfg.trained_modes) | {"open", "closed"}
-        return counts, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in counts} for m in modes}
+        return sizes, {m: {s: PROMPT_TOKENS_WITHOUT_INSTANCE.get(m, 1000) for s in sizes} for m in modes}
     from sebench.rollout import PromptBuilder
 
     instance = Instance.open(data)
-    tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in caps if instance.split_path(s).is_file()}
+    tasks = {s: [t for t in instance.tasks(s) if t.is_valid] for s in ("train", "single_test", "multiple_test")
+             if instance.split_path(s).is_file()}
     invalid = {s: len(instance.tasks(s)) - len(ts) for s, ts in tasks.items()}
     checks.append(_check("tasks", all(tasks.values()), f"valid tasks {({s: len(t) for s, t in tasks.items()})}, "
                          f"invalid (left out) {invalid}"))
@@ -205,7 +224,10 @@ def _shape(cfg: RunConfig, checks: list) -> pm.ModelShape | None:
             checks.append(_check("weights", None, f"{name}: its config is in the local HF cache; weights not checked"))
         elif name in pm.KNOWN_SHAPES:
             shape = pm.KNOWN_SHAPES[name]
-            if name != "smollm2-135m":
+            if spec.split(":", 1)[0] == "openai":  # a served model: its server holds the weights
+                checks.append(_check("weights", None, f"{name}: served at {spec.partition('@')[2] or 'its URL'}; "
+                                     "the run downloads no weights (evaluation only)"))
+            elif name != "smollm2-135m":
                 checks.append(_check("weights", None, f"{name}: not on this machine; the run downloads about "
                                      f"{2 * shape.parameters() / 1e9:.1f} GB (bf16)"))
         else:
@@ -548,14 +570,23 @@ def _batch_checks(stages: list[dict], pc: PlanConfig) -> list[dict]:
                    f"{pc.plan_gpus}` keeps it on {pc.plan_gpus} processes (grad_accum divided among them)")]
 
 
-def _disk_check(run_dir: Path, shape: pm.ModelShape | None, stages: list[dict]) -> list[dict]:
-    if shape is None:
+def disk_check(cfg: RunConfig, run_dir: Path, seeds: int = 1) -> dict | None:
+    """The plan's disk check for a study about to run (each label of `regimes` writing one checkpoint a seed),
+    or None when the model's size is not known here."""
+    found = _disk_check(run_dir, _shape(cfg, []), seeds * len(dict.fromkeys(cfg.regimes)))
+    return found[0] if found else None
+
+
+def _disk_check(run_dir: Path, shape: pm.ModelShape | None, trained: list[dict] | int) -> list[dict]:
+    """Whether the disk under `run_dir` holds the checkpoints of the training `stages` (or of `trained` ones)."""
+    if shape is None or trained == 0:
         return []
-    regimes = {s["stage"].split(":")[0] for s in stages if s["kind"] in ("sft", "grpo")}
-    need = len(regimes) * 2 * shape.parameters()
+    regimes = trained if isinstance(trained, int) else len({s["stage"].split(":")[0] for s in trained
+                                                            if s["kind"] in ("sft", "grpo")})
+    need = regimes * 2 * shape.parameters()
     where = next(p for p in [Path(run_dir).resolve(), *Path(run_dir).resolve().parents] if p.exists())
     free = shutil.disk_usage(where).free
-    return [_check("disk", free >= need, f"{len(regimes)} checkpoints of {2 * shape.parameters() / 1e9:.1f} GB (bf16) "
+    return [_check("disk", free >= need, f"{regimes} checkpoints of {2 * shape.parameters() / 1e9:.1f} GB (bf16) "
                    f"need {need / 1e9:.0f} GB; {free / 1e9:.0f} GB free at {where}")]
 
 

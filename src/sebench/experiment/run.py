@@ -51,22 +51,22 @@ class Study:
     def __init__(self, cfg: RunConfig, root: Path, overwrite: bool = False, argv: list[str] | None = None):
         self.cfg = cfg
         self.root = Path(root).resolve()  # stages may run subprocesses in other working directories
-        self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False))
+        self.book = StageBook(self.root, overwrite, after=lambda: self._update_manifest(finished=False),
+                              starting=self._start_manifest)
         self.argv = argv or []
         self.data: Path | None = None
         self.base: Path | None = None  # the warmed-up base checkpoint, when the config has a warm-up
-        self.not_trained: dict[str, str] = {}  # label -> why its training produced no checkpoint
         self._loaded: tuple | None = None  # (model spec, backend) kept between rollout stages
         self._method_jobs: dict = {}  # label -> the MethodJob of a method run in this study
         self._endpoint_keys: dict[str, str | None] = {}  # a method's endpoint spec -> the variable of its key
+        self.started = now()
+        # regimes an earlier command could not train stay reported until a later command trains them
+        self.not_trained: dict[str, str] = (read_json(self.root / "manifest.json") or {}).get("not_trained", {})
 
     # ---- the whole study -------------------------------------------------------------------------
 
     def run(self) -> Path:
-        if self.cfg.regimes:
-            self.train_model  # noqa: B018 - fails now, not after an hour of evaluation, if there are no weights
-        self.root.mkdir(parents=True, exist_ok=True)
-        self._start_manifest()
+        self.preflight()
         self.data = self.prepare_data()
         if self.cfg.warmup:
             self.base = self.warm_up()
@@ -102,8 +102,40 @@ class Study:
         finally:
             self.close_backend()
         report = self.report()
-        self._update_manifest(finished=True)
+        self.finish_manifest()
         return report
+
+    def preflight(self) -> None:
+        """Every check that needs no work, before anything is written: training has weights to start from,
+        the protocol's inputs are there, and the stages that ran already (the data, the untrained model's
+        evaluations) have the settings this command gives them, or --overwrite. A refused command leaves
+        the run directory as it was."""
+        if self.cfg.regimes:
+            self.train_model  # noqa: B018 - fails now, not after an hour of evaluation, if there are no weights
+        if self.cfg.protocol == "original":
+            from sebench.rollout import OriginalTemplates
+
+            OriginalTemplates.read(self.cfg.original_repo)
+        name, config, instance = self.instance_stage()
+        instance_hash = _hash_if(self.book.done_with(name, config), instance / "manifest.json")
+        data = instance
+        if self.cfg.functions:
+            data = self.root / "data"
+            data_hash = _hash_if(self.book.done_with("select", self.select_config(instance_hash)), data / "manifest.json")
+        else:
+            data_hash = instance_hash
+        if self.cfg.warmup:
+            return  # the untrained rows evaluate the warmed-up base, made later
+        for mode in (m for m in self.cfg.untrained_modes if m != "memory"):
+            for split in self.cfg.splits:
+                rollouts = self.eval_dir(UNTRAINED, mode, split) / "rollouts.jsonl"
+                name = f"rollout:{UNTRAINED}:{mode}:{split}"
+                _, config = self.rollout_stage(data, data_hash, UNTRAINED, eval_spec(self.cfg, self.base_model), mode,
+                                               split, None, rollouts)
+                if self.book.done_with(name, config):
+                    self.book.done_with(f"judge:{UNTRAINED}:{mode}:{split}",
+                                        self.judge_stage(data, data_hash, rollouts,
+                                                         self.book.get(name)["outputs"][_rel(self.root, rollouts)])[1])
 
     def _training_order(self) -> list[str]:
         labels = list(dict.fromkeys(self.cfg.regimes))
@@ -157,27 +189,41 @@ class Study:
 
     def prepare_data(self) -> Path:
         cfg = self.cfg
+        name, config, instance = self.instance_stage()
+        if cfg.instance:
+            self.book.run(name, config, [], lambda: None, trusted=tuple(instance / p for p in TRUSTED_IN_INSTANCE))
+        else:
+            self.book.run(name, config, [instance], lambda: self._build(instance, self._build_sizes()))
+        if not cfg.functions:
+            return instance
+        data = self.root / "data"
+        self.book.run("select", self.select_config(file_hash(instance / "manifest.json")), [data],
+                      lambda: self._select(instance, data, self.subset_sizes()))
+        return data
+
+    def instance_stage(self) -> tuple[str, dict, Path]:
+        """(stage name, config, folder) of the instance the study reads: the one given with --instance (checked
+        here), else the one it builds in RUN_DIR/instance."""
+        cfg = self.cfg
         if cfg.instance:
             instance = Path(cfg.instance).resolve()
             if not (instance / "manifest.json").is_file():
                 raise SebenchError(f"--instance {instance}: not an instance directory (no manifest.json)")
-            self.book.run("instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")},
-                          [], lambda: None, trusted=tuple(instance / p for p in TRUSTED_IN_INSTANCE))
-        else:
-            instance = self.root / "instance"
-            sizes = None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
-            if cfg.functions and cfg.warmup:  # the warm-up trains on the other functions' training tasks
-                sizes = self._sizes(cfg.build_train, 0, 0)
-            self.book.run("build", {"seed": cfg.seed, "task_sizes": sizes_dict(sizes)}, [instance],
-                          lambda: self._build(instance, sizes))
-        if not cfg.functions:
-            return instance
-        data = self.root / "data"
-        sizes = self.subset_sizes()
-        config = {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": sizes_dict(sizes),
-                  "instance": file_hash(instance / "manifest.json")}
-        self.book.run("select", config, [data], lambda: self._select(instance, data, sizes))
-        return data
+            return "instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")}, instance
+        return "build", {"seed": cfg.seed, "task_sizes": sizes_dict(self._build_sizes())}, self.root / "instance"
+
+    def _build_sizes(self):
+        """The task sizes the study builds its own instance with (None: the builder's own)."""
+        cfg = self.cfg
+        if cfg.functions and cfg.warmup:  # the warm-up trains on the other functions' training tasks
+            return self._sizes(cfg.build_train, 0, 0)
+        return None if cfg.functions else self._sizes(cfg.build_train, cfg.build_single, cfg.build_multiple)
+
+    def select_config(self, instance_hash: str) -> dict:
+        """The config of the stage that selects the studied subset, from the hash of the instance's manifest."""
+        cfg = self.cfg
+        return {"functions": cfg.functions, "seed": cfg.seed, "task_sizes": sizes_dict(self.subset_sizes()),
+                "instance": instance_hash}
 
     def subset_sizes(self):
         """The task sizes of a studied subset (TaskSizes)."""
@@ -226,13 +272,26 @@ class Study:
         """Rollouts then verdicts of `model` on `data`'s split, in `folder` (default evals/<label>/<mode>/<split>).
         `weights`: the hash of a trained checkpoint, whose record names the model by `label` and weights
         rather than by its path (the run may move); None for a model named by its spec."""
-        from sebench.judge import JudgeConfig
-        from sebench.rollout import RolloutConfig
-
-        cfg = self.cfg
         self.book.check()  # nothing a method did is evaluated
         folder = folder or self.eval_dir(label, mode, split)
         rollouts, verdicts = folder / "rollouts.jsonl", folder / "verdicts.jsonl"
+        data_hash = file_hash(data / "manifest.json")
+        rollout, record = self.rollout_stage(data, data_hash, label, model, mode, split, weights, rollouts, memory,
+                                             samples, temperature)
+        name = f"rollout:{label}:{mode}:{split}"
+        self.book.run(name, record, [rollouts], lambda: self._rollout(rollout), resumable=True)
+        judge, record = self.judge_stage(data, data_hash, rollouts, self.book.get(name)["outputs"][_rel(self.root, rollouts)])
+        self.book.run(f"judge:{label}:{mode}:{split}", record, [verdicts, folder / "summary.json"],
+                      lambda: self._judge(judge))
+        return verdicts
+
+    def rollout_stage(self, data: Path, data_hash: str, label: str, model: str, mode: str, split: str,
+                      weights: str | None, rollouts: Path, memory: Path | None = None, samples: int | None = None,
+                      temperature: float | None = None):
+        """(RolloutConfig, the config of its stage) of one evaluation's rollouts."""
+        from sebench.rollout import RolloutConfig
+
+        cfg = self.cfg
         settings = {**cfg.rollout, "batch_size": cfg.rollout["batch_size"] or cfg.rollout["concurrency"]}
         if samples is not None:
             settings["n"] = samples
@@ -240,19 +299,17 @@ class Study:
             settings["temperature"] = temperature
         rollout = RolloutConfig(data=data, split=split, mode=mode, model=model, out=rollouts, seed=cfg.seed,
                                 protocol=cfg.protocol, original_repo=cfg.original_repo, memory=memory, **settings)
-        data_hash = file_hash(data / "manifest.json")
-        name = f"rollout:{label}:{mode}:{split}"
-        self.book.run(name, config_record(rollout, drop=("data", "out"), data=data_hash,
-                                          model=model if weights is None else label, weights=weights,
-                                          memory=file_hash(memory) if memory else None),
-                      [rollouts], lambda: self._rollout(rollout), resumable=True)
-        judge = JudgeConfig(data=data, rollouts=rollouts, out=verdicts, summary=folder / "summary.json",
-                            protocol=cfg.protocol, **cfg.judge)
-        self.book.run(f"judge:{label}:{mode}:{split}",
-                      config_record(judge, drop=("data", "out", "summary"), data=data_hash,
-                                    rollouts=self.book.get(name)["outputs"][_rel(self.root, rollouts)]),
-                      [verdicts, folder / "summary.json"], lambda: self._judge(judge))
-        return verdicts
+        return rollout, config_record(rollout, drop=("data", "out"), data=data_hash,
+                                      model=model if weights is None else label, weights=weights,
+                                      memory=file_hash(memory) if memory else None)
+
+    def judge_stage(self, data: Path, data_hash: str, rollouts: Path, rollouts_hash: str):
+        """(JudgeConfig, the config of its stage) of one evaluation's verdicts."""
+        from sebench.judge import JudgeConfig
+
+        judge = JudgeConfig(data=data, rollouts=rollouts, out=rollouts.with_name("verdicts.jsonl"),
+                            summary=rollouts.with_name("summary.json"), protocol=self.cfg.protocol, **self.cfg.judge)
+        return judge, config_record(judge, drop=("data", "out", "summary"), data=data_hash, rollouts=rollouts_hash)
 
     def recall(self, label: str, model: str) -> Path | None:
         """The name recall of `model` (RunConfig.name_recall; models with local weights only) on the studied
@@ -398,8 +455,23 @@ class Study:
         # resumable: an own-loop GRPO stage goes on from its last resume point (train/resume.py), self-play
         # after its last finished round (train/selfplay.py)
         self.book.run(f"train:{label}", record, [train.out.parent], lambda: self._train(label, train), resumable=True,
-                      comparable=comparable_settings)
+                      comparable=comparable_settings, before_resume=lambda: self.set_aside_unproven(label, train.out))
         self.book.check()  # its process could reach nothing else of the study, or the study stops here
+
+    def set_aside_unproven(self, label: str, checkpoint: Path) -> None:
+        """Before an interrupted training stage goes on: a saved model its attempt left in `checkpoint` is proven
+        by nothing (only a finished stage's record and hashes prove one), so it moves to
+        RUN_DIR/incomplete/<label>.<n> and the stage trains again; resume points without a saved model stay."""
+        from sebench.train import CHECKPOINT_MARKERS
+
+        if not any((checkpoint / marker).exists() for marker in CHECKPOINT_MARKERS):
+            return
+        aside = self.root / "incomplete"
+        aside.mkdir(exist_ok=True)
+        n = 1 + sum(1 for p in aside.glob(f"{label}.*"))
+        checkpoint.rename(aside / f"{label}.{n}")
+        log.warning("stage train:%s: the model its interrupted attempt saved is unproven; moved to %s and trained "
+                    "again", label, aside / f"{label}.{n}")
 
     def train_config(self, label: str, out: Path, rollouts: Path | None, start: Path | None):
         """The TrainConfig of a label of `regimes`: the study's paths and seed, then the train section,
@@ -604,11 +676,16 @@ class Study:
 
     def _start_manifest(self) -> None:
         manifest = read_json(self.root / "manifest.json") or {}
-        # regimes an earlier command could not train stay reported until a later command trains them
-        self.not_trained = {**manifest.get("not_trained", {}), **self.not_trained}
         commands = manifest.get("commands", [])
-        commands.append({"argv": self.argv, "started": now()})
+        commands.append({"argv": self.argv, "started": self.started})
         self._write_manifest(commands=commands, finished=False)
+
+    def finish_manifest(self) -> None:
+        """The manifest of a finished study (the command recorded even where every stage was done already)."""
+        if self.book.starting is not None:
+            self.book.starting()
+            self.book.starting = None
+        self._update_manifest(finished=True)
 
     def _update_manifest(self, finished: bool) -> None:
         self._write_manifest(commands=None, finished=finished)
@@ -643,7 +720,13 @@ class Study:
         write_json(self.root / "manifest.json", manifest)
 
 
+TO_BE_MADE = "(made anew by this command)"  # a hash the preflight cannot know: that of an output not made yet
 TRUSTED_IN_INSTANCE = ("manifest.json", "package", "datasets", "private")  # of an instance given with --instance
+
+
+def _hash_if(done: bool, manifest: Path) -> str:
+    """The hash of a done stage's manifest, else TO_BE_MADE (the stage will make it anew)."""
+    return file_hash(manifest) if done and manifest.is_file() else TO_BE_MADE
 
 
 def _has_weights(model: str) -> bool:

@@ -90,11 +90,13 @@ def _fewer_threads(usage: dict | None) -> str:
 class StageBook:
     """The stage records of one run directory."""
 
-    def __init__(self, root: Path, overwrite: bool = False, after: Callable[[], None] | None = None):
+    def __init__(self, root: Path, overwrite: bool = False, after: Callable[[], None] | None = None,
+                 starting: Callable[[], None] | None = None):
         self.root = Path(root)
         self.dir = self.root / "stages"
         self.overwrite = overwrite
         self.after = after  # called after each stage that ran (e.g. to refresh the run manifest)
+        self.starting = starting  # called before the first stage that runs writes anything (the manifest)
         self.seal = Seal(self.root)  # the files of the finished stages, as recorded (sebench.seal)
         for record in self.records() if self.dir.is_dir() else []:
             self.seal.add(record)
@@ -112,15 +114,11 @@ class StageBook:
     def records(self) -> list[dict]:
         return sorted((read_json(p) for p in self.dir.glob("*.json")), key=lambda r: r.get("order", 0))
 
-    def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
-            resumable: bool = False, derived: bool = False,
-            comparable: Callable[[dict], dict | None] | None = None, trusted: tuple[Path, ...] = ()) -> dict:
-        """Runs `fn` unless the stage is already done with this config; returns the stage's record.
-        `trusted`: files or folders outside its outputs that later stages trust as they are (an instance
-        given with --instance); their hashes are sealed with the outputs'.
-        A `derived` stage (the report: made from other stages' outputs alone, in seconds) is redone when its
-        config changes, without --overwrite: nothing is lost by redoing it. With `comparable`, two configs
-        whose comparable forms are equal (and not None) are the same config."""
+    def settled(self, name: str, config: dict, derived: bool = False,
+                comparable: Callable[[dict], dict | None] | None = None) -> dict | None:
+        """The stage's record (with `config` in place of a config of the same settings in another form), or
+        None; refuses a record of other settings, unless --overwrite or the stage is `derived`. Writes
+        nothing: a study checks its stages with it before any of them runs."""
         config = _normal(config)
         old = self.get(name)
         shown = (old["config"], config) if old is not None else ({}, {})  # the settings named when refused
@@ -131,13 +129,37 @@ class StageBook:
                 old = {**old, "config": config}
             elif None not in forms:
                 shown = forms
+        if old is not None and old["config"] != config and not (self.overwrite or derived):
+            raise SebenchError(
+                f"stage '{name}' of {self.root} was {'run' if old['status'] == 'done' else 'started'} with "
+                f"other settings ({_changes(*shown)}); pass --overwrite to redo it and the "
+                "stages that depend on it, or choose another --out"
+            )
+        return old
+
+    def done_with(self, name: str, config: dict) -> bool:
+        """Whether stage `name` is done with `config` (refused, as `settled`, when its record has other settings)."""
+        old = self.settled(name, config)
+        return old is not None and old["status"] == "done" and old["config"] == _normal(config)
+
+    def run(self, name: str, config: dict, outputs: list[Path], fn: Callable[[], None],
+            resumable: bool = False, derived: bool = False,
+            comparable: Callable[[dict], dict | None] | None = None, trusted: tuple[Path, ...] = (),
+            before_resume: Callable[[], None] | None = None) -> dict:
+        """Runs `fn` unless the stage is already done with this config; returns the stage's record.
+        `trusted`: files or folders outside its outputs that later stages trust as they are (an instance
+        given with --instance); their hashes are sealed with the outputs'.
+        A `derived` stage (the report: made from other stages' outputs alone, in seconds) is redone when its
+        config changes, without --overwrite: nothing is lost by redoing it. With `comparable`, two configs
+        whose comparable forms are equal (and not None) are the same config. `before_resume`: called before a
+        resumable stage goes on from what an earlier attempt left (e.g. to set aside what it cannot prove)."""
+        config = _normal(config)
+        old = self.settled(name, config, derived, comparable)
+        if self.starting is not None and not (old is not None and old["config"] == config and old["status"] == "done"
+                                              and all(out.exists() for out in outputs)):
+            self.starting()  # this stage runs: the first write of the command
+            self.starting = None
         if old is not None and old["config"] != config:
-            if not (self.overwrite or derived):
-                raise SebenchError(
-                    f"stage '{name}' of {self.root} was {'run' if old['status'] == 'done' else 'started'} with "
-                    f"other settings ({_changes(*shown)}); pass --overwrite to redo it and the "
-                    "stages that depend on it, or choose another --out"
-                )
             log.info("stage %s: settings changed, redoing it%s", name, "" if derived else " (--overwrite)")
             old = None
             for out in outputs:
@@ -148,8 +170,10 @@ class StageBook:
         if old is None or not resumable:
             for out in outputs:
                 remove(out)
-        elif old["status"] != "done":
-            log.info("stage %s: resuming an unfinished run", name)
+        else:
+            log.info("stage %s: resuming from what an earlier attempt left", name)
+            if before_resume is not None:
+                before_resume()
         self.seal.forget(name)
         record = {
             "stage": name,

@@ -45,13 +45,16 @@ def launched(train, launch: dict, workdir: Path) -> Path:
     import subprocess
     import sys
 
+    from sebench.parent_death import bound_to_this_process
     from sebench.train import Launch
 
     config_file = workdir / "launched_train_config.json"
     config_file.write_text(json.dumps(train.to_json()), encoding="utf-8")
     how = Launch(**launch)
     why = None
-    with subprocess.Popen(how.command(config_file), env=how.env(), stderr=subprocess.PIPE, text=True) as process:
+    # the launcher dies with this process, and each process it starts with the launcher (train/launched.py)
+    with subprocess.Popen(how.command(config_file), env=how.env(), stderr=subprocess.PIPE, text=True,
+                          preexec_fn=bound_to_this_process()) as process:
         for line in process.stderr or ():  # the processes' log, passed on; their one-line error kept
             sys.stderr.write(line)
             if line.startswith("sebench train: "):

@@ -33,6 +33,7 @@ from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
 from sebench.methods.outputs import OUTPUT_KEYS, OutputRules, copy_out, served_endpoint, within
 from sebench.methods.view import write_view
+from sebench.parent_death import bound_to_this_process
 from sebench.process_memory import note_child_peak
 from sebench.provenance import versions
 from sebench.threads import add_thread_usage
@@ -130,7 +131,8 @@ def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path,
     cwd = tmp if action == "agent" else job.workdir
     argv = isolation.command(fence, [sys.executable, "-m", "sebench.methods.child", str(job_file)], layer, cwd)
     streams = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True} if action == "agent" else {}
-    process = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,), **streams)
+    process = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,),
+                               preexec_fn=bound_to_this_process(), **streams)  # it dies with the study
     reports.started()
     return process, reports, fence
 

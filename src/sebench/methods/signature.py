@@ -66,7 +66,11 @@ def method_signature(ref: MethodRef) -> Signature | None:
     if ref.origin == "file":
         assert ref.source is not None
         return _from_source(ref.source, ref.target.rpartition(":")[2], ref.spec)
-    return _from_object(ref.load())
+    obj = ref.load()
+    if inspect.isclass(obj) and inspect.isabstract(obj):
+        raise MethodError(f"method '{ref.spec}': {ref.target} does not define run(self, ctx) (abstract: "
+                          f"{', '.join(sorted(getattr(obj, '__abstractmethods__', ())))})")
+    return _from_object(obj)
 
 
 def check_arguments(label: str, ref: MethodRef, values: dict) -> None:
@@ -162,6 +166,9 @@ def _from_source(path: Path, attr: str, spec: str) -> Signature | None:
     if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _from_function(found, skip=1)
     if isinstance(found, ast.ClassDef):
+        if _defines_run(found, _top_level(tree)) is False:
+            raise MethodError(f"method '{spec}': {path}:{found.lineno}: class {attr} does not define "
+                              "run(self, ctx), which a Method must (docs/methods.md)")
         return _from_class(found, _top_level(tree))
     return None
 
@@ -217,6 +224,27 @@ def _from_class(node: ast.ClassDef, names: dict[str, ast.AST]) -> Signature | No
     fields = {a.name: a for a in inherited}
     fields.update({a.name: a for a in own})
     return Signature(tuple(fields.values()))
+
+
+def _defines_run(node: ast.ClassDef, names: dict[str, ast.AST]) -> bool | None:
+    """Whether a class defines `run` itself or through a base in the same file; None when a base from
+    elsewhere (not the contract's) may define it."""
+    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "run" for n in node.body):
+        return True
+    if any(isinstance(n, (ast.Assign, ast.AnnAssign)) and "run" in {getattr(t, "id", None) for t in
+           (n.targets if isinstance(n, ast.Assign) else [n.target])} for n in node.body):
+        return True
+    unknown = False
+    for base in node.bases:
+        name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)
+        if name in CONTRACT_BASES:
+            continue
+        parent = names.get(name or "")
+        found = _defines_run(parent, names) if isinstance(parent, ast.ClassDef) else None
+        if found:
+            return True
+        unknown = unknown or found is None
+    return None if unknown else False
 
 
 def _is_dataclass(node: ast.expr) -> bool:

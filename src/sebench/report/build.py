@@ -12,7 +12,7 @@ from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
-from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
+from sebench.report.fmt import VERDICT_SHORT, delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
 from sebench.report.name_recall import recall_markdown, recall_table
@@ -23,19 +23,6 @@ from sebench.report.tables import BASELINE, comparisons, function_table, load_ru
 log = logging.getLogger(__name__)
 
 DETECTS = "detects ± (80% power)"  # the smallest Δ the test detects at these pairs (sebench.power)
-VERDICT_SHORT = {
-    "correct": "correct",
-    "wrong_answer": "wrong",
-    "runtime_error": "error",
-    "timeout": "timeout",
-    "memory_limit": "memory",
-    "no_code": "no code",
-    "syntax_error": "syntax",
-    "not_using_package": "no pkg",
-    "forbidden_import": "forb. import",
-    "forbidden_access": "forb. access",
-    "judge_error": "judge err",
-}
 
 
 def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, data: Path | None = None,
@@ -280,9 +267,9 @@ def render_markdown(data: dict) -> str:
                   "needs, the share each answer calls, correct or not (from the calls the judge records); **tests "
                   "passed**: the share of test cases passed; each with its 95% interval for these models and its "
                   "paired Δ vs the untrained model (points, interval, p). Then the failure kinds: each answer that is "
-                  "not correct falls in one (NumPy used: a NumPy import; no package call: an answer whose result "
-                  "does not depend on the package; wrong name: a name the package lacks; wrong arguments: a "
-                  "TypeError; wrong value: it ran and returned a wrong output; error: anything else).\n",
+                  "not correct falls in one (NumPy used: a NumPy import; wrong name: a name the package lacks; wrong "
+                  "arguments: a TypeError; wrong value: it ran and returned a wrong output; every other answer "
+                  "under its verdict's name in the main table: no code, no pkg, error, syntax, timeout, ...).\n",
                   signals_markdown(data["signals"], _pass1_by_group(data))]
     if data.get("name_recall"):
         recall = data["name_recall"]

@@ -4,6 +4,21 @@ from __future__ import annotations
 
 from sebench.metrics import TOO_FEW_SEEDS
 
+# each verdict's name in the report's tables (the main table's columns and the failure kinds alike)
+VERDICT_SHORT = {
+    "correct": "correct",
+    "wrong_answer": "wrong",
+    "runtime_error": "error",
+    "timeout": "timeout",
+    "memory_limit": "memory",
+    "no_code": "no code",
+    "syntax_error": "syntax",
+    "not_using_package": "no pkg",
+    "forbidden_import": "forb. import",
+    "forbidden_access": "forb. access",
+    "judge_error": "judge err",
+}
+
 
 def pct(x: float | None) -> str:
     """A share as a percentage with one decimal; blank for None."""

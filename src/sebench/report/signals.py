@@ -5,7 +5,8 @@
   (verdicts judged before the judge recorded calls have no right-call value);
 * **tests passed**: the share of test cases passed, over every (answer, test case) pair;
 * **failure kinds** (after NovelAPIBench's categories): each answer that is not correct falls in one of
-  FAILURES by its verdict and message.
+  FAILURES by its verdict and message: a kind that splits a verdict by its message (REFINED), else its
+  verdict under the name the main table gives it (report.fmt.VERDICT_SHORT), so one failure has one name.
 
 Each signal is a share of hits among trials counted per cluster (run, task), so it takes the accuracy's
 interval for these models (metrics.accuracy_counts) and its paired difference with the untrained model
@@ -26,10 +27,14 @@ from dataclasses import asdict
 from sebench.metrics import Cluster, Counts, accuracy_counts, paired_counts
 from sebench.records import Verdict
 from sebench.report.docs_only import GROUPS, TITLES, group_of
-from sebench.report.fmt import p_value, pct, signed, span
+from sebench.report.fmt import VERDICT_SHORT, p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, protocol_of, row_sort_key
 
-FAILURES = ("no code", "NumPy used", "no package call", "wrong name", "wrong arguments", "wrong value", "error")
+# kinds that split a verdict by its message, then every other failing verdict under its VERDICT_SHORT name
+REFINED = ("NumPy used", "wrong name", "wrong arguments", "wrong value")
+FAILURES = (VERDICT_SHORT["no_code"], REFINED[0], VERDICT_SHORT["not_using_package"], *REFINED[1:],
+            *(name for verdict, name in VERDICT_SHORT.items()
+              if verdict not in ("correct", "wrong_answer", "no_code", "not_using_package")))
 _NUMPY = re.compile(r"\bnumpy\b")
 _WRONG_NAME = re.compile(r"is not a public name of the package|AttributeError: module .* has no attribute")
 _WRONG_ARGS = re.compile(r"\bTypeError\b")
@@ -43,17 +48,15 @@ def failure_kind(v: Verdict) -> str | None:
     message = str(v.detail.get("message") or "")
     if v.verdict == "correct":
         return None
-    if v.verdict == "no_code":
-        return "no code"
+    if v.verdict in ("no_code", "not_using_package"):
+        return VERDICT_SHORT[v.verdict]
     if v.verdict == "forbidden_import" and _NUMPY.search(message):
         return "NumPy used"
-    if v.verdict == "not_using_package":
-        return "no package call"
     if _WRONG_NAME.search(message):
         return "wrong name"
     if v.verdict == "runtime_error" and _WRONG_ARGS.search(message):
         return "wrong arguments"
-    return "wrong value" if v.verdict == "wrong_answer" else "error"
+    return "wrong value" if v.verdict == "wrong_answer" else VERDICT_SHORT.get(v.verdict, v.verdict)
 
 
 def right_call(run: RunData, v: Verdict) -> tuple[int, int] | None:
@@ -151,7 +154,8 @@ def signals_markdown(rows: list[dict], accuracy: dict[tuple, dict]) -> str:
     lead = (["model"] if with_model else []) + ["regime", "mode", "split"] + (["tasks of"] if grouped else [])
     head = [*lead, "pass@1 % (95% CI)", "right call % (95% CI); Δ vs untrained", "tests passed % (95% CI); Δ vs untrained"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    kinds = ["| " + " | ".join([*lead, *(f"{k} %" for k in FAILURES)]) + " |", "|" + "---|" * (len(lead) + len(FAILURES))]
+    shown = [k for k in FAILURES if any(r["failures"][k] and r["failures"][k]["share"] for r in rows)]  # those seen
+    kinds = ["| " + " | ".join([*lead, *(f"{k} %" for k in shown)]) + " |", "|" + "---|" * (len(lead) + len(shown))]
     for r in rows:
         key = (r["model"], r["regime"], r["mode"], r["split"], r["protocol"], r["group"])
         main = accuracy.get(key)
@@ -160,5 +164,5 @@ def signals_markdown(rows: list[dict], accuracy: dict[tuple, dict]) -> str:
         pass1 = "" if main is None else f"{pct(main['accuracy'])} ({span(main['ci95'])})"
         lines.append("| " + " | ".join([*first, pass1, _cell(r["right_call"], True), _cell(r["tests_passed"], True)])
                      + " |")
-        kinds.append("| " + " | ".join([*first, *(_cell(r["failures"][k]) for k in FAILURES)]) + " |")
+        kinds.append("| " + " | ".join([*first, *(_cell(r["failures"][k]) for k in shown)]) + " |")
     return "\n".join(lines) + "\n\n" + "\n".join(kinds) + "\n"

@@ -7,7 +7,7 @@ it writes a checkpoint that the rollout backends load.
 
 from sebench.exports import front_door
 
-__all__ = ["MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "REWRITE_FORMS", "DistillPrompts",
+__all__ = ["CHECKPOINT_MARKERS", "MIN_CASES", "REGIMES", "REGIME_ALIASES", "REGIME_SPECS", "REWARDS", "REWRITE_FORMS", "DistillPrompts",
            "GroupSpread", "Launch", "TrainConfig", "batch_plan", "canonical_regime", "comparable_settings", "cooccurrence",
            "distill_prompts", "docs_cpt_augmented_examples", "docs_cpt_examples", "drop_long_prompts",
            "examples_without", "gradient_groups", "pit_stages", "reference_pairs", "reward_spread", "rl_prompts", "rollout_pairs",
@@ -26,5 +26,5 @@ __getattr__ = front_door(__name__, __all__, {
     "reward": ("score",),
     "reward_groups": ("GroupSpread", "gradient_groups", "reward_spread"),
     "rl": ("batch_plan",),
-    "run": ("train_model",),
+    "run": ("CHECKPOINT_MARKERS", "train_model"),
 })

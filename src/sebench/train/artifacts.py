@@ -1,7 +1,8 @@
 """What a training run leaves beside its checkpoint, so that it can be compared and reproduced.
 
     OUT/config.json, model.safetensors, tokenizer files   the HF checkpoint (LoRA merged)
-    OUT/train_config.json    the TrainConfig, seed, library versions, device, CPU threads used, data hashes,
+    OUT/train_config.json    the TrainConfig (per process), its batch over every process (`batch`), seed,
+                             library versions, device, CPU threads used, data hashes,
                              timings
     OUT/train_data.jsonl     the exact training examples (SFT pairs or GRPO prompts), for inspection
     OUT/rl_samples.jsonl     GRPO: every sampled completion, its reward, advantage and log-probabilities (rl.py)
@@ -36,6 +37,15 @@ def device_info() -> dict[str, Any]:
     if info["cuda"]:
         info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     return info
+
+
+def global_batch(batch_size: int, grad_accum: int) -> dict[str, int]:
+    """A step's batch over every process (`accelerate launch` sets WORLD_SIZE): the per-process values the
+    trainer ran with, and `grad_accum` as one process would take it, which is the preset's value however the
+    training was launched (`sebench run --gpus N` or `accelerate launch ... sebench train --preset`)."""
+    processes = int(os.environ.get("WORLD_SIZE", "1"))
+    return {"processes": processes, "per_process_batch_size": batch_size, "per_process_grad_accum": grad_accum,
+            "grad_accum": grad_accum * processes, "examples": batch_size * grad_accum * processes}
 
 
 def sha256_file(path: Path) -> str:

@@ -55,6 +55,9 @@ def free_port() -> int:
 
 
 def main(argv: list[str]) -> int:
+    from sebench.parent_death import die_with_parent
+
+    die_with_parent()  # with the launcher, which dies with the study (sebench.parent_death)
     from sebench.train.config import TrainConfig
     from sebench.train.run import train_model
 

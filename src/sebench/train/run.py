@@ -92,6 +92,7 @@ def train_model(cfg: TrainConfig, extra_sft: list[dict] | None = None) -> Path:
             "input_sha256": artifacts.input_hashes({"manifest": instance.manifest_path, **prepared.inputs}),
             "versions": versions(),
             "device": artifacts.device_info(),
+            "batch": artifacts.global_batch(cfg.batch_size, cfg.grad_accum),
             "threads": thread_usage(),  # seconds at each torch CPU thread count (sebench.threads)
             "seconds": round(time.time() - started, 1),
             **extra,

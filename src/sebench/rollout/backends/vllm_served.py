@@ -48,8 +48,12 @@ class VLLMBackend(Backend):
         handle, name = tempfile.mkstemp(prefix="sebench-vllm-serve-", suffix=".log")
         self.log_path = Path(name)
         self.log_file = os.fdopen(handle, "w", encoding="utf-8")  # closed in close()
+        from sebench.parent_death import bound_to_this_process
+
+        # its own session (close() stops the group); it dies with the study even when the study is killed
         self.process = subprocess.Popen(serve_command(argument, port, visible_gpus()), stdout=self.log_file,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                        stderr=subprocess.STDOUT, start_new_session=True,
+                                        preexec_fn=bound_to_this_process())
         url = f"http://127.0.0.1:{port}/v1"
         try:
             self._wait(url, start_timeout_s)
