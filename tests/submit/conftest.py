@@ -11,8 +11,9 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LABEL = "ReferenceSFT"
-SMALL = ["--functions", "3", "--build-train", "60", "--build-single", "30", "--build-multiple", "20",
-         "--set", "max_train=8", "--set", "max_single=12", "--set", "max_multiple=2", "--max-tokens", "12",
+# six functions give 13 single-function tasks: enough for the sampled rule to tell replaced answers apart
+SMALL = ["--functions", "6", "--build-train", "60", "--build-single", "40", "--build-multiple", "20",
+         "--set", "max_train=8", "--set", "max_single=16", "--set", "max_multiple=2", "--max-tokens", "12",
          "--set", "rollout.concurrency=2", "--set", 'trained_modes=["closed"]', "--set", 'untrained_modes=["closed"]',
          "--set", "judge.workers=1"]
 

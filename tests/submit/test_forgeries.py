@@ -126,6 +126,7 @@ def honest_rerun(submitted, tiny_model, tmp_path_factory):
     return run_study(bundle, extract_sources(bundle, work / "source"), work / "runs/rerun", 0, tiny_model)
 
 
+@pytest.mark.timeout(1200)
 @pytest.mark.slow  # 30-60 s: the method trained again
 def test_answers_replaced_or_a_changed_baseline_are_not_reproduced(forge, rebuilt_tests, honest_rerun, submitted):
     from sebench.submit.rerun import EQUAL, compare_rerun
@@ -139,6 +140,7 @@ def test_answers_replaced_or_a_changed_baseline_are_not_reproduced(forge, rebuil
         assert not outcome["reproduced"] and outcome["mismatch"].startswith(f"evals/{folder}/verdicts.jsonl: task ")
 
 
+@pytest.mark.timeout(1200)
 @pytest.mark.slow  # 40-80 s: the forged bundle's method trained again
 def test_rerun_of_a_forged_bundle_does_not_print_reproduced_first(forge, rebuilt_tests, shared_work, tmp_path, capsys,
                                                                   tiny_model):
@@ -150,6 +152,7 @@ def test_rerun_of_a_forged_bundle_does_not_print_reproduced_first(forge, rebuilt
     assert out[1].startswith("re-judged: ")
 
 
+@pytest.mark.timeout(1200)
 @pytest.mark.slow  # 40-80 s: a re-run at temperature 0.7
 def test_a_sampled_claim_with_replaced_answers_is_not_reproduced(forge, rebuilt_tests, tmp_path, capsys, tiny_model):
     from sebench.submit.rerun import SIGN_FLIP
@@ -164,6 +167,7 @@ def test_a_sampled_claim_with_replaced_answers_is_not_reproduced(forge, rebuilt_
     assert code == 1 and out[0].startswith(f"not reproduced ({SIGN_FLIP}): {SINGLE}/verdicts.jsonl: accuracy 1.000"), out
 
 
+@pytest.mark.timeout(1200)
 @pytest.mark.slow  # 60-120 s: a sampled run and its re-run
 def test_an_honest_sampled_bundle_passes_every_level(submitted_sampled, tmp_path, capsys, tiny_model):
     from sebench.submit.rerun import SIGN_FLIP
