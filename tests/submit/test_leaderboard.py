@@ -5,8 +5,8 @@ browser at 1400 and 390 px, shows a label that carries HTML as text and does not
 
 import json
 import shutil
-from html import unescape
 import subprocess
+from html import unescape
 from pathlib import Path
 from urllib.parse import quote
 

@@ -154,7 +154,7 @@ def compare_rerun(bundle: Bundle, root: Path) -> dict:
 
 
 def _verdicts(lines: list[dict]) -> dict[tuple, str]:
-    return {(v.get("task_id"), v.get("sample_idx")): v.get("verdict") for v in lines}
+    return {(v.get("task_id"), v.get("sample_idx")): str(v.get("verdict")) for v in lines}
 
 
 def first_changed(name: str, bundled: dict[tuple, str], again: dict[tuple, str]) -> str | None:

@@ -246,15 +246,16 @@ def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
         if folder not in present:
             raise Mismatch(f"{name}: missing; the run's settings evaluate {' '.join(folder)}")
         tasks = test_task_ids(data, folder[2])
-        seen: dict[str, list[int]] = {}
+        seen: dict[str, list[Any]] = {}
         for number, rollout in enumerate(bundle.lines(name), 1):
             if rollout.get("task_id") not in tasks:
                 raise Mismatch(f"{name}:{number}: task {rollout.get('task_id')!r} is not a task of the rebuilt "
                                f"{folder[2]}")
             seen.setdefault(rollout["task_id"], []).append(rollout.get("sample_idx"))
         for task in tasks:
-            if sorted(seen.get(task, []), key=str) != list(range(n)):
-                raise Mismatch(f"{name}: task {task}: samples {sorted(seen.get(task, []), key=str)}, but the run's "
+            got = sorted(seen.get(task, []), key=repr)
+            if got != sorted(range(n), key=repr):  # exactly the integers 0..n-1, each once
+                raise Mismatch(f"{name}: task {task}: samples {got}, but the run's "
                                f"decoding calls for {n} (0..{n - 1})")
 
 
