@@ -96,6 +96,15 @@ def test_deeply_nested_json_is_one_line(submitted, tmp_path, capsys):
         assert f"submission.json: JSON nested deeper than {MAX_DEPTH} levels" in err
 
 
+def test_a_number_too_long_to_read_is_one_line(submitted, tmp_path, capsys):
+    members = dict(read_bundle(submitted[1]).members)
+    members.pop("bundle.json")
+    members["submission.json"] = b'{"seed": ' + b"9" * 100_000 + b"}"
+    pack(members, LABEL, tmp_path / "long.tar.gz")
+    err = one_line_exit_2(["verify", str(tmp_path / "long.tar.gz"), "--store", str(tmp_path / "s")], capsys)
+    assert "submission.json: not valid JSON" in err
+
+
 ESCAPES = ["method/source//{outside}/escaped.py", "method/source/../../{name}", "/{outside}/escaped.py",
            "method\\source\\..\\..\\{name}", "method/source/./{name}", "method/source/a/../../../{name}"]
 

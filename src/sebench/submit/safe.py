@@ -100,6 +100,8 @@ def parse_json(text: str, where: str) -> Any:
         raise BundleError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
         raise BundleError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels (refused)") from None
+    except ValueError as exc:  # a number too long to read, a lone surrogate
+        raise BundleError(f"{where}: not valid JSON ({str(exc)[:120]})") from None
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
