@@ -71,12 +71,17 @@ def test_a_description_that_is_not_the_records_fails_naming_the_field(forge, sha
     assert code == 1 and len(out) == 1 and out[0].startswith(f"mismatch: submission.json: {field} "), out
 
 
-def test_a_changed_isolation_or_card_fails_naming_it(forge, shared_work, tmp_path, capsys):
+def test_a_changed_isolation_wall_time_or_card_fails_naming_it(forge, shared_work, tmp_path, capsys):
     members = forge.members()
     forge.edit_json(members, "method/method.json", lambda m: m.update(isolation="landlock"))
     code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
     assert code == 1 and out[0].startswith("mismatch: method/method.json: isolation 'landlock' is not the run "
                                            "manifest's 'bwrap'"), out
+    members = forge.members()
+    forge.edit_json(members, "method/method.json", lambda m: m["cost"].update(wall_seconds=1.0))
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out[0].startswith(f"mismatch: method/method.json: cost.wall_seconds 1.0 is not the run "
+                                           f"manifest's stage train:{LABEL}"), out
     members = forge.members()
     members.pop("bundle.json")
     card = members["card.md"].decode().replace("base model: `hf:tiny`", "base model: `Qwen3-8B`")

@@ -3,7 +3,8 @@ run's own records (run/manifest.json and its settings, method/method.json), fiel
 
 The board shows base model, preset, seed, decoding, protocol, isolation and cost from the records
 (`shown_fields`); a description that disagrees with them is a mismatch naming the field. The records agree among
-themselves too: the manifest's model, seed and preset are its settings', its isolation layer the method's.
+themselves too: the manifest's model, seed and preset are its settings', its isolation layer the method's, its
+training stage's time the method's wall time.
 """
 
 from __future__ import annotations
@@ -43,11 +44,22 @@ def check_records(bundle: Bundle, *_: object) -> None:
     if layer and method.get("isolation") and layer != method.get("isolation"):
         raise Mismatch(f"method/method.json: isolation {method.get('isolation')!r} is not the run manifest's {layer!r}")
     label = bundle.record(INDEX).get("label")
+    check_wall_time(manifest, method, str(label))
     for where, value in (("submission.json", sub.get("label")), ("method/method.json", method.get("label"))):
         if value != label:
             raise Mismatch(f"{where}: label {value!r} is not {INDEX}'s {label!r}")
     check_submission(bundle)
     check_card(bundle)
+
+
+def check_wall_time(manifest: dict, method: dict, label: str) -> None:
+    """The method's wall time is its training stage's, as the manifest's stage record timed it (within 5 s or
+    20%: the stage also writes the method's view)."""
+    stage = ((manifest.get("stages") or {}).get(f"train:{label}") or {}).get("seconds")
+    wall = (method.get("cost") or {}).get("wall_seconds")
+    if isinstance(stage, (int, float)) and isinstance(wall, (int, float)) and abs(stage - wall) > max(5.0, stage / 5):
+        raise Mismatch(f"method/method.json: cost.wall_seconds {wall} is not the run manifest's stage train:{label} "
+                       f"({stage} s)")
 
 
 def check_submission(bundle: Bundle) -> None:
