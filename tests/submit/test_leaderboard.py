@@ -190,3 +190,4 @@ def test_the_docs_hook_fills_the_page_and_the_checked_in_entries_verify(tmp_path
         assert result.verified, (bundle.name, result.mismatch)
     page = hook.on_page_markdown("# Board\n\n<!-- leaderboard -->\n", None, None, None)
     assert "<!-- leaderboard -->" not in page and "Closed&#45;SFT" in page and "<svg" in page
+    assert page.count("| reproduced |") == len(bundles)  # each re-judged here and re-run in the ledger
