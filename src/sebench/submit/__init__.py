@@ -1,6 +1,7 @@
 """Entering the benchmark: `sebench submit` packs one method's run into a bundle (bundle.py), `sebench verify`
-checks a bundle from its contents and re-runs its method (verify.py, rerun.py), and `sebench leaderboard` ranks
-bundles on a static page (leaderboard.py, page.py). docs/leaderboard.md."""
+reads a stranger's bundle safely (safe.py), re-judges it against its own records and the rebuilt instance
+(verify.py, crosscheck.py) and re-runs its method in the fence (rerun.py), and `sebench leaderboard` verifies
+and ranks bundles on a static page (leaderboard.py, page.py). docs/leaderboard.md."""
 
 from sebench.exports import front_door
 

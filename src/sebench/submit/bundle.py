@@ -26,6 +26,7 @@ import importlib.util
 import io
 import json
 import logging
+import re
 import tarfile
 import tempfile
 from collections.abc import Callable, Mapping
@@ -36,6 +37,7 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.files import tree_sha256
 from sebench.output_files import write_text_atomic
+from sebench.submit.safe import BundleError, parse_json, read_members
 
 log = logging.getLogger(__name__)
 
@@ -56,28 +58,52 @@ class Bundle:
     members: Mapping[str, bytes]
 
     def json(self, name: str) -> Any:
-        try:
-            return json.loads(self.text(name))
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        return parse_json(self.text(name), name)
+
+    def record(self, name: str) -> dict:
+        """A member that holds one JSON object."""
+        value = self.json(name)
+        if not isinstance(value, dict):
+            raise BundleError(f"{name}: not a JSON object")
+        return value
 
     def text(self, name: str) -> str:
         if name not in self.members:
-            raise SebenchError(f"{self.path}: no member {name}")
-        return self.members[name].decode("utf-8")
+            raise BundleError(f"{self.path}: no member {name}")
+        try:
+            return self.members[name].decode("utf-8")
+        except UnicodeDecodeError:
+            raise BundleError(f"{name}: not UTF-8 text") from None
 
     def lines(self, name: str) -> list[dict]:
         out = []
         for number, line in enumerate(self.text(name).splitlines(), 1):
-            try:
-                out += [json.loads(line)] if line.strip() else []
-            except json.JSONDecodeError as exc:
-                raise SebenchError(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+            if line.strip():
+                value = parse_json(line, f"{name}:{number}")
+                if not isinstance(value, dict):
+                    raise BundleError(f"{name}:{number}: not a JSON object")
+                out.append(value)
         return out
 
     @property
     def submission(self) -> dict:
-        return self.json("submission.json")
+        return self.record("submission.json")
+
+    @property
+    def manifest(self) -> dict:
+        return self.record("run/manifest.json")
+
+    @property
+    def method(self) -> dict:
+        return self.record("method/method.json")
+
+    @property
+    def rows(self) -> list[dict]:
+        """report/rows.json: a list of row objects."""
+        value = self.json("report/rows.json")
+        if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+            raise BundleError("report/rows.json: not a list of rows")
+        return value
 
     def eval_files(self, kind: str) -> list[str]:
         """The members evals/<regime>/<mode>/<split>/<kind>.jsonl, sorted."""
@@ -104,21 +130,60 @@ def write_bundle(run_dir: Path, label: str, out: Path, checkpoint_hub: str | Non
 
 
 def collect(run_dir: Path, label: str, checkpoint_hub: str | None) -> dict[str, bytes]:
-    """Every member but the card and the index."""
+    """Every member but the card and the index; no folder of this machine is named in them (placeless)."""
     manifest = _read_json(run_dir / "manifest.json")
     method = _read_json(run_dir / "train" / label / "method.json")
     if (manifest.get("config") or {}).get("instance"):
         log.warning("%s studied an instance it did not build (--instance): its bundle cannot be verified from the "
                     "seed; run without --instance to submit", run_dir)
-    members: dict[str, bytes] = {"run/manifest.json": _dump(manifest), "method/method.json": _dump(method),
-                                 DATA_MANIFEST: data_manifest(run_dir, manifest)}
-    members.update(eval_members(run_dir, label))
     sources, entry = source_members(method)
-    members.update(sources)
-    members["submission.json"] = _dump(submission(manifest, method, label, entry, sorted(sources), checkpoint_hub))
-    members["lock.txt"] = lock().encode()
+    data = data_manifest(run_dir, manifest)
+    manifest = {**manifest, "commands": [{k: v for k, v in c.items() if k != "argv"} for c in manifest.get("commands") or []],
+                "data_hashes": {**(manifest.get("data_hashes") or {}), "manifest.json": sha256(data)}}
+    sub = submission(placeless(manifest), placeless(method), label, entry, sorted(sources), checkpoint_hub)
+    sub["checkpoint"] = checkpoint(method, checkpoint_hub)
+    sub["base_model_sha256"] = model_sha256(str(manifest.get("model") or ""))
+    members: dict[str, bytes] = {"run/manifest.json": _dump(placeless(manifest)),
+                                 "method/method.json": _dump(placeless(method)),
+                                 DATA_MANIFEST: data, **eval_members(run_dir, label),
+                                 **sources, "submission.json": _dump(sub), "lock.txt": lock().encode()}
     members["report/rows.json"] = _dump(rows_of(members))
     return members
+
+
+LOCAL_PATH = re.compile(r"(?P<scheme>[A-Za-z][\w+.-]*:)?(?P<path>~?/[^:\s]*)(?P<rest>:[A-Za-z_]\w*)?")
+
+
+def placeless(value: Any) -> Any:
+    """`value` with every string that is a local path (or a spec of one: hf:/path, /path/file.py:Attr) cut to its
+    last part: a bundle names no folder of the submitter's machine; models go by spec and hash."""
+    if isinstance(value, dict):
+        return {k: placeless(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [placeless(v) for v in value]
+    if isinstance(value, str) and (match := LOCAL_PATH.fullmatch(value)):
+        return f"{match['scheme'] or ''}{Path(match['path']).name}{match['rest'] or ''}"
+    return value
+
+
+def model_sha256(spec: str) -> str | None:
+    """The sha256 of a base model's local folder (hf:/path or /path), else None (a hub or embedded name)."""
+    path = Path(spec.removeprefix("hf:")).expanduser()
+    return tree_sha256(path) if path.is_absolute() and path.is_dir() else None
+
+
+def repack(members: Mapping[str, bytes], out: Path) -> Path:
+    """Packs `members` again as `sebench submit` does: the rows recomputed from the verdicts, the card made
+    again from the records, the index of every member's hash (used to refresh a bundle after a rule changed)."""
+    from sebench.submit.card import card_markdown
+
+    members = {n: b for n, b in members.items() if n not in (INDEX, "card.md")}
+    members["report/rows.json"] = _dump(rows_of(members))
+    sub = json.loads(members["submission.json"])
+    members["card.md"] = card_markdown(sub, json.loads(members["method/method.json"]),
+                                       json.loads(members["run/manifest.json"])).encode()
+    pack(members, sub["label"], Path(out))
+    return Path(out)
 
 
 def _read_json(path: Path) -> dict:
@@ -132,9 +197,11 @@ def _read_json(path: Path) -> dict:
 
 
 def data_manifest(run_dir: Path, manifest: dict) -> bytes:
-    """The studied data's manifest.json as the run wrote it (its sha256 is the run manifest's data hash)."""
+    """The studied data's manifest.json without the folder it was selected from (the bundled run manifest's
+    data hash of manifest.json is this copy's; the other data hashes are the run's)."""
     data = Path(manifest.get("data") or "data")
-    return ((run_dir / data) if not data.is_absolute() else data).joinpath("manifest.json").read_bytes()
+    text = ((run_dir / data) if not data.is_absolute() else data).joinpath("manifest.json").read_text(encoding="utf-8")
+    return _dump(placeless(json.loads(text)))
 
 
 def _dump(data: object) -> bytes:
@@ -151,8 +218,10 @@ def eval_members(run_dir: Path, label: str) -> dict[str, bytes]:
             raise SebenchError(f"{run_dir / 'evals' / regime}: no verdicts; was '{regime}' evaluated in this run?")
         for folder in folders:
             rel = folder.relative_to(run_dir).as_posix()
-            members[f"{rel}/rollouts.jsonl"] = _strip(folder / "rollouts.jsonl", lambda r: _drop(r, ROLLOUT_DROPS))
-            members[f"{rel}/verdicts.jsonl"] = _strip(folder / "verdicts.jsonl", lambda v: {**v, "detail": {}})
+            members[f"{rel}/rollouts.jsonl"] = _strip(folder / "rollouts.jsonl",
+                                                      lambda r: placeless(_drop(r, ROLLOUT_DROPS)))
+            members[f"{rel}/verdicts.jsonl"] = _strip(folder / "verdicts.jsonl",
+                                                      lambda v: placeless({**v, "detail": {}}))
     return members
 
 
@@ -263,25 +332,13 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 def read_bundle(path: Path) -> Bundle:
-    """The bundle's members; a file that is not a bundle, or a member that is not a plain relative file, is an
-    error naming it."""
+    """The bundle's members, read within safe.py's caps; a file that is not a bundle, or a member that is not
+    a plain relative file, is a BundleError naming it."""
     path = Path(path)
-    try:
-        with tarfile.open(path, mode="r:gz") as tar:
-            members = {info.name: _member(tar, info, path) for info in tar.getmembers()}
-    except (tarfile.TarError, EOFError, gzip.BadGzipFile) as exc:
-        raise SebenchError(f"{path}: not a bundle (a tar.gz from `sebench submit`): {exc}") from None
+    members = read_members(path)
     if INDEX not in members:
-        raise SebenchError(f"{path}: no {INDEX}; not a bundle from `sebench submit`")
+        raise BundleError(f"{path}: no {INDEX}; not a bundle from `sebench submit`")
     return Bundle(path, members)
-
-
-def _member(tar: tarfile.TarFile, info: tarfile.TarInfo, path: Path) -> bytes:
-    if not info.isfile() or info.name.startswith("/") or ".." in Path(info.name).parts:
-        raise SebenchError(f"{path}: member {info.name}: not a plain file inside the bundle")
-    handle = tar.extractfile(info)
-    assert handle is not None
-    return handle.read()
 
 
 def write_text(path: Path, text: str) -> None:

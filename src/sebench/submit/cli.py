@@ -25,26 +25,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_submit)
 
     p = subparsers.add_parser("verify", help="check a bundle from its contents; re-run its method",
-                              description="Rebuilds the seed's instance and compares every data hash, judges every "
-                              "answer again, recomputes the table; prints 'verified' or the first mismatch (exit 1). "
-                              "Writes BUNDLE.verify.json, which `sebench leaderboard` reads for its marks.")
+                              description="Rebuilds the seed's instance, checks that every test task has its "
+                              "answers, judges every answer again (the untrained model's too), recomputes the table "
+                              "and checks the card against the run's records. The first line names the level "
+                              "reached (re-judged, reproduced, held-out) or the first mismatch (exit 1); a bundle "
+                              "that cannot be read safely is one line and exit 2. Keeps the result in STORE.")
     p.add_argument("bundle", type=Path, metavar="BUNDLE")
-    p.add_argument("--rerun", action="store_true", help="also train the method again from its source and compare "
-                   "(task by task when greedy, else within the interval)")
+    p.add_argument("--rerun", action="store_true", help="also train the method again from its source, inside the "
+                   "fence, evaluate it and the untrained model, and compare (task by task when greedy, else a "
+                   "paired sign-flip test)")
     p.add_argument("--seeds-file", type=Path, metavar="FILE", help="with --rerun: run on these seeds (one a line, "
                    "none of them the bundle's) instead: the held-out result")
-    p.add_argument("--work", type=Path, metavar="DIR", help="where re-runs are written, else where the instance is rebuilt (default: a temporary "
-                   "folder); an instance rebuilt there is reused by later verifications with the same settings")
-    p.add_argument("--record", type=Path, metavar="FILE", help="where to write the verification (default: "
-                   "BUNDLE.verify.json)")
+    p.add_argument("--work", type=Path, metavar="DIR", help="where re-runs are written, else where the instance is "
+                   "rebuilt (default: a temporary folder); an instance rebuilt there is reused by later "
+                   "verifications with the same settings")
+    p.add_argument("--model", metavar="SPEC", help="with --rerun: the base model here (hf:PATH), when the bundle "
+                   "names a local one by its folder's name and sha256")
+    p.add_argument("--store", type=Path, metavar="DIR", help="where verifications are kept, one DIR/<sha256 of the "
+                   "bundle>.json each (default: sebench's cache folder, verifications/)")
     p.add_argument("--workers", type=int, metavar="N", help="programs judged at once (default: the CPUs)")
     p.set_defaults(func=_verify)
 
     p = subparsers.add_parser("leaderboard", help="rank bundles on a static page",
-                              description="Writes DIR/index.html, DIR/leaderboard.md and DIR/leaderboard.json from "
-                              "bundles (and their BUNDLE.verify.json), with the paper's reported rows.")
+                              description="Verifies every bundle itself (a file beside a bundle is never read), "
+                              "ranks the reproduced ones, lists the others apart, and writes DIR/index.html, "
+                              "DIR/leaderboard.md and DIR/leaderboard.json with the paper's reported rows.")
     p.add_argument("bundles", type=Path, nargs="*", metavar="BUNDLE")
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--store", type=Path, metavar="DIR", help="the verifier's store (as `sebench verify --store`): "
+                   "verifications of these very bytes are read there, new ones kept there")
+    p.add_argument("--ledger", type=Path, metavar="DIR", help="the maintainers' records of re-runs and held-out "
+                   "results (LEDGER/<sha256>.json from `sebench verify --rerun --store LEDGER`)")
     p.set_defaults(func=_leaderboard)
 
 
@@ -62,7 +73,7 @@ def _verify(args: argparse.Namespace) -> int:
     from sebench.errors import SebenchError
     from sebench.submit.bundle import read_bundle
     from sebench.submit.rerun import read_seeds, rerun_bundle
-    from sebench.submit.verify import check_seeds, record_path, verify_bundle, write_record
+    from sebench.submit.verify import check_seeds, default_store, verify_bundle, write_record
 
     if args.seeds_file and not args.rerun:
         raise SebenchError("--seeds-file: give it with --rerun")
@@ -73,24 +84,28 @@ def _verify(args: argparse.Namespace) -> int:
     result = verify_bundle(args.bundle, args.workers, None if args.rerun else args.work)
     if result.verified and args.rerun:
         with tempfile.TemporaryDirectory(prefix="sebench-rerun-") as tmp:
-            outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds)
+            outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds, args.model)
         result = replace(result, held_out=outcome) if seeds else replace(result, rerun=outcome)
-    write_record(result, args.record or record_path(args.bundle))
-    print(_summary(result))
+    write_record(result, args.store or default_store())
+    print(summary(result))
     return 0 if result.verified and (result.rerun or {}).get("reproduced", True) else 1
 
 
-def _summary(result) -> str:
+def summary(result) -> str:
+    """The first line names the level reached, or what failed; the lines after it, the rest."""
+    from sebench.submit.verify import LEVEL_TEXT
+
     if not result.verified:
         return f"mismatch: {result.mismatch}"
-    lines = ["verified"]
+    rejudged = f"re-judged: {LEVEL_TEXT['re-judged']} ({result.answers} answers)"
+    lines = [rejudged]
     if result.rerun:
         rerun = result.rerun
-        lines.append(f"re-run: {'reproduced' if rerun['reproduced'] else 'not reproduced'}, {rerun['rule']}"
-                     + (f": {rerun['mismatch']}" if rerun["mismatch"] else ""))
+        lines.insert(0, f"reproduced: {rerun['rule']}" if rerun["reproduced"]
+                     else f"not reproduced ({rerun['rule']}): {rerun['mismatch']}")
     if result.held_out:
         seeds = result.held_out["seeds"]
-        lines.append(f"held-out ({seeds} seed{'s' if seeds != 1 else ''}): " + json.dumps(
+        lines.insert(0, f"held-out ({seeds} seed{'s' if seeds != 1 else ''}): " + json.dumps(
             {f"{r['regime']} {r['mode']} {r['split']}": round(r["accuracy"], 4) for r in result.held_out["rows"]}))
     return "\n".join(lines)
 
@@ -98,6 +113,6 @@ def _summary(result) -> str:
 def _leaderboard(args: argparse.Namespace) -> int:
     from sebench.submit.leaderboard import write_leaderboard
 
-    page = write_leaderboard(args.bundles, args.out)
+    page = write_leaderboard(args.bundles, args.out, args.store, args.ledger)
     print(f"leaderboard: {page}")
     return 0

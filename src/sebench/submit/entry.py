@@ -32,7 +32,14 @@ class Entry:
     marks: dict = field(default_factory=dict)
     band: int | None = None
     reported: bool = False
-    source: str = ""
+    source: str = ""  # the bundle's file name
+    level: str = "reported"  # sebench.submit.verify.LEVELS, "fails", or "reported"
+    tasks: dict = field(default_factory=dict)  # split -> its test tasks
+
+    @property
+    def name(self) -> str:
+        """The entry's own name (the plot's label): its method with its bundle, or "(paper)"."""
+        return f"{self.method} ({self.source or 'paper'})"
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)

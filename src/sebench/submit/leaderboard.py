@@ -1,14 +1,21 @@
-"""`sebench leaderboard BUNDLE... --out DIR`: the bundles' rows, ranked, beside the paper's reported rows.
+"""`sebench leaderboard BUNDLE... --out DIR`: the bundles' rows beside the paper's reported rows.
 
-    DIR/leaderboard.json   every row: method, base model, preset, seeds, closed-book accuracy per split with its
-                           interval, the paired difference from the same base with p, cost, marks, rank band
+    DIR/leaderboard.json   every row: method, base model, preset, seeds, level, tasks per split, closed-book
+                           accuracy per split with its interval, the paired difference from the same base with p,
+                           cost, marks, rank band
     DIR/leaderboard.md     the same table in Markdown (the docs site's page)
     DIR/index.html         a static page: the table, a base-model filter and an accuracy-against-cost plot
 
-Every number is the bundle's report rows (sebench.report, recomputed by `sebench verify`); the marks
-verified, re-run and held-out come from BUNDLE.verify.json when it verified this very bundle (its sha256).
-Rank bands: rows sorted by single-function accuracy; a row joins the band of the band's first row while their
-95% intervals overlap, and starts the next band otherwise.
+The board trusts no file beside a bundle: it verifies every bundle itself (`verify_bundle`), keeping the result
+in the verifier's store keyed by the bundle's sha256 (a cache: the same bytes are not judged twice). A
+re-run's or held-out result comes from that store, or from a ledger the maintainers keep (`ledger`:
+LEDGER/<sha256>.json written by `sebench verify --rerun --store LEDGER`), and counts only for a bundle the board
+itself re-judged. Every field shown is read from the run's records (crosscheck.shown_fields) and every number
+from the rows the verifier recomputed.
+
+Only reproduced entries are ranked, each base model apart; the rest are listed below them, unranked. A ranked
+entry's band is 1 + the number of entries of the same base model whose 95% interval lies wholly above its own:
+entries in one band are not told apart at this sample size, and one very uncertain entry changes no other band.
 """
 
 from __future__ import annotations
@@ -18,13 +25,24 @@ import json
 import logging
 from pathlib import Path
 
-from sebench.errors import SebenchError
 from sebench.files import file_sha256
-from sebench.submit.bundle import Bundle, read_bundle, write_text
+from sebench.submit.bundle import read_bundle, rows_of, write_text
+from sebench.submit.crosscheck import shown_fields
 from sebench.submit.entry import COSTS, SPLITS, Cell, Entry
-from sebench.submit.verify import record_path
+from sebench.submit.safe import BundleError
+from sebench.submit.verify import (
+    FAILS,
+    HELD_OUT,
+    REPRODUCED,
+    default_store,
+    level_of,
+    read_record,
+    verify_bundle,
+    write_record,
+)
 
 log = logging.getLogger(__name__)
+RANKED = (REPRODUCED, HELD_OUT)
 
 PAPER = "SE-Bench paper, Table 2 (Qwen3-8B)"
 
@@ -46,11 +64,11 @@ REPORTED = (
 )
 
 
-def write_leaderboard(bundles: list[Path], out: Path) -> Path:
+def write_leaderboard(bundles: list[Path], out: Path, store: Path | None = None, ledger: Path | None = None) -> Path:
     """Writes DIR's three files; returns DIR/index.html."""
     from sebench.submit.page import html_page, markdown_table
 
-    rows = leaderboard_rows(bundles)
+    rows = leaderboard_rows(bundles, store, ledger)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "leaderboard.json", json.dumps({"entries": [e.to_json() for e in rows]}, indent=1) + "\n")
@@ -60,30 +78,51 @@ def write_leaderboard(bundles: list[Path], out: Path) -> Path:
     return out / "index.html"
 
 
-def leaderboard_rows(bundles: list[Path]) -> list[Entry]:
-    """The bundles' rows, ranked, then the reported ones."""
-    return [*rank([entry_of(read_bundle(path)) for path in bundles]), *REPORTED]
+def leaderboard_rows(bundles: list[Path], store: Path | None = None, ledger: Path | None = None) -> list[Entry]:
+    """The bundles' rows, ranked ones first, then the unranked ones, then the reported ones."""
+    entries = [entry_of(path, checked(path, store or default_store(), ledger)) for path in bundles]
+    return [*rank(entries), *REPORTED]
 
 
-def board_markdown(bundles: list[Path]) -> str:
+def board_markdown(bundles: list[Path], store: Path | None = None, ledger: Path | None = None) -> str:
     """The table and the plot, for a Markdown page (the docs site's leaderboard)."""
     from sebench.submit.page import markdown_table, plot
 
-    rows = leaderboard_rows(bundles)
+    rows = leaderboard_rows(bundles, store, ledger)
     return markdown_table(rows, title=False) + "\n" + plot(rows) + "\n"
 
 
-def entry_of(bundle: Bundle) -> Entry:
-    """A bundle's row: its report rows, its method's cost and marks, and its verification."""
-    sub, method = bundle.submission, bundle.json("method/method.json")
-    label, record = sub["label"], verification(bundle)
-    rows = {r["split"]: r for r in bundle.json("report/rows.json") if r["regime"] == label and r["mode"] == "closed"}
-    held = (record or {}).get("held_out") or {}
-    seeds = str(sub.get("seed")) + (f" + {held['seeds']} held out" if held else "")
-    return Entry(label, str(sub.get("base_model")), str(sub.get("preset")), seeds,
+def checked(path: Path, store: Path, ledger: Path | None) -> dict:
+    """The bundle's verification: the store's record of these bytes, else one made now (and stored); with a
+    re-run or held-out result from the ledger where the store has none."""
+    digest = file_sha256(path)
+    record = read_record(store, digest)
+    if record is None or "verified" not in record:
+        try:
+            write_record(verify_bundle(path), store)
+            record = read_record(store, digest) or {}
+        except BundleError as exc:
+            record = {"verified": False, "mismatch": str(exc)}
+    if ledger is not None and record.get("verified"):
+        kept = read_record(ledger, digest) or {}
+        record = {**record, **{k: kept.get(k) for k in ("rerun", "held_out") if not record.get(k) and kept.get(k)}}
+    return {**record, "level": level_of(record)}
+
+
+def entry_of(path: Path, record: dict) -> Entry:
+    """A bundle's row: its recomputed rows, the fields its records show, its level."""
+    if record["level"] == FAILS:
+        return Entry(path.name.removesuffix(".tar.gz"), "", "", "", {}, marks={"fails": record.get("mismatch")},
+                     source=path.name, level=FAILS)
+    bundle = read_bundle(path)
+    label, shown = bundle.submission["label"], shown_fields(bundle)
+    rows = {r["split"]: r for r in rows_of(bundle.members) if r["regime"] == label and r["mode"] == "closed"}
+    held = record.get("held_out") or {}
+    seeds = str(shown["seed"]) + (f" + {held['seeds']} held out" if held else "")
+    return Entry(label, str(shown["base_model"]), str(shown["preset"]), seeds,
                  {split: cell(rows[split]) for split in SPLITS if split in rows},
-                 {name: (method.get("cost") or {}).get(name) for name in COSTS}, marks(method, record, label),
-                 source=bundle.path.name)
+                 {name: shown["cost"].get(name) for name in COSTS}, marks(shown, record, label),
+                 source=path.name, level=record["level"], tasks={s: rows[s].get("tasks") for s in SPLITS if s in rows})
 
 
 def cell(row: dict) -> Cell:
@@ -91,31 +130,16 @@ def cell(row: dict) -> Cell:
     return Cell(row["accuracy"], tuple(row["ci95"]) if row.get("ci95") else None, diff.get("delta"), diff.get("p"))
 
 
-def verification(bundle: Bundle) -> dict | None:
-    """BUNDLE.verify.json, when it verified this bundle's bytes; else None (a stale or foreign record)."""
-    path = record_path(bundle.path)
-    if not path.is_file():
-        return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
-    if record.get("bundle_sha256") != file_sha256(bundle.path):
-        log.warning("%s: verifies another version of %s; ignored", path, bundle.path.name)
-        return None
-    return record
-
-
-def marks(method: dict, record: dict | None, label: str) -> dict:
-    """verified, re-run, held-out, eligible, network, isolation layer (None: not known)."""
-    record = record or {}
+def marks(shown: dict, record: dict, label: str) -> dict:
+    """level, re-run, held-out, eligible, network, isolation layer, decoding (None: not known)."""
     rerun, held = record.get("rerun"), record.get("held_out")
-    return {"verified": bool(record.get("verified")),
+    decoding = shown["decoding"]
+    return {"level": record["level"],
             "re-run": None if rerun is None else bool(rerun.get("reproduced")),
             "held-out": None if held is None else held.get("seeds"),
             "held-out single": held_out_accuracy(held, label),
-            "eligible": method.get("eligible"), "network": method.get("network"),
-            "isolation": method.get("isolation")}
+            "eligible": shown["eligible"], "network": shown["network"], "isolation": shown["isolation"],
+            "decoding": f"n {decoding['n']}, temperature {decoding['temperature']}", "protocol": shown["protocol"]}
 
 
 def held_out_accuracy(held: dict | None, label: str) -> float | None:
@@ -126,14 +150,21 @@ def held_out_accuracy(held: dict | None, label: str) -> float | None:
 
 
 def rank(entries: list[Entry]) -> list[Entry]:
-    """The entries sorted by single-function accuracy with their rank bands (module docstring)."""
+    """Reproduced entries by base model and single-function accuracy, with their bands (module docstring);
+    then the others, unranked."""
     def score(e: Entry) -> tuple:
-        return tuple(-(e.cells[s].accuracy if s in e.cells else -1.0) for s in SPLITS)
+        return (e.base_model, *(-(e.cells[s].accuracy if s in e.cells else -1.0) for s in SPLITS))
 
-    ranked, band, leader = [], 0, None
-    for entry in sorted(entries, key=score):
-        interval = entry.cells.get("single_test") and entry.cells["single_test"].ci95
-        if interval and (leader is None or interval[1] < leader[0]):
-            band, leader = band + 1, interval
-        ranked.append(dataclasses.replace(entry, band=band if interval else None))
-    return ranked
+    ranked = [e for e in entries if e.level in RANKED]
+    out = [dataclasses.replace(e, band=band(e, ranked)) for e in sorted(ranked, key=score)]
+    return out + sorted((e for e in entries if e.level not in RANKED), key=lambda e: (e.level == FAILS, score(e)))
+
+
+def band(entry: Entry, ranked: list[Entry]) -> int | None:
+    """1 + the entries of the same base model whose single-function interval lies wholly above this one's."""
+    mine = entry.cells.get("single_test")
+    if mine is None or mine.ci95 is None:
+        return None
+    above = [e for e in ranked if e.base_model == entry.base_model and e.cells.get("single_test")
+             and e.cells["single_test"].ci95 and e.cells["single_test"].ci95[0] > mine.ci95[1]]
+    return 1 + len(above)

@@ -1,39 +1,67 @@
 """`sebench verify --rerun`: the bundled method trained again from its bundled source, in fresh studies with
 the run's settings, on the bundle's seed (compared with the bundle, task by task) or on held-out seeds.
 
-A run whose decoding is greedy with one sample (temperature 0, n 1) must give every verdict again; otherwise each
-split's accuracy must fall within the bundle's 95% interval. The result says which rule it applied.
+The re-run evaluates the method and the untrained model again, and both are compared with the bundle, per
+(regime, mode, split):
+- greedy, one sample (temperature 0, n 1): every verdict must come out the same (EQUAL);
+- sampled: the re-run and the bundle are two draws of the same answers' distribution, so per task the
+  difference of their shares of correct samples is symmetric about 0. The exact paired sign-flip test over
+  tasks (sebench.intervals.sign_flip_p) rejects at FALSE_ALARM / comparisons (Bonferroni), so an honest
+  bundle is called "not reproduced" with probability at most FALSE_ALARM (tests/submit/test_rules.py measures it).
+
+Every line of the bundle's code runs in the method's fence: a file method is loaded there from its extracted
+file, and a module or entry-point method through a file that imports it there (ENTRY_FILE); the verifier
+never imports the bundle's code, never puts its folder on its own path or its children's.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
 from pathlib import Path
+
+import numpy as np
 
 from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
+from sebench.submit.safe import BundleError, inside
 from sebench.submit.verify import Mismatch, run_config
 
 log = logging.getLogger(__name__)
 
 EQUAL = "equal per task (greedy, one sample)"
-WITHIN = "within the bundle's 95% interval (sampled)"
+FALSE_ALARM = 0.01
+SIGN_FLIP = f"paired sign-flip test over tasks (sampled), false-alarm rate at most {FALSE_ALARM:g}"
 KEPT = ("regime", "mode", "split", "n", "accuracy", "ci95", "vs_untrained")
+ENTRY_FILE = "_sebench_entry.py"
 
 
-def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None) -> dict:
+def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: str | None = None) -> dict:
     """Trains and evaluates the bundle's method again under `work`: on the bundle's seed (no `seeds`:
-    compare_rerun's result) or on `seeds` (held_out's result)."""
+    compare_rerun's result) or on `seeds` (held_out's result). `model`: where the base model is here (a bundle
+    names a local model by its folder's name and sha256, which this folder must have)."""
     bundle = read_bundle(path)
+    check_model(bundle, model)
     source = extract_sources(bundle, Path(work) / "source")
     if not seeds:
-        root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.json("run/manifest.json")["seed"])
+        root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.manifest["seed"], model)
         return compare_rerun(bundle, root)
-    roots = [scrub(run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s)) for s in seeds]
+    roots = [scrub(run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s, model)) for s in seeds]
     return held_out(bundle, roots)
+
+
+def check_model(bundle: Bundle, model: str | None) -> None:
+    """A bundle of a local base model is re-run only with `model`, a folder with the bundled sha256."""
+    from sebench.submit.bundle import model_sha256
+
+    wanted = bundle.submission.get("base_model_sha256")
+    if wanted is None:
+        return
+    if model is None:
+        raise SebenchError(f"the bundle's base model {bundle.manifest.get('model')!r} was a local folder (sha256 "
+                           f"{str(wanted)[:12]}…); give it with --model hf:PATH")
+    if model_sha256(model) != wanted:
+        raise SebenchError(f"--model {model}: its sha256 is not the bundle's base model's ({str(wanted)[:12]}…)")
 
 
 def scrub(root: Path) -> Path:
@@ -48,37 +76,54 @@ def scrub(root: Path) -> Path:
 
 
 def extract_sources(bundle: Bundle, folder: Path) -> Path:
-    """The bundled source files under `folder`, importable from it (for a module or an entry point)."""
+    """The bundled source files under `folder` (each name checked to stay inside it), and for a module or an
+    entry point the file ENTRY_FILE that imports the method from there, inside the fence."""
+    folder.mkdir(parents=True, exist_ok=True)
     for name, data in bundle.members.items():
         if name.startswith(SOURCE_DIR):
-            target = folder / name.removeprefix(SOURCE_DIR)
+            target = inside(folder, name.removeprefix(SOURCE_DIR))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-    folder.mkdir(parents=True, exist_ok=True)
-    if bundle.submission.get("origin") in ("module", "entry point"):
-        sys.path.insert(0, str(folder))  # the study resolves the method here, its fenced child from PYTHONPATH
-        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p)
+    sub = bundle.submission
+    where, _, attr = str(sub.get("entry") or "").rpartition(":")
+    if sub.get("origin") in ("module", "entry point"):
+        if not attr.isidentifier() or not all(part.isidentifier() for part in where.split(".")):
+            raise BundleError(f"submission.json: entry {sub.get('entry')!r} is not module:attribute")
+        (folder / ENTRY_FILE).write_text(f"import sys\nsys.path.insert(0, {str(folder.resolve())!r})\n"
+                                         f"from {where} import {attr}  # noqa\n", encoding="utf-8")
     return folder.resolve()
 
 
-def rerun_config(bundle: Bundle, source: Path, seed: int):
-    """The run's settings, for the bundled method alone, loaded from `source`, on `seed`."""
+def method_entry(bundle: Bundle, source: Path) -> str:
+    """The file:attribute the re-run loads: the bundled file, or ENTRY_FILE for a module or an entry point."""
     sub = bundle.submission
-    config = bundle.json("run/manifest.json").get("config") or {}
-    label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]]}
+    where, _, attr = str(sub.get("entry") or "").rpartition(":")
+    if sub.get("origin") == "file":
+        if SOURCE_DIR + where not in bundle.members or not where.endswith(".py") or not attr.isidentifier():
+            raise BundleError(f"submission.json: entry {sub.get('entry')!r} is not a bundled file:attribute")
+        return f"{inside(source, where)}:{attr}"
+    return f"{source / ENTRY_FILE}:{attr}"
+
+
+def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = None):
+    """The run's settings, for the bundled method alone, loaded from `source`, on `seed` (with `model`)."""
+    sub = bundle.submission
+    config = bundle.manifest.get("config") or {}
+    label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
     if sub.get("origin") != "built-in":
-        entry = str(source / sub["entry"]) if sub.get("origin") == "file" else sub["entry"]
-        changes["methods"] = {**(config.get("methods") or {}), label: {"method": entry, **(sub.get("args") or {})}}
+        changes["methods"] = {label: {"method": method_entry(bundle, source), **(sub.get("args") or {})}}
+    else:
+        changes["methods"] = {k: v for k, v in (config.get("methods") or {}).items() if k == label}
     return run_config(bundle, **changes)
 
 
-def run_study(bundle: Bundle, source: Path, root: Path, seed: int) -> Path:
+def run_study(bundle: Bundle, source: Path, root: Path, seed: int, model: str | None = None) -> Path:
     """One fresh study of the bundled method on `seed`; returns its run directory."""
     from sebench.experiment import Study
 
     log.info("re-run of %s on seed %d in %s", bundle.submission["label"], seed, root)
     try:
-        Study(rerun_config(bundle, source, seed), root, argv=["verify", "--rerun"]).run()
+        Study(rerun_config(bundle, source, seed, model), root, argv=["verify", "--rerun"]).run()
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
     label = bundle.submission["label"]
@@ -88,41 +133,59 @@ def run_study(bundle: Bundle, source: Path, root: Path, seed: int) -> Path:
     return root
 
 
-def _verdicts(lines: list[dict]) -> dict[tuple, str]:
-    return {(v["task_id"], v["sample_idx"]): v["verdict"] for v in lines}
-
-
 def compare_rerun(bundle: Bundle, root: Path) -> dict:
-    """The re-run against the bundle: every verdict (greedy) or every split's accuracy in its interval."""
-    label, decoding = bundle.submission["label"], bundle.submission.get("decoding") or {}
+    """The re-run against the bundle, the method's answers and the untrained model's (module docstring)."""
+    decoding = (bundle.manifest.get("config") or {}).get("rollout") or {}
     greedy = decoding.get("n") == 1 and not decoding.get("temperature")
-    mismatch = (first_changed_task(bundle, root, label) if greedy else outside_interval(bundle, root, label))
-    return {"rule": EQUAL if greedy else WITHIN, "reproduced": mismatch is None, "mismatch": mismatch,
-            "rows": rows(root, label)}
+    names = [n for n in bundle.eval_files("verdicts")]
+    mismatch = None
+    for name in names:
+        again = root / name
+        if not again.is_file():
+            mismatch = f"{name}: the re-run did not evaluate this regime, mode and split"
+            break
+        ours = _verdicts([json.loads(line) for line in again.read_text(encoding="utf-8").splitlines() if line])
+        mismatch = (first_changed(name, _verdicts(bundle.lines(name)), ours) if greedy
+                    else differs(name, _verdicts(bundle.lines(name)), ours, len(names)))
+        if mismatch:
+            break
+    return {"rule": EQUAL if greedy else SIGN_FLIP, "reproduced": mismatch is None, "mismatch": mismatch,
+            "rows": rows(root, bundle.submission["label"])}
 
 
-def first_changed_task(bundle: Bundle, root: Path, label: str) -> str | None:
-    for name in bundle.eval_files("verdicts"):
-        if not name.startswith(f"evals/{label}/"):
-            continue
-        again_path = root / name
-        if not again_path.is_file():
-            return f"{name}: the re-run did not evaluate this split"
-        again = _verdicts([json.loads(line) for line in again_path.read_text(encoding="utf-8").splitlines() if line])
-        for key, verdict in _verdicts(bundle.lines(name)).items():
-            if again.get(key) != verdict:
-                return f"{name}: task {key[0]} sample {key[1]}: bundle {verdict}, re-run {again.get(key)}"
+def _verdicts(lines: list[dict]) -> dict[tuple, str]:
+    return {(v.get("task_id"), v.get("sample_idx")): str(v.get("verdict")) for v in lines}
+
+
+def first_changed(name: str, bundled: dict[tuple, str], again: dict[tuple, str]) -> str | None:
+    """The first (task, sample) whose verdict differs (greedy)."""
+    for key in sorted(set(bundled) | set(again), key=str):
+        if bundled.get(key) != again.get(key):
+            return f"{name}: task {key[0]} sample {key[1]}: bundle {bundled.get(key)}, re-run {again.get(key)}"
     return None
 
 
-def outside_interval(bundle: Bundle, root: Path, label: str) -> str | None:
-    recorded = {(r["mode"], r["split"]): r for r in bundle.json("report/rows.json") if r["regime"] == label}
-    for row in rows(root, label):
-        old = recorded.get((row["mode"], row["split"]))
-        if old and not old["ci95"][0] <= row["accuracy"] <= old["ci95"][1]:
-            return (f"report/rows.json: {label} {row['mode']} {row['split']}: re-run accuracy {row['accuracy']:.3f} "
-                    f"outside the bundle's interval [{old['ci95'][0]:.3f}, {old['ci95'][1]:.3f}]")
-    return None
+def differs(name: str, bundled: dict[tuple, str], again: dict[tuple, str], comparisons: int) -> str | None:
+    """Whether the shares of correct samples per task differ beyond chance (sampled; module docstring)."""
+    p = sampled_p(bundled, again)
+    if p >= FALSE_ALARM / comparisons:
+        return None
+    return (f"{name}: accuracy {share(bundled):.3f} in the bundle, {share(again):.3f} in the re-run (paired "
+            f"sign-flip p {p:.2g} < {FALSE_ALARM:g}/{comparisons})")
+
+
+def sampled_p(bundled: dict[tuple, str], again: dict[tuple, str]) -> float:
+    """The two-sided p of the paired sign-flip test of equal per-task shares of correct samples."""
+    from sebench.intervals import sign_flip_p
+    from sebench.metrics import task_means
+
+    a, b = (task_means((("", str(k[0]), "", ""), v) for k, v in side.items()) for side in (bundled, again))
+    d = np.array([a.get(t, 0.0) - b.get(t, 0.0) for t in sorted(set(a) | set(b), key=str)])
+    return float(sign_flip_p(d)) if d.size else 1.0
+
+
+def share(verdicts: dict[tuple, str]) -> float:
+    return sum(v == "correct" for v in verdicts.values()) / max(1, len(verdicts))
 
 
 def rows(root: Path | list[Path], label: str) -> list[dict]:

@@ -1,11 +1,18 @@
-"""`sebench verify BUNDLE`: a bundle checked from its contents alone, in order, stopping at the first mismatch:
+"""`sebench verify BUNDLE`: a bundle checked from its contents alone, in order, stopping at the first mismatch.
+Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says what each level proves):
 
 1. the index: every member's sha256 is the one bundle.json lists, and nothing is unlisted;
 2. the method: its source's sha256 is method.json's, and submission.json names the same method and arguments;
-3. the data: the seed's instance is rebuilt with the run's settings (a fresh study's build and select stages),
+3. the records: every field the board shows is read from the run's records and agrees with submission.json
+   and card.md (crosscheck.py);
+4. the data: the seed's instance is rebuilt with the run's settings (a fresh study's build and select stages),
    and every data hash of the run's manifest is the rebuilt one's;
-4. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
-5. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
+5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
+   and for the untrained model, and nothing else is there;
+6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
+7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
+
+A bundle that cannot be read (safe.py) is a BundleError (exit 2), not a mismatch.
 """
 
 from __future__ import annotations
@@ -23,18 +30,24 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.files import file_sha256
 from sebench.records import Rollout, from_dict
-from sebench.submit.bundle import DATA_MANIFEST, INDEX, SOURCE_DIR, Bundle, read_bundle, rows_of, sha256
+from sebench.submit.bundle import BASELINE, DATA_MANIFEST, INDEX, SOURCE_DIR, Bundle, read_bundle, rows_of, sha256
+from sebench.submit.crosscheck import Mismatch, check_records
+from sebench.submit.safe import BundleError, parse_json
 
 log = logging.getLogger(__name__)
 
 VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "outcome")
 ROW_KEY = ("regime", "mode", "split", "protocol")
 MANIFEST = "manifest.json"
-STEPS = ("index", "method", "data", "verdicts", "rows")
-
-
-class Mismatch(Exception):
-    """The first difference found: one line naming the member (and the task)."""
+STEPS = ("index", "method", "records", "data", "answers", "verdicts", "rows")
+REJUDGED, REPRODUCED, HELD_OUT, FAILS = "re-judged", "reproduced", "held-out", "fails"
+LEVELS = (REJUDGED, REPRODUCED, HELD_OUT)  # each includes the one before
+LEVEL_TEXT = {REJUDGED: "every answer was judged again and every number recomputed; the answers themselves "
+                        "rest on the submitter",
+              REPRODUCED: "the method was trained again from its source inside the fence and it and the untrained "
+                          "model gave the bundle's results",
+              HELD_OUT: "reproduced, and re-run on seeds the verifier chose",
+              FAILS: "fails verification"}
 
 
 @dataclass(frozen=True)
@@ -49,32 +62,55 @@ class Verification:
     checked: tuple[str, ...] = ()
     rerun: dict | None = None  # rerun.compare_rerun's result
     held_out: dict | None = None  # rerun.held_out's result
+    answers: int = 0  # answers judged again, the method's and the untrained model's
+
+    @property
+    def level(self) -> str:
+        return level_of(self.to_json())
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
 
 
+def level_of(record: dict) -> str:
+    """The highest level a verification record reached (LEVELS), or "fails"."""
+    if not record.get("verified"):
+        return FAILS
+    if not (record.get("rerun") or {}).get("reproduced"):
+        return REJUDGED
+    return HELD_OUT if (record.get("held_out") or {}).get("seeds") else REPRODUCED
+
+
 def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None) -> Verification:
-    """Checks the bundle at `path` (the module docstring's steps); never raises on a mismatch. `work`: where the
-    instance is rebuilt (default: a temporary folder); one rebuilt there is reused for the same settings."""
+    """Checks the bundle at `path` (the module docstring's steps); a mismatch is the result, not an error. A
+    bundle that cannot be read safely raises BundleError. `work`: where the instance is rebuilt (default: a
+    temporary folder); one rebuilt there is reused for the same settings."""
     bundle = read_bundle(path)
-    label = str(bundle.json(INDEX).get("label") or "")
+    label = str(bundle.record(INDEX).get("label") or "")
+    digest = file_sha256(path)
     done: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="sebench-verify-") as tmp:
             for step in STEPS:
                 _STEPS[step](bundle, Path(work or tmp), workers)
                 done.append(step)
-    except (Mismatch, SebenchError) as exc:  # a member that cannot be read is a mismatch too
-        return Verification(str(path), file_sha256(path), label, False, str(exc), tuple(done))
-    return Verification(str(path), file_sha256(path), label, True, None, tuple(done))
+    except Mismatch as exc:
+        return Verification(str(path), digest, label, False, str(exc), tuple(done))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:  # a field of the wrong shape
+        raise BundleError(f"{path}: malformed bundle (step {STEPS[len(done)]}): {type(exc).__name__}: "
+                          f"{str(exc)[:200]}") from None
+    return Verification(str(path), digest, label, True, None, tuple(done), answers=count_answers(bundle))
+
+
+def count_answers(bundle: Bundle) -> int:
+    return sum(len(bundle.lines(name)) for name in bundle.eval_files("rollouts"))
 
 
 # ---- 1. the index ----------------------------------------------------------------------------------------
 
 
 def check_index(bundle: Bundle, *_: object) -> None:
-    listed = bundle.json(INDEX).get("files") or {}
+    listed = bundle.record(INDEX).get("files") or {}
     for name in sorted(set(listed) | set(bundle.members) - {INDEX}):
         if name not in bundle.members:
             raise Mismatch(f"{INDEX}: lists {name}, which the bundle lacks")
@@ -88,7 +124,7 @@ def check_index(bundle: Bundle, *_: object) -> None:
 
 
 def check_method(bundle: Bundle, *_: object) -> None:
-    method, sub = bundle.json("method/method.json"), bundle.submission
+    method, sub = bundle.method, bundle.submission
     for name in ("spec", "origin", "args"):
         if (sub.get(name) or None) != (method.get(name) or None):
             raise Mismatch(f"submission.json: {name} {sub.get(name)!r} is not method/method.json's {method.get(name)!r}")
@@ -113,7 +149,7 @@ def source_file(sub: dict) -> str | None:
     return None
 
 
-# ---- 3. the data -----------------------------------------------------------------------------------------
+# ---- 4. the data -----------------------------------------------------------------------------------------
 
 
 def run_config(bundle: Bundle, **changes: object):
@@ -121,7 +157,7 @@ def run_config(bundle: Bundle, **changes: object):
     know is a mismatch naming it."""
     from sebench.experiment import RunConfig
 
-    config = dict(bundle.json("run/manifest.json").get("config") or {})
+    config = dict(bundle.manifest.get("config") or {})
     known = {f.name for f in dataclasses.fields(RunConfig)}
     unknown = sorted(set(config) - known)
     if unknown:
@@ -137,7 +173,7 @@ def rebuild(bundle: Bundle, work: Path) -> Path:
     compact docs of a warm-up that reads them); returns its folder."""
     from sebench.experiment import Study
 
-    cfg = run_config(bundle)
+    cfg = run_config(bundle, regimes=[], methods={})  # the data alone: no method need resolve here
     study = Study(cfg, rebuilt_dir(bundle, work))
     study.root.mkdir(parents=True, exist_ok=True)
     study.data = study.prepare_data()
@@ -154,24 +190,24 @@ def data_hashes(data: Path) -> dict:
 
 def rebuilt_dir(bundle: Bundle, work: Path) -> Path:
     """The folder of the study that rebuilds this bundle's data: one per seed and settings."""
-    config = json.dumps(bundle.json("run/manifest.json").get("config") or {}, sort_keys=True)
+    config = json.dumps(bundle.manifest.get("config") or {}, sort_keys=True)
     return Path(work) / f"rebuilt-{sha256(config.encode())[:12]}"
 
 
 def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
     """Every data hash against the rebuilt data's; the data's manifest.json, which names the folder it was
     selected from, against the bundled copy (its hash) and the rebuilt one less that folder."""
-    expected = bundle.json("run/manifest.json").get("data_hashes") or {}
+    expected = bundle.manifest.get("data_hashes") or {}
     data = rebuild(bundle, work)
     actual = {**data_hashes(data), MANIFEST: expected.get(MANIFEST)}
-    seed = bundle.json("run/manifest.json").get("seed")
+    seed = bundle.manifest.get("seed")
     for name in sorted(set(expected) | set(actual)):
         if expected.get(name) != actual.get(name):
             raise Mismatch(f"run/manifest.json: data_hashes['{name}'] is not the rebuilt instance's (seed {seed})")
     if sha256(bundle.members[DATA_MANIFEST]) != expected.get(MANIFEST):
         raise Mismatch(f"run/manifest.json: data_hashes['{MANIFEST}'] is not the sha256 of {DATA_MANIFEST}")
     again = json.loads((data / MANIFEST).read_text(encoding="utf-8"))
-    field = first_difference(_placeless(bundle.json(DATA_MANIFEST)), _placeless(again))
+    field = first_difference(_placeless(bundle.record(DATA_MANIFEST)), _placeless(again))
     if field is not None:
         raise Mismatch(f"{DATA_MANIFEST}: {field} is not the rebuilt instance's (seed {seed})")
 
@@ -182,15 +218,64 @@ def _placeless(manifest: dict) -> dict:
     return {**manifest, **({"subset": subset} if subset else {})}
 
 
-# ---- 4. the verdicts -------------------------------------------------------------------------------------
+# ---- 5. the answers -------------------------------------------------------------------------------------
+
+
+def expected_folders(bundle: Bundle) -> set[tuple[str, str, str]]:
+    """(regime, mode, split) the run's settings evaluate: the method in its trained modes (open-book alone when
+    it keeps the docs at test time, closed-book for an agent), the untrained model in its modes."""
+    config, sub, method = bundle.manifest.get("config") or {}, bundle.submission, bundle.method
+    result = method.get("result") or {}
+    modes = (["open"] if result.get("docs_at_test_time") else ["closed"] if result.get("kind") == "agent"
+             else list(config.get("trained_modes") or ["closed"]))
+    splits = list(config.get("splits") or ["single_test", "multiple_test"])
+    return ({(str(sub["label"]), m, s) for m in modes for s in splits}
+            | {(BASELINE, m, s) for m in config.get("untrained_modes") or ["closed"] for s in splits})
+
+
+def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
+    """Every test task of each evaluated (regime, mode, split) has exactly samples 0..n-1, and nothing more."""
+    data = rebuilt_dir(bundle, work) / bundle.manifest.get("data", "data")
+    n = int(((bundle.manifest.get("config") or {}).get("rollout") or {}).get("n") or 1)
+    expected = expected_folders(bundle)
+    present = {tuple(name.split("/")[1:4]) for name in bundle.eval_files("rollouts")}
+    for folder in sorted(expected | present):
+        name = f"evals/{'/'.join(folder)}/rollouts.jsonl"
+        if folder not in expected:
+            raise Mismatch(f"{name}: the run's settings evaluate no such regime, mode and split")
+        if folder not in present:
+            raise Mismatch(f"{name}: missing; the run's settings evaluate {' '.join(folder)}")
+        tasks = test_task_ids(data, folder[2])
+        seen: dict[str, list[Any]] = {}
+        for number, rollout in enumerate(bundle.lines(name), 1):
+            if rollout.get("task_id") not in tasks:
+                raise Mismatch(f"{name}:{number}: task {rollout.get('task_id')!r} is not a task of the rebuilt "
+                               f"{folder[2]}")
+            seen.setdefault(rollout["task_id"], []).append(rollout.get("sample_idx"))
+        for task in tasks:
+            got = sorted(seen.get(task, []), key=repr)
+            if got != sorted(range(n), key=repr):  # exactly the integers 0..n-1, each once
+                raise Mismatch(f"{name}: task {task}: samples {got}, but the run's "
+                               f"decoding calls for {n} (0..{n - 1})")
+
+
+def test_task_ids(data: Path, split: str) -> list[str]:
+    """The task ids of the rebuilt test split `split`."""
+    path = data / "datasets" / "test" / f"{split}.jsonl"
+    if not path.is_file():
+        raise Mismatch(f"run/manifest.json: split {split!r} is not a test split of the rebuilt instance")
+    return [json.loads(line)["task_id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# ---- 6. the verdicts -------------------------------------------------------------------------------------
 
 
 def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
     from sebench.judge import judge_records
 
-    data = rebuilt_dir(bundle, work) / bundle.json("run/manifest.json").get("data", "data")
+    data = rebuilt_dir(bundle, work) / bundle.manifest.get("data", "data")
     protocol = bundle.submission.get("protocol") or "sebench"
-    limits = bundle.json("run/manifest.json").get("config", {}).get("judge") or {}  # the run's judge limits
+    limits = bundle.manifest.get("config", {}).get("judge") or {}  # the run's judge limits
     for verdicts_name in bundle.eval_files("verdicts"):
         rollouts_name = verdicts_name.replace("/verdicts.jsonl", "/rollouts.jsonl")
         rollouts = [from_dict(Rollout, {**r, "prompt": None}, f"{rollouts_name}:{i}")
@@ -215,11 +300,11 @@ def compare_verdict(rollouts_name: str, verdicts_name: str, rollout: Rollout, ol
                            f"records {old.get(name)!r}")
 
 
-# ---- 5. the numbers --------------------------------------------------------------------------------------
+# ---- 7. the numbers --------------------------------------------------------------------------------------
 
 
 def check_rows(bundle: Bundle, *_: object) -> None:
-    recorded = {tuple(r.get(k) for k in ROW_KEY): r for r in bundle.json("report/rows.json")}
+    recorded = {tuple(r.get(k) for k in ROW_KEY): r for r in bundle.rows}
     again = {tuple(r.get(k) for k in ROW_KEY): r for r in rows_of(bundle.members)}
     for key in sorted(set(recorded) | set(again), key=str):
         where = f"report/rows.json: row {' '.join(map(str, key))}"
@@ -253,31 +338,50 @@ def _at(row: dict, path: str) -> Any:
     return value
 
 
-_STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {"index": check_index, "method": check_method, "data": check_data, "verdicts": check_verdicts,
-          "rows": check_rows}
+_STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {
+    "index": check_index, "method": check_method, "records": check_records, "data": check_data,
+    "answers": check_answers, "verdicts": check_verdicts, "rows": check_rows}
 
 
-def write_record(verification: Verification, path: Path) -> None:
-    """The verification beside the bundle (BUNDLE.verify.json): the leaderboard's marks read it. A re-run or a
-    held-out result of an earlier verification of the same file is kept where this one has none."""
+def write_record(verification: Verification, store: Path) -> Path:
+    """The verification in the verifier's own store (STORE/<bundle sha256>.json; never beside the bundle, where
+    anyone can put a file), which `sebench leaderboard` reads. A re-run or held-out result of an earlier
+    verification of the same bytes is kept where this one has none. Returns the record's path."""
     from sebench.files import write_json
 
+    path = record_path(store, verification.bundle_sha256)
     record = verification.to_json()
-    try:
-        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except json.JSONDecodeError:
-        old = {}  # replaced below
-    if verification.verified and old.get("bundle_sha256") == verification.bundle_sha256:
+    old = read_record(store, verification.bundle_sha256) or {}
+    if verification.verified and old.get("verified"):
         record.update({k: old.get(k) for k in ("rerun", "held_out") if record[k] is None})
+    record["level"] = level_of(record)
     write_json(path, record)
+    return path
 
 
-def record_path(bundle: Path) -> Path:
-    return Path(str(bundle) + ".verify.json")
+def default_store() -> Path:
+    """Where verifications are kept unless told: sebench's cache folder (files.cache_root)."""
+    from sebench.files import cache_root
+
+    return cache_root() / "verifications"
+
+
+def record_path(store: Path, digest: str) -> Path:
+    return Path(store) / f"{digest}.json"
+
+
+def read_record(store: Path, digest: str) -> dict | None:
+    """The stored verification of the bundle whose sha256 is `digest`, if any (and if it is one)."""
+    path = record_path(store, digest)
+    try:
+        record = parse_json(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else None
+    except (BundleError, UnicodeDecodeError):
+        return None
+    return record if isinstance(record, dict) and record.get("bundle_sha256") == digest else None
 
 
 def check_seeds(seeds: list[int], bundle: Bundle) -> None:
     """Held-out seeds must be seeds the bundle does not hold."""
-    seed = bundle.json("run/manifest.json").get("seed")
+    seed = bundle.manifest.get("seed")
     if seed in seeds:
         raise SebenchError(f"--seeds-file: seed {seed} is the bundle's own seed; held-out seeds are others")

@@ -1,0 +1,91 @@
+"""Step "records" of `sebench verify`: what a bundle says about itself (submission.json, card.md) against the
+run's own records (run/manifest.json and its settings, method/method.json), field by field.
+
+The board shows base model, preset, seed, decoding, protocol, isolation and cost from the records
+(`shown_fields`); a description that disagrees with them is a mismatch naming the field. The records agree among
+themselves too: the manifest's model, seed and preset are its settings', its isolation layer the method's, its
+training stage's time the method's wall time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sebench.submit.bundle import INDEX, SOURCE_DIR, Bundle, submission
+from sebench.submit.card import card_markdown
+
+
+class Mismatch(Exception):
+    """The first difference found: one line naming the member (and the task or field)."""
+
+
+def shown_fields(bundle: Bundle) -> dict:
+    """What the board shows of a bundle, read from the run's records only."""
+    manifest, method = bundle.manifest, bundle.method
+    config = manifest.get("config") or {}
+    rollout = config.get("rollout") or {}
+    cost = method.get("cost") or {}
+    return {"base_model": manifest.get("model"), "preset": manifest.get("preset"), "seed": manifest.get("seed"),
+            "protocol": config.get("protocol", "sebench"),
+            "decoding": {"n": rollout.get("n"), "temperature": rollout.get("temperature"),
+                         "max_tokens": rollout.get("max_tokens")},
+            "isolation": method.get("isolation"), "eligible": method.get("eligible"), "network": method.get("network"),
+            "cost": {k: cost.get(k) for k in ("wall_seconds", "judge_calls", "tokens_sampled", "tokens_trained")}}
+
+
+def check_records(bundle: Bundle, *_: object) -> None:
+    """The records agree among themselves, and submission.json and card.md agree with them."""
+    manifest, method, sub = bundle.manifest, bundle.method, bundle.submission
+    config = manifest.get("config") or {}
+    for name in ("model", "seed", "preset"):
+        if name in config and config[name] != manifest.get(name):
+            raise Mismatch(f"run/manifest.json: {name} {manifest.get(name)!r} is not its settings' {config[name]!r}")
+    layer = (manifest.get("isolation") or {}).get("layer")
+    if layer and method.get("isolation") and layer != method.get("isolation"):
+        raise Mismatch(f"method/method.json: isolation {method.get('isolation')!r} is not the run manifest's {layer!r}")
+    label = bundle.record(INDEX).get("label")
+    check_wall_time(manifest, method, str(label))
+    for where, value in (("submission.json", sub.get("label")), ("method/method.json", method.get("label"))):
+        if value != label:
+            raise Mismatch(f"{where}: label {value!r} is not {INDEX}'s {label!r}")
+    check_submission(bundle)
+    check_card(bundle)
+
+
+def check_wall_time(manifest: dict, method: dict, label: str) -> None:
+    """The method's wall time is its training stage's, as the manifest's stage record timed it (within 5 s or
+    20%: the stage also writes the method's view)."""
+    stage = ((manifest.get("stages") or {}).get(f"train:{label}") or {}).get("seconds")
+    wall = (method.get("cost") or {}).get("wall_seconds")
+    if isinstance(stage, (int, float)) and isinstance(wall, (int, float)) and abs(stage - wall) > max(5.0, stage / 5):
+        raise Mismatch(f"method/method.json: cost.wall_seconds {wall} is not the run manifest's stage train:{label} "
+                       f"({stage} s)")
+
+
+def check_submission(bundle: Bundle) -> None:
+    """submission.json field by field against what `sebench submit` derives from the records."""
+    sub = bundle.submission
+    sources = sorted(n for n in bundle.members if n.startswith(SOURCE_DIR))
+    expected = submission(bundle.manifest, bundle.method, str(sub.get("label")), str(sub.get("entry")), sources,
+                          None)
+    for name in ("checkpoint", "base_model_sha256"):  # hashes of the submitter's folders, not re-made here
+        expected[name] = sub.get(name)
+    for name in sorted(set(expected) | set(sub)):
+        if sub.get(name) != expected.get(name):
+            raise Mismatch(f"submission.json: {name} {sub.get(name)!r} is not the run's records' "
+                           f"{expected.get(name)!r}")
+    if sub.get("origin") == "file":
+        spec = str(sub.get("spec") or "")
+        where, _, attr = spec.rpartition(":")
+        if sub.get("entry") != f"{Path(where).name}:{attr}":
+            raise Mismatch(f"submission.json: entry {sub.get('entry')!r} is not the method's file {spec!r}")
+
+
+def check_card(bundle: Bundle) -> None:
+    """card.md line by line against the card the records make."""
+    expected = card_markdown(bundle.submission, bundle.method, bundle.manifest).splitlines()
+    given = bundle.text("card.md").splitlines()
+    for number, (a, b) in enumerate(zip(given + [""] * len(expected), expected + [""] * len(given)), 1):
+        if a != b:
+            field = b.removeprefix("- ").split(":")[0].strip("[]x? ") or "a line"
+            raise Mismatch(f"card.md:{number}: {field} is not what the run's records give ({b!r})")

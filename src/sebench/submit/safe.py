@@ -1,0 +1,121 @@
+"""Reading a stranger's bundle without trusting it: bounded bytes, plain names, shallow JSON.
+
+- bytes: the compressed file, each member and all members together are capped; the tar stream is read
+  through a reader that stops at the cap, so a decompression bomb costs at most the cap in time and memory;
+- names: a member is a regular file whose name is already in canonical relative form (no leading `/`, no
+  empty, `.` or `..` part, no backslash, only `A-Z a-z 0-9 _ . - + = @ ,`); links, devices, folders and fifos
+  are refused, and so is a name given twice;
+- JSON: at most MAX_DEPTH levels of nesting, checked without recursion.
+
+Every refusal is a BundleError: one line naming the bundle and the member.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+import tarfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+
+MAX_FILE = 64 * 2**20  # the compressed bundle
+MAX_MEMBER = 64 * 2**20  # one member, uncompressed
+MAX_TOTAL = 256 * 2**20  # every member (and the tar headers) together, uncompressed
+MAX_MEMBERS = 20_000
+MAX_DEPTH = 32  # nesting of a JSON value
+PART = re.compile(r"[A-Za-z0-9_.+=@,-]+")
+
+
+class BundleError(SebenchError):
+    """A bundle that cannot be read safely: malformed, oversized, or with a member that is not a plain file."""
+
+
+class _Capped(io.RawIOBase):
+    """A read-only stream that refuses to give more than `limit` bytes of `inner`."""
+
+    def __init__(self, inner: io.BufferedIOBase, limit: int, where: Path) -> None:
+        self.inner, self.left, self.where = inner, limit, where
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer)
+        data = self.inner.read(min(len(view), self.left + 1))
+        if len(data) > self.left:
+            raise BundleError(f"{self.where}: more than {MAX_TOTAL // 2**20} MiB once decompressed; not read")
+        self.left -= len(data)
+        view[:len(data)] = data
+        return len(data)
+
+
+def check_name(name: str, where: Path) -> str:
+    """`name` when it is a canonical relative path of plain parts; else a BundleError naming it."""
+    parts = name.split("/")
+    if not name or "\\" in name or not all(p not in (".", "..") and PART.fullmatch(p) for p in parts):
+        raise BundleError(f"{where}: member {name!r}: not a plain relative name (refused)")
+    return name
+
+
+def read_members(path: Path) -> dict[str, bytes]:
+    """Every member of the tar.gz at `path`, within the caps (module docstring)."""
+    path = Path(path)
+    if path.stat().st_size > MAX_FILE:
+        raise BundleError(f"{path}: larger than {MAX_FILE // 2**20} MiB; not a bundle from `sebench submit`")
+    members: dict[str, bytes] = {}
+    total = 0
+    try:
+        with path.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as unzipped, \
+                tarfile.open(fileobj=io.BufferedReader(_Capped(unzipped, MAX_TOTAL, path)), mode="r|") as tar:
+            for info in tar:
+                name = check_name(info.name, path)
+                if not info.isreg():
+                    raise BundleError(f"{path}: member {name}: a link, device or folder, not a plain file (refused)")
+                if name in members or len(members) >= MAX_MEMBERS:
+                    raise BundleError(f"{path}: member {name}: given twice, or more than {MAX_MEMBERS} members")
+                total += info.size
+                if info.size > MAX_MEMBER or total > MAX_TOTAL:
+                    raise BundleError(f"{path}: member {name}: declares {info.size} bytes, over the "
+                                      f"{MAX_MEMBER // 2**20} MiB cap of a member or the bundle's; not read")
+                handle = tar.extractfile(info)
+                data = handle.read(info.size + 1) if handle else b""
+                if len(data) != info.size:
+                    raise BundleError(f"{path}: member {name}: holds {len(data)} bytes, not the {info.size} it declares")
+                members[name] = data
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as exc:
+        raise BundleError(f"{path}: not a bundle (a tar.gz from `sebench submit`): {exc}") from None
+    return members
+
+
+def parse_json(text: str, where: str) -> Any:
+    """The JSON value of `text`, at most MAX_DEPTH deep; else a BundleError naming `where`."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise BundleError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels (refused)") from None
+    except ValueError as exc:  # a number too long to read, a lone surrogate
+        raise BundleError(f"{where}: not valid JSON ({str(exc)[:120]})") from None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise BundleError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels (refused)")
+            stack += [(v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)]
+    return value
+
+
+def inside(folder: Path, name: str) -> Path:
+    """`folder / name`, refused unless it resolves inside `folder` (after every normalisation)."""
+    root = Path(folder).resolve()
+    target = (root / check_name(name, root)).resolve()
+    if not target.is_relative_to(root) or target == root:
+        raise BundleError(f"{folder}: member {name!r} reaches outside the folder (refused)")
+    return target
