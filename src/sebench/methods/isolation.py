@@ -284,6 +284,7 @@ class Reports:
     def __init__(self) -> None:
         self.read_fd, self.write_fd = os.pipe()
         self.lines: list[dict] = []
+        self.relays: list = []  # the threads that copy the child's output to the study's (joined with the reports)
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
 
@@ -300,5 +301,6 @@ class Reports:
         os.close(self.write_fd)
 
     def collected(self, timeout: float = 10.0) -> list[dict]:
-        self._thread.join(timeout)
+        for thread in (self._thread, *self.relays):
+            thread.join(timeout)
         return list(self.lines)
