@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,6 +198,24 @@ class RunConfig:
         if not isinstance(network, bool):
             raise SebenchError(f"methods.{label}.network: {network!r} is not true or false")
         return tuple(Path(p).expanduser().resolve() for p in read), network
+
+    def method_process(self, label: str) -> tuple[tuple[str, ...], float | None, float | None]:
+        """What the user set for a method's process: the study's environment variables it is given (`env`, a
+        list of names), the seconds its training may run (`timeout`) and an agent's seconds a prompt at test
+        time (`prompt_timeout`); None: the default (sebench.methods.run)."""
+        settings = self.methods.get(label, {})
+        names = settings.get("env") or []
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or not all(isinstance(n, str) and re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
+            raise SebenchError(f"methods.{label}.env: {names!r} is not a list of environment variable names")
+        limits = []
+        for key in ("timeout", "prompt_timeout"):
+            value = settings.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise SebenchError(f"methods.{label}.{key}: {value!r} is not a number of seconds above 0")
+            limits.append(None if value is None else float(value))
+        return tuple(names), limits[0], limits[1]
 
     def regime_of(self, label: str) -> str:
         """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""

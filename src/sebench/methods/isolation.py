@@ -261,7 +261,7 @@ class _Hook:
 
     def _new_socket(self, args: tuple) -> None:
         """The sockets the seccomp filter lets a process make with the network off (sebench.methods.seccomp)."""
-        family, kind, protocol = (list(args[1:4]) + [-1, -1, -1])[:3]
+        family, kind, protocol = [*args[1:4], -1, -1, -1][:3]
         if self.fence.network or family in (-1, socket.AF_UNIX):
             return
         route = family == _AF_NETLINK and self.fence.loopback and protocol in (0, -1)

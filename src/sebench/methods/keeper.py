@@ -20,6 +20,7 @@ falls back to `subreaper` (its line says so).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -60,10 +61,8 @@ def main(argv: list[str]) -> int:
 
 
 def _say(report: int, line: dict) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.write(report, (json.dumps(line) + "\n").encode())
-    except OSError:
-        pass
 
 
 def _spawn(command: list[str]) -> int:
@@ -184,15 +183,11 @@ def end_tree() -> list[int]:
         if not alive and not ended:
             return []
         for pid in alive:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         for pid in (*alive, *ended):
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
     return children()[0]
 
 

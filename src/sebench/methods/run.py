@@ -90,7 +90,7 @@ class MethodJob:
             read.append(self.folder / "agent")
         else:
             write += [self.folder, *self._builtin_writes()]
-        hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked), 
+        hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked),
                   *fence_paths.studies_within(self.ref.source, self.hidden))
         return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports(), self.loopback)
 
