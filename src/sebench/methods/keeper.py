@@ -9,10 +9,10 @@ started, daemons included (a double fork, `setsid`, `nohup`):
   the init ends, the kernel kills every process left in the namespace. It needs root or unprivileged user
   namespaces (a user namespace is made where the keeper is not root).
 - `subreaper`: elsewhere, the keeper is a child subreaper (prctl PR_SET_CHILD_SUBREAPER): every orphan of the
-  tree is handed to it, and it kills them until none is left. Under bubblewrap this is the mode (bubblewrap
-  makes the PID namespace itself).
+  tree is handed to it, and it kills them until none is left.
+- `bwrap`: bubblewrap makes the PID namespace (and its /proc) itself; the keeper is its subreaper.
 
-SPEC is JSON: {"report_fd": N, "timeout": seconds or null, "tree": "pid-namespace" or "subreaper"}. The keeper
+SPEC is JSON: {"report_fd": N, "timeout": seconds or null, "tree": "pid-namespace", "subreaper" or "bwrap"}. The keeper
 writes to the report pipe one line {"tree": MODE} when ARGV starts, and {"error": ...} when the time limit
 passed or a process could not be ended. It exits with ARGV's code. A `pid-namespace` that cannot be made
 falls back to `subreaper` (its line says so).
@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
     mode = spec.get("tree", "subreaper")
     pid = _in_namespace(command) if mode == "pid-namespace" else None
     if pid is None:
-        mode = "subreaper" if mode == "subreaper" else "subreaper (no PID namespace could be made)"
+        mode = mode if mode in ("subreaper", "bwrap") else "subreaper (no PID namespace could be made)"
         pid = _spawn(command)
     _say(report, {"tree": mode})
     code, late = _wait(pid, timeout, ended)

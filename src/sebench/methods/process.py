@@ -56,12 +56,13 @@ def method_env(tmp: Path, cache_dir: Path, network: bool, named: tuple[str, ...]
 
 
 def tree_mode(layer: str) -> str:
-    """How the keeper holds the tree: bubblewrap makes the PID namespace itself (the keeper is its subreaper);
-    elsewhere a PID namespace of the keeper's own, unless SEBENCH_PROCESS_TREE=subreaper forces the fallback."""
+    """How the keeper holds the tree: bubblewrap makes the PID namespace itself ("bwrap": the keeper is its
+    subreaper); elsewhere a PID namespace of the keeper's own, unless SEBENCH_PROCESS_TREE=subreaper forces the
+    fallback."""
     forced = os.environ.get(TREE_ENV)
     if forced and forced not in TREES:
         raise SebenchError(f"{TREE_ENV}={forced}: not a process tree mode; choose one of {', '.join(TREES)}")
-    return "subreaper" if layer == "bwrap" else forced or "pid-namespace"
+    return "bwrap" if layer == "bwrap" else forced or "pid-namespace"
 
 
 def keeper_argv(argv: list[str], report_fd: int, timeout: float | None, layer: str) -> list[str]:
