@@ -3,7 +3,8 @@ environment of its own, its standard output and error reaching the study through
 
 The environment (`method_env`) is built, not inherited: the locale, PATH and the library path, thread counts,
 the accelerator's variables (PASSED and the PASSED_PREFIXES), its own HOME, TMPDIR and caches in its private
-temporary folder, the hub's offline switches when the network is off, and PYTHONPATH with sebench's source.
+temporary folder, the hub's offline switches when the network is off, and PYTHONPATH with sebench's source
+before the study's own (where an entry point's module may live).
 Nothing else reaches it (no `OPENAI_API_KEY`, `HF_TOKEN`, ...), except the variables the user names for it
 (`methods.LABEL.env`), which its record and the report list.
 """
@@ -43,7 +44,8 @@ def method_env(tmp: Path, cache_dir: Path, network: bool, named: tuple[str, ...]
     env.setdefault("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env.update({k: study[k] for k in named if k in study})
-    env["PYTHONPATH"] = str(Path(sebench.__file__).resolve().parents[1])
+    src = str(Path(sebench.__file__).resolve().parents[1])  # importable however the study was started
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, study.get("PYTHONPATH")) if p)
     env.update(HOME=str(tmp), TMPDIR=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"), MPLCONFIGDIR=str(tmp / "mpl"),
                HF_DATASETS_CACHE=str(tmp / "datasets"), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1",
                TORCHINDUCTOR_CACHE_DIR=str(tmp / "torchinductor"), TRITON_CACHE_DIR=str(tmp / "triton"),
