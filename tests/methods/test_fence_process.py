@@ -89,7 +89,7 @@ def test_daemons_of_a_training_end_with_it_and_a_second_run_finds_nothing_they_k
     first = job(study, "daemons", tokens=tokens)
     record = run_method(first)
     assert got(first) == dict.fromkeys(HOWS, True)  # every daemon was up when the method returned
-    assert {how: living(token) for how, token in tokens.items()} == dict.fromkeys(HOWS, [])
+    assert {how: living(token) for how, token in tokens.items()} == {how: [] for how in HOWS}
     assert record["process_tree"] == setup[1] and record["refused"] == []
     work = first.workdir
     beats = {how: (work / f"{token}.heartbeat").read_bytes() for how, token in tokens.items()}

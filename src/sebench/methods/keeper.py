@@ -1,4 +1,4 @@
-"""The keeper of a method's process tree: `python -m sebench.methods.keeper SPEC -- ARGV...`.
+"""The keeper of a method's process tree: `python -I keeper.py SPEC -- ARGV...` (the standard library only).
 
 The study starts every method's process (training, and an agent at test time) through a keeper. The keeper
 runs ARGV and, when it ends, or its time limit passes, or the study goes away, ends every process ARGV
@@ -82,24 +82,24 @@ def _exec(command: list[str]) -> None:
 
 
 def _in_namespace(command: list[str]) -> int | None:
-    """Forks the init of a new PID namespace (None where one cannot be made): it mounts a fresh /proc in a
-    mount namespace of its own, runs `command`, and exits with its code; the kernel then kills the rest."""
-    uid, gid = os.getuid(), os.getgid()
-    user = CLONE_NEWUSER if os.geteuid() != 0 else 0
-    if _libc.unshare(CLONE_NEWPID | user) != 0:
-        return None
-    if user:
-        try:
-            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-                with open(f"/proc/self/{name}", "w") as handle:
-                    handle.write(text)
-        except OSError:
-            return None
-    read, write = os.pipe()  # the init says whether /proc was mounted before anything runs
+    """Forks a child that makes a new PID namespace (a user namespace too where the keeper is not root) and
+    forks its init (`_init`); returns the child's pid, or None where the namespace or its /proc could not be
+    made (the keeper's own namespaces are left as they were, so it can fall back)."""
+    read, write = os.pipe()  # "1" once the init has its own /proc, before anything runs
     pid = os.fork()
     if pid == 0:
         os.close(read)
-        _init(command, write)
+        code = 127
+        try:
+            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if _unshare_pid():
+                init = os.fork()
+                if init == 0:
+                    _init(command, write)
+                os.close(write)
+                code = _exit_code(os.waitpid(init, 0)[1])
+        finally:
+            os._exit(code)
     os.close(write)
     with os.fdopen(read, "rb") as ready:
         ok = ready.read(1) == b"1"
@@ -107,6 +107,28 @@ def _in_namespace(command: list[str]) -> int | None:
         os.waitpid(pid, 0)
         return None
     return pid
+
+
+def _unshare_pid() -> bool:
+    """A new PID namespace for the caller's next child; as a user other than root, in a user namespace that
+    maps the user to itself."""
+    uid, gid = os.getuid(), os.getgid()
+    user = CLONE_NEWUSER if os.geteuid() != 0 else 0
+    if _libc.unshare(CLONE_NEWPID | user) != 0:
+        return False
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            if user:
+                with open(f"/proc/self/{name}", "w") as handle:
+                    handle.write(text)
+    except OSError:
+        return False
+    return True
+
+
+def _exit_code(status: int) -> int:
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
 
 
 def _init(command: list[str], ready: int) -> None:
@@ -124,8 +146,7 @@ def _init(command: list[str], ready: int) -> None:
         while True:
             pid, status = os.wait()
             if pid == child:
-                code = os.waitstatus_to_exitcode(status)
-                code = code if code >= 0 else 128 - code
+                code = _exit_code(status)
                 break
     finally:
         os._exit(code)
@@ -148,9 +169,7 @@ def _wait(pid: int, timeout: float | None, ended: list) -> tuple[int, bool]:
             except InterruptedError:
                 ready = []
             if ready:
-                _, status = os.waitpid(pid, 0)
-                code = os.waitstatus_to_exitcode(status)
-                return (code if code >= 0 else 128 - code), False
+                return _exit_code(os.waitpid(pid, 0)[1]), False
             late = deadline is not None and time.monotonic() >= deadline
             if late or ended:
                 os.kill(pid, signal.SIGKILL)

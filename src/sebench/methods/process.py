@@ -69,8 +69,11 @@ def tree_mode(layer: str) -> str:
 
 def keeper_argv(argv: list[str], report_fd: int, timeout: float | None, layer: str) -> list[str]:
     """`argv` under its keeper."""
+    from sebench.methods import keeper
+
     spec = {"report_fd": report_fd, "timeout": timeout, "tree": tree_mode(layer)}
-    return [sys.executable, "-m", "sebench.methods.keeper", json.dumps(spec), "--", *argv]
+    # run as a file in isolated mode: the keeper needs the standard library only, not sebench's imports
+    return [sys.executable, "-I", keeper.__file__, json.dumps(spec), "--", *argv]
 
 
 class Relay:
