@@ -26,15 +26,23 @@ import pytest
 
 from sebench.errors import SebenchError
 from sebench.methods import AgentBackend, MethodJob, available_layers, resolve, run_method
-from sebench.methods.process import method_env
+from sebench.methods.process import keeper_argv, method_env
 from sebench.rollout import GenerationRequest
 
 HOSTILE = Path(__file__).with_name("hostile_process.py")
 KERNEL_LAYERS = [layer for layer in ("bwrap", "landlock") if layer in available_layers()]
 LAYERS = [*KERNEL_LAYERS, "audit-hook"]
+
+
+def _namespaces_here() -> bool:
+    """Whether the keeper makes a PID namespace on this machine (root, or unprivileged user namespaces)."""
+    done = subprocess.run(keeper_argv(["true"], 1, None, "landlock"), capture_output=True, text=True)
+    return json.loads(done.stdout.splitlines()[0])["tree"] == "pid-namespace"
+
+
 # (layer, how the keeper holds the tree): bubblewrap makes its own PID namespace
-SETUPS = [(layer, tree) for layer in LAYERS for tree in (("bwrap",) if layer == "bwrap" else ("pid-namespace",
-                                                                                             "subreaper"))]
+TREES = ("pid-namespace", "subreaper") if _namespaces_here() else ("subreaper",)
+SETUPS = [(layer, tree) for layer in LAYERS for tree in (("bwrap",) if layer == "bwrap" else TREES)]
 HOWS = ("double-fork", "ctypes", "setsid", "nohup")
 SECRET = "sk-sebench-test-" + uuid.uuid4().hex
 
@@ -271,3 +279,31 @@ def test_an_agent_that_never_answers_is_ended_after_its_limit_per_prompt(study, 
     with pytest.raises(SebenchError, match="longer than 2 s a prompt"):
         backend.generate([GenerationRequest(messages=[{"role": "user", "content": "q"}], max_tokens=8)])
     assert living(token) == [] and not backend.tmp.exists()
+
+
+@pytest.mark.parametrize(("settings", "field"), [({"env": ["OPENAI_API_KEY", "not a name"]}, "env"),
+                                                 ({"timeout": -1}, "timeout"), ({"prompt_timeout": "soon"}, "prompt_timeout")])
+def test_a_bad_process_setting_is_refused_with_one_line_naming_it(settings, field):
+    from sebench.experiment.config import RunConfig
+
+    with pytest.raises(SebenchError, match=rf"^methods\.mine\.{field}: "):
+        RunConfig(methods={"mine": settings}).method_process("mine")
+    assert RunConfig(methods={"mine": {"env": ["HF_TOKEN"], "timeout": 60}}).method_process("mine") == (
+        ("HF_TOKEN",), 60.0, None)
+
+
+def test_a_method_that_kills_what_holds_its_tree_stops_the_study_with_one_line(study, setup):
+    """Only where the audit hook alone holds and no PID namespace is made can a method reach its keeper; the
+    study then stops with one line, since its daemons may be left. Everywhere else the kill does not reach."""
+    token = f"sebench-regicide-{uuid.uuid4().hex}"
+    method = job(study, "regicide", token=token)
+    try:
+        if setup == ("audit-hook", "subreaper"):
+            with pytest.raises(SebenchError, match="keeper was killed"):
+                run_method(method)
+        else:
+            run_method(method)
+            assert living(token) == []
+    finally:
+        for pid in living(token) + living(str(method.workdir)):
+            os.kill(pid, 9)  # what the one weak setup leaves behind: this test's own processes

@@ -34,20 +34,27 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 ROUNDS = 200  # rounds of killing the orphans handed to the keeper before it gives up
 _libc = ctypes.CDLL(None, use_errno=True)
+LINUX = sys.platform == "linux"  # elsewhere: no subreaper and no namespaces; the child alone is waited for
+
+
+def _prctl(option: int, value: int, *_: int) -> None:
+    if LINUX:
+        _libc.prctl(option, value, 0, 0, 0)
 
 
 def main(argv: list[str]) -> int:
     spec, command = json.loads(argv[1]), argv[3:]
     report, timeout = spec["report_fd"], spec.get("timeout")
-    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the study went away: end the tree
+    _prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the study went away: end the tree
     ended = []
     signal.signal(signal.SIGTERM, lambda *_: ended.append(True))
     signal.signal(signal.SIGINT, lambda *_: ended.append(True))
     mode = spec.get("tree", "subreaper")
-    pid = _in_namespace(command) if mode == "pid-namespace" else None
+    pid = _in_namespace(command) if mode == "pid-namespace" and LINUX else None
     if pid is None:
-        mode = mode if mode in ("subreaper", "bwrap") else "subreaper (no PID namespace could be made)"
+        mode = ("none (no subreaper on this system)" if not LINUX else mode if mode in ("subreaper", "bwrap")
+                else "subreaper (no PID namespace could be made)")
         pid = _spawn(command)
     _say(report, {"tree": mode})
     code, late = _wait(pid, timeout, ended)
@@ -91,7 +98,7 @@ def _in_namespace(command: list[str]) -> int | None:
         os.close(read)
         code = 127
         try:
-            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if _unshare_pid():
                 init = os.fork()
                 if init == 0:
@@ -135,7 +142,7 @@ def _init(command: list[str], ready: int) -> None:
     """PID 1 of the namespace: a fresh /proc, then `command`; orphans are reaped until it ends."""
     code = 127
     try:
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         mounted = (_libc.unshare(CLONE_NEWNS) == 0 and _mount(None, b"/", None, MS_REC | MS_PRIVATE)
                    and _mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC))
         os.write(ready, b"1" if mounted else b"0")
@@ -160,29 +167,38 @@ def _wait(pid: int, timeout: float | None, ended: list) -> tuple[int, bool]:
     """Waits for `pid`; kills it (and with it a PID namespace) when `timeout` passes or the keeper is asked to
     end. Returns its exit code and whether the time limit ended it."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    handle = os.pidfd_open(pid)
-    try:
-        while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                ready, _, _ = select.select([handle], [], [], 1.0 if left is None else min(left, 1.0))
-            except InterruptedError:
-                ready = []
-            if ready:
-                return _exit_code(os.waitpid(pid, 0)[1]), False
-            late = deadline is not None and time.monotonic() >= deadline
-            if late or ended:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return 124 if late else 143, late
-    finally:
-        os.close(handle)
+    while True:
+        done, status = _ended(pid, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if done:
+            return _exit_code(status), False
+        late = deadline is not None and time.monotonic() >= deadline
+        if late or ended:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return 124 if late else 143, late
+
+
+def _ended(pid: int, left: float | None) -> tuple[bool, int]:
+    """Whether `pid` ended within a second (or `left` seconds, when fewer), and its wait status."""
+    wait = 1.0 if left is None else min(left, 1.0)
+    if hasattr(os, "pidfd_open"):
+        handle = os.pidfd_open(pid)
+        try:
+            select.select([handle], [], [], wait)
+        except InterruptedError:
+            pass
+        finally:
+            os.close(handle)
+    else:
+        time.sleep(min(wait, 0.05))
+    done, status = os.waitpid(pid, os.WNOHANG)
+    return done == pid, status
 
 
 def children() -> tuple[list[int], list[int]]:
     """The keeper's children, living and ended (orphans of the tree are handed to it), from /proc."""
     me, alive, ended = os.getpid(), [], []
-    for name in os.listdir("/proc"):
+    for name in os.listdir("/proc") if LINUX else ():
         if name.isdigit():
             try:
                 with open(f"/proc/{name}/stat", "rb") as handle:

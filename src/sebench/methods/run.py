@@ -159,6 +159,10 @@ def run_method(job: MethodJob) -> dict:
     if "error" not in record and tree_sha256(job.folder / "view") != view_hash:
         record["error"] = f"it changed its training view ({job.folder / 'view'})"
         write_json(job.folder / METHOD_FILE, record)
+    if code < 0 and "error" not in record:  # the keeper itself was killed (the study did not ask it to end)
+        record["error"] = (f"its process keeper was killed (signal {-code}): processes it started may be left; "
+                           "look for them before the next run")
+        write_json(job.folder / METHOD_FILE, record)
     if code != 0 or "error" in record:
         why = record.get("error") or f"its process exited with code {code}"
         raise SebenchError(why if job.ref.origin == "built-in" else f"method {job.ref.label} ({job.ref.spec}) failed: {why}")
