@@ -16,9 +16,13 @@ else is absent. Three layers keep it:
 - always, in the child itself, a Python audit hook with the same allow-list: a refused open, listing,
   write, rename, removal or connection raises one clear error and is reported to the study (`refused`).
 
-Where neither bubblewrap nor Landlock is available, only the audit hook holds: code that goes around
-Python's file and socket functions (ctypes, a subprocess, a dir_fd) is not stopped; the study's
-tamper-evident records (sebench.seal) still stop the study if a file it trusts changes. `isolation_layer()`
+With the network off, a seccomp filter (sebench.methods.seccomp) lets the child make TCP and UNIX sockets only,
+under every layer on Linux; the audit hook mirrors it. The child's processes are held by its keeper
+(sebench.methods.keeper), its environment is its own (sebench.methods.process).
+
+Where neither bubblewrap nor Landlock is available, only the audit hook holds for files: code that goes
+around Python's file functions (ctypes, a subprocess, a dir_fd) is not stopped; the study's tamper-evident
+records (sebench.seal) still stop the study if a file it trusts changes. `isolation_layer()`
 says which layer is active (SEBENCH_ISOLATION=bwrap|landlock|audit-hook forces a weaker one); the method's
 record keeps it.
 """
