@@ -307,3 +307,10 @@ def test_a_method_that_kills_what_holds_its_tree_stops_the_study_with_one_line(s
     finally:
         for pid in living(token) + living(str(method.workdir)):
             os.kill(pid, 9)  # what the one weak setup leaves behind: this test's own processes
+
+
+def test_the_report_marks_a_method_given_variables_of_the_studys_environment():
+    from sebench.report.methods import notes
+
+    assert notes({"env": ["HF_TOKEN", "WANDB_API_KEY"]}) == ["given HF_TOKEN, WANDB_API_KEY from the study's environment"]
+    assert notes({"env": []}) == []
