@@ -195,7 +195,7 @@ def test_with_the_network_off_no_udp_raw_or_netlink_socket_and_unix_sockets_as_e
     assert {("socket.__new__", "network"), ("socket.connect", "network")} <= refused
 
 
-def test_the_method_gets_no_secret_and_sees_no_other_process(study, setup, monkeypatch, tmp_path):
+def test_the_method_gets_no_secret_and_sees_no_other_process(study, setup, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("HF_TOKEN", SECRET)
     monkeypatch.setenv("SEBENCH_TEST_NAMED", "given")
@@ -212,6 +212,7 @@ def test_the_method_gets_no_secret_and_sees_no_other_process(study, setup, monke
     study_outputs = {os.readlink(f"/proc/self/fd/{fd}") for fd in (1, 2)}
     assert not set(seen["outputs"].values()) & study_outputs, seen["outputs"]
     assert seen["outputs"]["/proc/self/fd/1"].startswith("pipe:")
+    assert "a line from the method" in capsys.readouterr().err  # the pipe reaches the study's own output
     if setup[1] != "subreaper":  # a PID namespace with its own /proc: no other process exists there
         assert seen["found"]["/proc"] == {"python": False, "ctypes": False, "subprocess": False}
         assert seen["processes"] < 10
