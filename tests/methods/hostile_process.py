@@ -189,6 +189,7 @@ def sockets(ctx, udp_port, unix_path, abstract):
                                                                          (socket.AF_PACKET, socket.SOCK_RAW, 0),
                                                                          (socket.AF_NETLINK, socket.SOCK_RAW, 0))),
                                      "ctypes": any(libc.socket(*m) >= 0 for m in ((2, 3, 1), (17, 3, 0), (16, 3, 0)))},
+        "io_uring": {"ctypes": libc.syscall(425, 1, ctypes.create_string_buffer(120)) >= 0},  # makes sockets unseen
     }
     (ctx.workdir / "got.json").write_text(json.dumps(got))
     return Checkpoint(Path(ctx.start_model))

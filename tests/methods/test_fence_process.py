@@ -15,6 +15,7 @@ Hostile methods: hostile_process.py, a user's file.
 
 import json
 import os
+import platform
 import socket
 import subprocess
 import threading
@@ -25,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from sebench.errors import SebenchError
-from sebench.methods import AgentBackend, MethodJob, available_layers, resolve, run_method
+from sebench.methods import AgentBackend, MethodJob, available_layers, resolve, run_method, seccomp
 from sebench.methods.process import keeper_argv, method_env
 from sebench.rollout import GenerationRequest
 
@@ -182,9 +183,12 @@ def test_with_the_network_off_no_udp_raw_or_netlink_socket_and_unix_sockets_as_e
     method = job(study, "sockets", **addresses)
     record = run_method(method)
     reached = got(method)
-    assert reached["udp"] == {"python": False, "ctypes": False, "subprocess": False}
-    assert reached["raw or packet or netlink"] == {"python": False, "ctypes": False}
-    assert received == []
+    assert reached["udp"]["python"] is False and reached["raw or packet or netlink"]["python"] is False
+    if seccomp.program(platform.machine()) is not None:  # the kernel keeps it (x86-64, AArch64)
+        assert reached["udp"] == {"python": False, "ctypes": False, "subprocess": False}
+        assert reached["raw or packet or netlink"] == {"python": False, "ctypes": False}
+        assert reached["io_uring"] == {"ctypes": False}
+        assert received == []
     assert reached["unix path"]["python"] is False  # the audit hook, on every layer
     if layer == "bwrap":  # neither the socket file nor the abstract name exists in its root and network
         assert not any(reached["unix path"].values()) and not any(reached["unix abstract"].values())
