@@ -520,6 +520,7 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
         check_arguments(label, ref, cfg.method_arguments(label) if isinstance(cfg.methods.get(label, {}), dict) else {})
         if isinstance(cfg.methods.get(label, {}), dict):
             cfg.method_fence(label)  # its read and network settings, refused here when malformed
+            cfg.method_process(label)  # and its env and time limits
     for label, args in cfg.methods.items():
         if label not in labels and label not in aliases:  # an alias a preset defines may go unused
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "
