@@ -18,6 +18,7 @@ import os
 import platform
 import socket
 import subprocess
+import sys
 import threading
 import uuid
 from dataclasses import replace
@@ -319,3 +320,16 @@ def test_the_report_marks_a_method_given_variables_of_the_studys_environment():
 
     assert notes({"env": ["HF_TOKEN", "WANDB_API_KEY"]}) == ["given HF_TOKEN, WANDB_API_KEY from the study's environment"]
     assert notes({"env": []}) == []
+
+
+@pytest.mark.skipif(seccomp.program(platform.machine()) is None, reason="the seccomp filter knows x86-64 and AArch64")
+@pytest.mark.parametrize("route_netlink", [False, True])
+def test_a_training_across_processes_keeps_netlink_route_and_nothing_more(route_netlink):
+    """torch and NCCL list the network interfaces through NETLINK_ROUTE; no other netlink socket is made."""
+    code = ("import socket, sys; from sebench.methods import seccomp; seccomp.install(route_netlink=sys.argv[1] == '1')\n"
+            "def made(*a):\n    try:\n        socket.socket(*a).close()\n        return True\n"
+            "    except OSError:\n        return False\n"
+            "print(made(socket.AF_NETLINK, socket.SOCK_RAW, 0), made(socket.AF_NETLINK, socket.SOCK_RAW, 9), "
+            "made(socket.AF_INET, socket.SOCK_STREAM), made(socket.AF_INET, socket.SOCK_DGRAM))")
+    done = subprocess.run([sys.executable, "-c", code, "1" if route_netlink else "0"], capture_output=True, text=True)
+    assert done.stdout.split() == [str(route_netlink), "False", "True", "False"], done.stderr
