@@ -37,7 +37,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 LINUX = sys.platform == "linux"  # elsewhere: no subreaper and no namespaces; the child alone is waited for
 
 
-def _prctl(option: int, value: int, *_: int) -> None:
+def _prctl(option: int, value: int) -> None:
     if LINUX:
         _libc.prctl(option, value, 0, 0, 0)
 
@@ -45,8 +45,8 @@ def _prctl(option: int, value: int, *_: int) -> None:
 def main(argv: list[str]) -> int:
     spec, command = json.loads(argv[1]), argv[3:]
     report, timeout = spec["report_fd"], spec.get("timeout")
-    _prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the study went away: end the tree
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)  # the study went away: end the tree
     ended = []
     signal.signal(signal.SIGTERM, lambda *_: ended.append(True))
     signal.signal(signal.SIGINT, lambda *_: ended.append(True))
@@ -98,7 +98,7 @@ def _in_namespace(command: list[str]) -> int | None:
         os.close(read)
         code = 127
         try:
-            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if _unshare_pid():
                 init = os.fork()
                 if init == 0:
@@ -142,7 +142,7 @@ def _init(command: list[str], ready: int) -> None:
     """PID 1 of the namespace: a fresh /proc, then `command`; orphans are reaped until it ends."""
     code = 127
     try:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         mounted = (_libc.unshare(CLONE_NEWNS) == 0 and _mount(None, b"/", None, MS_REC | MS_PRIVATE)
                    and _mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC))
         os.write(ready, b"1" if mounted else b"0")
