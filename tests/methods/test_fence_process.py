@@ -200,6 +200,24 @@ def test_with_the_network_off_no_udp_raw_or_netlink_socket_and_unix_sockets_as_e
     assert {("socket.__new__", "network"), ("socket.connect", "network")} <= refused
 
 
+@pytest.mark.skipif("bwrap" not in KERNEL_LAYERS, reason="bubblewrap is not on this machine")
+def test_with_the_studys_services_bubblewrap_shares_the_network_and_landlock_scopes_abstract_sockets(
+        study, monkeypatch, listeners):
+    """A remote judge's port needs the machine's network (no namespace of its own): UDP stays refused by the
+    seccomp filter, and abstract UNIX sockets by Landlock's scope (ABI 6+)."""
+    from sebench.methods import landlock
+
+    if landlock.abi() < 6:
+        pytest.skip("this kernel's Landlock has no scopes (ABI 6+)")
+    monkeypatch.setenv("SEBENCH_ISOLATION", "bwrap")
+    addresses, received = listeners
+    method = replace(job(study, "sockets", **addresses), sandbox_urls=["http://127.0.0.1:9"])
+    run_method(method)
+    reached = got(method)
+    assert not any(reached["udp"].values()) and received == []
+    assert not any(reached["unix abstract"].values()) and not any(reached["unix path"].values())
+
+
 def test_the_method_gets_no_secret_and_sees_no_other_process(study, setup, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("HF_TOKEN", SECRET)
