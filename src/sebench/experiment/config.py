@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,6 +206,24 @@ class RunConfig:
         """What the user lets come out of a method: its server (`endpoint`, `endpoint_key`) and the size of its
         copied outputs (`max_output_gib`)."""
         return output_rules(label, self.methods.get(label, {}))
+
+    def method_process(self, label: str) -> tuple[tuple[str, ...], float | None, float | None]:
+        """What the user set for a method's process: the study's environment variables it is given (`env`, a
+        list of names), the seconds its training may run (`timeout`) and an agent's seconds a prompt at test
+        time (`prompt_timeout`); None: the default (sebench.methods.run)."""
+        settings = self.methods.get(label, {})
+        names = settings.get("env") or []
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or not all(isinstance(n, str) and re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
+            raise SebenchError(f"methods.{label}.env: {names!r} is not a list of environment variable names")
+        limits = []
+        for key in ("timeout", "prompt_timeout"):
+            value = settings.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise SebenchError(f"methods.{label}.{key}: {value!r} is not a number of seconds above 0")
+            limits.append(None if value is None else float(value))
+        return tuple(names), limits[0], limits[1]
 
     def regime_of(self, label: str) -> str:
         """The training regime of a label of `regimes`: itself, or the regime of the variant it names."""
@@ -530,6 +549,7 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
         if isinstance(cfg.methods.get(label, {}), dict):
             cfg.method_fence(label)  # its read and network settings, refused here when malformed
             cfg.method_outputs(label)  # and its endpoint and output size
+            cfg.method_process(label)  # and its env and time limits
     for label, args in cfg.methods.items():
         if label not in labels and label not in aliases:  # an alias a preset defines may go unused
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "

@@ -613,10 +613,15 @@ class Study:
         answers = self.source_rollouts() if self.cfg.train_source == "rollouts" or ref.label == "memory" else None
         asked, network = self.cfg.method_fence(ref.label)
         rules = self.cfg.method_outputs(ref.label)
+        env, timeout, prompt_timeout = self.cfg.method_process(ref.label)
         job = replace(self.method_job(ref, args, folder, self.start_model, readable=self._start_dirs(), answers=answers),
-                      asked=asked, network=network, loopback=bool(method_launch(self.cfg)), output_rules=rules)
+                      asked=asked, network=network, loopback=bool(method_launch(self.cfg)), output_rules=rules,
+                      env=env, timeout=timeout)
+        if prompt_timeout is not None:
+            job = replace(job, prompt_timeout=prompt_timeout)
         record = {"spec": spec, "args": args, **({"read": [str(p) for p in asked], "network": network}
                                                   if asked or network else {}), **rules.record(),
+                  **({"env": list(env)} if env else {}),
                   "source_sha256": ref.source_sha256(), "data": self._data_hash(),
                   "start_model": self.start_model, "answers": file_hash(answers) if answers else None,
                   **self._docs_only_record()}

@@ -1,15 +1,20 @@
 """An agent as a rollout backend: the agent's fenced process answers the study's closed-book prompts.
 
-The process is started once (`sebench.methods.child`, action "agent"), rebuilds the agent from its state
-folder, and answers one batch of prompts per JSON line. It has no judge; it may sample with a model.
+The process is started once (`sebench.methods.child`, action "agent", under its keeper), rebuilds the agent
+from its state folder, and answers one batch of prompts per JSON line. It has no judge; it may sample with a
+model. A batch that takes longer than the method's limit per prompt (`methods.LABEL.prompt_timeout`) times
+its prompts ends the agent's whole process tree, with one line.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from sebench.errors import SebenchError
@@ -34,9 +39,14 @@ class AgentBackend(Backend):
         prompts = [{"query": r.query or "", "messages": r.messages, "max_tokens": r.max_tokens,
                     "temperature": r.temperature} for r in requests for _ in range(r.n)]
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"prompts": prompts}) + "\n")
+        self.process.stdin.write((json.dumps({"prompts": prompts}) + "\n").encode())
         self.process.stdin.flush()
-        line = self.process.stdout.readline()
+        limit = self.job.prompt_timeout * max(1, len(prompts))
+        line = self._answer(limit)
+        if line is None:
+            self.close(at_once=True)
+            raise SebenchError(f"agent {self.job.ref.label} took longer than {self.job.prompt_timeout:g} s a prompt "
+                               "(methods.LABEL.prompt_timeout); every process it started was ended")
         if not line:
             self.process.wait()
             errors = [r["error"] for r in self.reports.collected() if "error" in r]
@@ -45,14 +55,34 @@ class AgentBackend(Backend):
         answers = iter(json.loads(line)["answers"])
         return [[_completion(next(answers)) for _ in range(r.n)] for r in requests]
 
-    def close(self) -> None:
-        if self.process.stdin:
+    def _answer(self, limit: float) -> bytes | None:
+        """The agent's next line, or None when `limit` seconds pass first."""
+        stream, deadline, line = self.process.stdout, time.monotonic() + limit, b""
+        assert stream is not None
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stream], [], [], left)[0]:
+                return None
+            chunk = stream.read1(1 << 16)  # type: ignore[attr-defined]
+            if not chunk:
+                return line
+            line += chunk
+        return line
+
+    def close(self, at_once: bool = False) -> None:
+        """Ends the agent's process (its keeper ends every process it started) and removes its folder."""
+        if self.process.stdin and not self.process.stdin.closed:
             self.process.stdin.close()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        # the agent's own end first (its input closed), then the keeper asked to end the tree, then the keeper killed
+        for sig in ([] if at_once else [None]) + [signal.SIGTERM, signal.SIGKILL]:
+            if sig is not None:
+                self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=30)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.reports.collected()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 

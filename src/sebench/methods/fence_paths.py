@@ -14,6 +14,10 @@ from sebench.methods.isolation import SYSTEM_READ
 
 SECRET_NAMES = ("test", "private", "evals")  # datasets/test, private/ (the mapping), a run's evals/
 SECRET_DEPTH = 5  # how deep beneath a user-named path secrets are looked for
+# what marks a study's folder: an instance (manifest.json), a run (stages/), an original release (datasets/),
+# a mapping, evaluations; an HF export (sebench.export.hf) by its test splits, in data/ or beside its card
+STUDY_MARKERS = ("manifest.json", "stages", "datasets", "private", "evals", "mapping.json")
+EXPORT_SPLITS = ("single_test.jsonl", "multiple_test.jsonl", "single_test.parquet", "multiple_test.parquet")
 
 
 def system() -> list[Path]:
@@ -39,12 +43,41 @@ def python(hidden: tuple[Path, ...]) -> list[Path]:
 
 
 def method_source(source: Path | None, hidden: tuple[Path, ...]) -> list[Path]:
-    """A method's folder (its helper modules beside it), or its file alone where the folder holds the study."""
+    """A method's folder (its helper modules beside it), or its file alone where the folder holds the study
+    or is itself a study's folder (an instance, a run, an export); `studies_within` lists what stays hidden."""
     if source is None:
         return []
-    if _holds(source.parent, (*hidden, Path.cwd())):
+    if _holds(source.parent, (*hidden, Path.cwd())) or _is_study(source.parent):
         return [source, source.parent / "__pycache__"]  # where Python looks for its compiled form
     return [source.parent]
+
+
+def _is_study(folder: Path) -> bool:
+    """Whether `folder` is an instance, a run folder, an original release or an HF export, by its markers."""
+    try:
+        names = {p.name for p in folder.iterdir()}
+    except OSError:
+        return False
+    return bool(names & set(STUDY_MARKERS)) or any((folder / "data" / name).is_file() for name in EXPORT_SPLITS) or bool(
+        names & set(EXPORT_SPLITS))
+
+
+def studies_within(source: Path | None, hidden: tuple[Path, ...]) -> list[Path]:
+    """The folders beneath a method's folder, where it reads that folder, that hold a study (`_is_study`: a
+    sibling run, an instance, an export, a test split, a mapping, evaluations), a few levels down: hidden from
+    the method whole."""
+    if source is None or method_source(source, hidden) != [source.parent]:
+        return []
+    root, found = source.parent, []
+    for folder, subfolders, _ in os.walk(root):
+        here = Path(folder)
+        for name in list(subfolders):
+            if _is_study(here / name) or name in SECRET_NAMES:
+                found.append(here / name)
+                subfolders.remove(name)
+        if len(here.parts) - len(root.parts) >= SECRET_DEPTH:
+            subfolders.clear()
+    return found
 
 
 def model_paths(spec: str) -> list[Path]:

@@ -16,9 +16,13 @@ else is absent. Three layers keep it:
 - always, in the child itself, a Python audit hook with the same allow-list: a refused open, listing,
   write, rename, removal or connection raises one clear error and is reported to the study (`refused`).
 
-Where neither bubblewrap nor Landlock is available, only the audit hook holds: code that goes around
-Python's file and socket functions (ctypes, a subprocess, a dir_fd) is not stopped; the study's
-tamper-evident records (sebench.seal) still stop the study if a file it trusts changes. `isolation_layer()`
+With the network off, a seccomp filter (sebench.methods.seccomp) lets the child make TCP and UNIX sockets only,
+under every layer on Linux; the audit hook mirrors it. The child's processes are held by its keeper
+(sebench.methods.keeper), its environment is its own (sebench.methods.process).
+
+Where neither bubblewrap nor Landlock is available, only the audit hook holds for files: code that goes
+around Python's file functions (ctypes, a subprocess, a dir_fd) is not stopped; the study's tamper-evident
+records (sebench.seal) still stop the study if a file it trusts changes. `isolation_layer()`
 says which layer is active (SEBENCH_ISOLATION=bwrap|landlock|audit-hook forces a weaker one); the method's
 record keeps it.
 """
@@ -40,7 +44,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from sebench.errors import SebenchError
-from sebench.methods import landlock
+from sebench.methods import landlock, seccomp
 
 LAYERS = ("bwrap", "landlock", "audit-hook")  # strongest first
 FORCE_ENV = "SEBENCH_ISOLATION"
@@ -50,6 +54,7 @@ SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # written to by ordinary programs
 LISTED = ("/dev",)  # folders whose names libraries list (looking for GPUs): listed, their files not read
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+_AF_NETLINK = 16
 GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*", "/dev/kfd")  # NVIDIA's and AMD's, where present
 
 
@@ -212,6 +217,8 @@ def enter(fence: Fence, layer: str, report_fd: int | None) -> None:
                           listed=[Path(p) for p in LISTED])
     elif layer == "bwrap" and fence.ports and not fence.network and landlock.abi() >= 4:
         landlock.restrict_network(fence.ports)
+    if not fence.network:
+        seccomp.install(route_netlink=fence.loopback)
     sys.addaudithook(_Hook(fence, report_fd))
 
 
@@ -239,7 +246,9 @@ class _Hook:
                 self._check(event, args[self.SOURCES[event]], "read")
             for i in self.WRITES[event]:
                 self._check(event, args[i] if len(args) > i else None, "write")
-        elif event in ("socket.connect", "socket.bind"):
+        elif event == "socket.__new__":
+            self._new_socket(args)
+        elif event in ("socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg"):
             self._socket(event, args)
 
     def _open(self, args: tuple) -> None:
@@ -254,17 +263,43 @@ class _Hook:
         if not allowed:
             self._refuse(event, text, access, f"{text} is outside what a method may {access}")
 
+    def _new_socket(self, args: tuple) -> None:
+        """The sockets the seccomp filter lets a process make with the network off (sebench.methods.seccomp)."""
+        family, kind, protocol = [*args[1:4], -1, -1, -1][:3]
+        if self.fence.network or family in (-1, socket.AF_UNIX):
+            return
+        route = family == _AF_NETLINK and self.fence.loopback and protocol in (0, -1)
+        tcp = family in (socket.AF_INET, socket.AF_INET6) and kind & 0xF == socket.SOCK_STREAM and protocol in (0, -1, 6)
+        if not (route or tcp):
+            self._refuse("socket.__new__", f"family {family}, type {kind}, protocol {protocol}", "network",
+                         "only TCP and UNIX sockets exist with the network off (no UDP, raw, packet or netlink socket)")
+
     def _socket(self, event: str, args: tuple) -> None:
         sock, address = args[0], args[1] if len(args) > 1 else None
-        if self.fence.network or getattr(sock, "family", None) not in (socket.AF_INET, socket.AF_INET6):
+        family = getattr(sock, "family", None)
+        if self.fence.network or address is None:
+            return
+        if family == socket.AF_UNIX:
+            self._unix(event, address)
+            return
+        if family not in (socket.AF_INET, socket.AF_INET6):
             return
         port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
-        if event == "socket.connect" and port in self.fence.ports:
+        if event != "socket.bind" and port in self.fence.ports:
             return
         loopback = isinstance(address, tuple) and address[0] in _LOOPBACK
         if loopback and (self.fence.loopback or event == "socket.bind"):  # a bind on the loopback reaches nothing
             return
         self._refuse(event, str(address), "network", f"{address}: the network is off for this method")
+
+    def _unix(self, event: str, address: object) -> None:
+        """A UNIX socket file outside the folders the method writes is refused; an abstract address (a
+        leading NUL) is left to the kernel's layers (docs/methods.md)."""
+        if not isinstance(address, (str, bytes)) or not address or address[:1] in ("\0", b"\0"):
+            return
+        if not self.fence.may_write(os.fsdecode(address)):
+            self._refuse(event, os.fsdecode(address), "network",
+                         f"{os.fsdecode(address)}: a UNIX socket outside the method's own folders")
 
     def _refuse(self, event: str, target: str, access: str, why: str) -> None:
         if self.report_fd is not None:
@@ -284,6 +319,7 @@ class Reports:
     def __init__(self) -> None:
         self.read_fd, self.write_fd = os.pipe()
         self.lines: list[dict] = []
+        self.relays: list = []  # the threads that copy the child's output to the study's (joined with the reports)
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
 
@@ -300,5 +336,6 @@ class Reports:
         os.close(self.write_fd)
 
     def collected(self, timeout: float = 10.0) -> list[dict]:
-        self._thread.join(timeout)
+        for thread in (self._thread, *self.relays):
+            thread.join(timeout)
         return list(self.lines)

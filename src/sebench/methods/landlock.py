@@ -82,11 +82,12 @@ def restrict(read: Iterable[Path], write: Iterable[Path], devices: Iterable[Path
 
 
 def restrict_network(ports: Iterable[int]) -> int:
-    """TCP: connections to `ports` only, no bind (ABI 4+); the file system is left as it is."""
+    """TCP: connections to `ports` only, no bind (ABI 4+); abstract UNIX sockets and signals scoped to the
+    caller's own processes (ABI 6+); the file system is left as it is."""
     version = abi()
     if version < 4:
         raise OSError("this kernel's Landlock has no network rules (ABI 4+)")
-    libc, ruleset = _libc(), _ruleset(version, 0, BIND_TCP | CONNECT_TCP, 0)
+    libc, ruleset = _libc(), _ruleset(version, 0, BIND_TCP | CONNECT_TCP, SCOPES if version >= 6 else 0)
     try:
         _add_ports(libc, ruleset, ports)
         _restrict_self(libc, ruleset)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.files import tree_sha256, write_json
-from sebench.methods import fence_paths, isolation
+from sebench.methods import fence_paths, isolation, process
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
 from sebench.methods.outputs import OUTPUT_KEYS, OutputRules, copy_out, served_endpoint, within
@@ -41,7 +41,10 @@ from sebench.threads import add_thread_usage
 log = logging.getLogger(__name__)
 
 METHOD_FILE = "method.json"
-FENCE_KEYS = ("read", "network", *OUTPUT_KEYS)  # settings of methods.LABEL that are the study's, not the method's
+# settings of methods.LABEL that are the study's (fence, process, outputs), not the method's arguments
+FENCE_KEYS = ("read", "network", "env", "timeout", "prompt_timeout", *OUTPUT_KEYS)
+TRAIN_TIMEOUT = 24 * 3600.0  # seconds a method (not a built-in) may train, unless methods.LABEL.timeout says
+PROMPT_TIMEOUT = 600.0  # seconds an agent may take for each prompt at test time (methods.LABEL.prompt_timeout)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,13 @@ class MethodJob:
     backend_options: dict = field(default_factory=dict)
     docs_only: list[str] = field(default_factory=list)  # functions whose tasks the view leaves out (the docs-only setting)
     output_rules: OutputRules = field(default_factory=OutputRules)  # its declared endpoint, its outputs' size
+    env: tuple[str, ...] = ()  # the study's environment variables the user gave it (methods.LABEL.env)
+    timeout: float | None = None  # seconds its training may run (None: TRAIN_TIMEOUT, none for a built-in)
+    prompt_timeout: float = PROMPT_TIMEOUT  # seconds an agent may take for each prompt at test time
+
+    @property
+    def train_timeout(self) -> float | None:
+        return self.timeout if self.timeout is not None else None if self.ref.origin == "built-in" else TRAIN_TIMEOUT
 
     @property
     def workdir(self) -> Path:
@@ -96,7 +106,8 @@ class MethodJob:
             read.append(self.agent_state)
         else:
             write += [self.folder, *self._builtin_writes()]
-        hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked))
+        hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked),
+                  *fence_paths.studies_within(self.ref.source, self.hidden))
         return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports(), self.loopback)
 
     def _builtin_writes(self) -> list[Path]:
@@ -130,11 +141,16 @@ def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path,
     write_json(job_file, job.child_job(action, layer, fence, reports.write_fd, **extra))
     cwd = tmp if action == "agent" else job.workdir
     argv = isolation.command(fence, [sys.executable, "-m", "sebench.methods.child", str(job_file)], layer, cwd)
-    streams = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True} if action == "agent" else {}
-    process = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,),
-                               preexec_fn=bound_to_this_process(), **streams)  # it dies with the study
+    argv = process.keeper_argv(argv, reports.write_fd, job.train_timeout if action == "train" else None, layer)
+    agent = action == "agent"
+    child = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,),
+                             stdin=subprocess.PIPE if agent else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE,
+                             preexec_fn=bound_to_this_process())  # it dies with the study
     reports.started()
-    return process, reports, fence
+    assert child.stdout is not None and child.stderr is not None
+    reports.relays += [process.Relay(child.stderr), *([] if agent else [process.Relay(child.stdout)])]
+    return child, reports, fence
 
 
 def run_method(job: MethodJob) -> dict:
@@ -149,8 +165,8 @@ def run_method(job: MethodJob) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="sebench-method-"))
     started = time.time()
     try:
-        process, reports, fence = start_child(job, "train", tmp, job.workdir / "job.json")
-        code = process.wait()
+        child, reports, fence = start_child(job, "train", tmp, job.workdir / "job.json")
+        code = child.wait()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), fence, tmp)
@@ -160,6 +176,10 @@ def run_method(job: MethodJob) -> dict:
     write_json(job.folder / METHOD_FILE, record)
     if "error" not in record and tree_sha256(job.folder / "view") != view_hash:
         record["error"] = f"it changed its training view ({job.folder / 'view'})"
+        write_json(job.folder / METHOD_FILE, record)
+    if code < 0 and "error" not in record:  # the keeper itself was killed (the study did not ask it to end)
+        record["error"] = (f"its process keeper was killed (signal {-code}): processes it started may be left; "
+                           "look for them before the next run")
         write_json(job.folder / METHOD_FILE, record)
     if "error" not in record and code == 0 and record["result"]:
         _take(job, record)
@@ -176,12 +196,14 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         raise SebenchError(f"method {job.ref.label}: its work folder {work} was replaced by a symbolic link")
     result = _read(work / RESULT_FILE)
     cost = _read(work / COST_FILE) or {}
-    refused = [r for r in reports if "error" not in r]
+    refused = [r for r in reports if "error" not in r and "tree" not in r]
+    tree = next((r["tree"] for r in reports if "tree" in r), None)
     layer = isolation.isolation_layer()
     record = {
         "label": job.ref.label, "spec": job.ref.spec, "origin": job.ref.origin, "args": job.args,
         "source_sha256": job.ref.source_sha256(), "versions": versions(), "view_sha256": view_hash,
-        "isolation": layer, "landlock_abi": isolation.landlock_abi(layer),
+        "isolation": layer, "landlock_abi": isolation.landlock_abi(layer), "process_tree": tree,
+        "env": list(job.env), "timeout": job.train_timeout,
         "allowed": {"read": [str(p) for p in fence.read], "write": [str(p) for p in fence.write if p != tmp],
                     "hidden": [str(p) for p in fence.hidden]},
         "asked": [str(p) for p in job.asked], "network": job.network, "service_ports": list(fence.ports),
@@ -274,22 +296,8 @@ def _read(path: Path) -> dict | None:
 
 
 def child_env(tmp: Path, job: MethodJob) -> dict:
-    """The study's environment, with sebench importable in the child however the study was started, and
-    home, temporary and cache folders in `tmp` (the hub cache stays readable where it is)."""
-    import sebench
-
-    env = dict(os.environ)
-    src = str(Path(sebench.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
-    env.update(HOME=str(tmp), TMPDIR=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"), MPLCONFIGDIR=str(tmp / "mpl"),
-               HF_DATASETS_CACHE=str(tmp / "datasets"), PYTHONDONTWRITEBYTECODE="1",
-               TORCHINDUCTOR_CACHE_DIR=str(tmp / "torchinductor"), TRITON_CACHE_DIR=str(tmp / "triton"))
-    if job.ref.origin != "built-in":
-        env["SEBENCH_CACHE_DIR"] = str(tmp / "sebench")
-    else:
-        env["SEBENCH_CACHE_DIR"] = str(fence_paths.selfplay_cache().parent)
-    for hub in fence_paths.hub_cache():
-        env["HF_HUB_CACHE"] = str(hub)
-    if not job.network:
-        env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    return env
+    """The method's environment (sebench.methods.process.method_env): home, temporary and cache folders in
+    `tmp` (the hub cache stays readable where it is; the built-in self-play regimes share their cache)."""
+    cache = fence_paths.selfplay_cache().parent if job.ref.origin == "built-in" else tmp / "sebench"
+    hub = fence_paths.hub_cache()
+    return process.method_env(tmp, cache, job.network, job.env, hub[0] if hub else None)

@@ -3,12 +3,13 @@
     {"label": str, "spec": str, "origin": "built-in" | "entry point" | "file", "args": {...},
      "returns": "checkpoint" | "endpoint" | "agent", "eligible": bool, "verified": bool,
      "cost": {"wall_seconds": float, "judge_calls": int, "tokens_sampled": int, "tokens_trained": int},
-     "isolation": "bwrap" | "landlock" | "audit-hook", "network": bool, "refused": [{...}, ...],
+     "isolation": "bwrap" | "landlock" | "audit-hook", "network": bool, "env": [names], "refused": [{...}, ...],
      "endpoint": str (the server a served endpoint was evaluated at, as the user declared it)}
 
 The report reads it (never writes it): the row of `label` names its origin and is marked when the method is
 not eligible (it sees the documentation at test time), unverified (a served endpoint, whose weights the
-run cannot check; the mark names the server), used the network, ran where only the audit hook held, or was refused an access; the
+run cannot check; the mark names the server), used the network, was given variables of the study's
+environment, ran where only the audit hook held, or was refused an access; the
 cost section lists what each method spent.
 """
 
@@ -23,8 +24,8 @@ METHOD_FILE = "method.json"
 COST_FIELDS = (("wall_seconds", "wall s"), ("judge_calls", "judge calls"), ("tokens_sampled", "tokens sampled"),
                ("tokens_trained", "tokens trained"))
 TYPES: dict[str, type] = {"label": str, "spec": str, "origin": str, "args": dict, "returns": str, "eligible": bool,
-                          "verified": bool, "cost": dict, "isolation": str, "network": bool, "refused": list,
-                          "endpoint": str}
+                          "verified": bool, "cost": dict, "isolation": str, "network": bool, "env": list,
+                          "refused": list, "endpoint": str}
 NOT_ELIGIBLE = "not eligible: sees the docs at test time"
 UNVERIFIED = "unverified: served endpoint"
 NETWORK = "used the network"
@@ -54,12 +55,14 @@ def _read(path: Path) -> dict:
 
 
 def notes(method: dict) -> list[str]:
-    """The marks of a method's row: not eligible, unverified (absent fields count as true), network,
-    a weak isolation layer, refused accesses."""
+    """The marks of a method's row: not eligible, unverified (absent fields count as true), network, the
+    study's environment variables it was given, a weak isolation layer, refused accesses."""
     refused = len(method.get("refused") or [])
+    env = [str(name) for name in method.get("env") or []]
     served = [UNVERIFIED + (f" at {method['endpoint']}" if method.get("endpoint") else "")]
     return ([NOT_ELIGIBLE] if method.get("eligible") is False else []) + (
         served if method.get("verified") is False else []) + ([NETWORK] if method.get("network") else []) + (
+        [f"given {', '.join(env)} from the study's environment"] if env else []) + (
         [AUDIT_HOOK_ONLY] if method.get("isolation") == "audit-hook" else []) + (
         [f"{refused} refused access{'es' if refused > 1 else ''}"] if refused else [])
 
