@@ -21,6 +21,8 @@ from sebench.errors import SebenchError
 from sebench.methods.run import MethodJob, start_child
 from sebench.rollout import Backend, Completion, GenerationRequest
 
+ANSWER_LIMIT = 256 << 20  # bytes of the agent's answer to one batch
+
 
 class AgentBackend(Backend):
     """Answers through the agent that `job`'s method returned (its record: `result`). The agent's process
@@ -52,12 +54,24 @@ class AgentBackend(Backend):
             errors = [r["error"] for r in self.reports.collected() if "error" in r]
             raise SebenchError(f"agent {self.job.ref.label} stopped answering: "
                                f"{errors[0] if errors else 'its process ended'}")
-        answers = iter(json.loads(line)["answers"])
+        answers = iter(self._answers(line, len(prompts)))
         return [[_completion(next(answers)) for _ in range(r.n)] for r in requests]
+
+    def _answers(self, line: bytes, count: int) -> list[str]:
+        """The `count` answers of the agent's line {"answers": [str, ...]}; else one line, the agent ended."""
+        try:
+            answers = json.loads(line.decode("utf-8"))["answers"]
+        except (ValueError, TypeError, KeyError, IndexError):
+            answers = None
+        if not isinstance(answers, list) or len(answers) != count or not all(isinstance(a, str) for a in answers):
+            self.close(at_once=True)
+            raise SebenchError(f"agent {self.job.ref.label} answered {count} prompts with something other than "
+                               f"{count} strings ({line[:80]!r}); every process it started was ended")
+        return answers
 
     def _answer(self, limit: float) -> bytes | None:
         """The agent's next line, or None when `limit` seconds pass first."""
-        stream, deadline, line = self.process.stdout, time.monotonic() + limit, b""
+        stream, deadline, line = self.process.stdout, time.monotonic() + limit, bytearray()
         assert stream is not None
         while not line.endswith(b"\n"):
             left = deadline - time.monotonic()
@@ -65,9 +79,13 @@ class AgentBackend(Backend):
                 return None
             chunk = stream.read1(1 << 16)  # type: ignore[attr-defined]
             if not chunk:
-                return line
+                return bytes(line)
             line += chunk
-        return line
+            if len(line) > ANSWER_LIMIT:
+                self.close(at_once=True)
+                raise SebenchError(f"agent {self.job.ref.label} answered with a line over {ANSWER_LIMIT >> 20} MiB; "
+                                   "every process it started was ended")
+        return bytes(line)
 
     def close(self, at_once: bool = False) -> None:
         """Ends the agent's process (its keeper ends every process it started) and removes its folder."""

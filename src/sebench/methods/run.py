@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,7 @@ METHOD_FILE = "method.json"
 # settings of methods.LABEL that are the study's (fence, process, outputs), not the method's arguments
 FENCE_KEYS = ("read", "network", "env", "timeout", "prompt_timeout", *OUTPUT_KEYS)
 TRAIN_TIMEOUT = 24 * 3600.0  # seconds a method (not a built-in) may train, unless methods.LABEL.timeout says
+RECORD_LIMIT = 16 << 20  # bytes of a record file the method writes (result.json, cost.json, usage.json)
 PROMPT_TIMEOUT = 600.0  # seconds an agent may take for each prompt at test time (methods.LABEL.prompt_timeout)
 
 
@@ -157,6 +159,9 @@ def run_method(job: MethodJob) -> dict:
     """Runs the method in its fenced process and returns its record (also written to FOLDER/method.json);
     a method that fails, returns nothing usable, or changed its view raises SebenchError with one line,
     after the record."""
+    for left in (job.workdir, job.folder / "view"):  # a link a method left on an earlier run is not followed
+        if left.is_symlink() or (left.exists() and not left.is_dir()):
+            left.unlink()
     job.workdir.mkdir(parents=True, exist_ok=True)
     for name in (RESULT_FILE, COST_FILE, USAGE_FILE):
         (job.workdir / name).unlink(missing_ok=True)
@@ -170,11 +175,11 @@ def run_method(job: MethodJob) -> dict:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), fence, tmp)
-    usage = _read(job.workdir / USAGE_FILE) or {}
-    add_thread_usage(usage.get("threads"))  # the stage's record counts the child's threads and memory
-    note_child_peak(usage.get("peak_rss_mb") or 0.0)
+    threads, peak = _usage(job.workdir / USAGE_FILE)
+    add_thread_usage(threads)  # the stage's record counts the child's threads and memory
+    note_child_peak(peak)
     write_json(job.folder / METHOD_FILE, record)
-    if "error" not in record and tree_sha256(job.folder / "view") != view_hash:
+    if "error" not in record and not _plain_view(job.folder / "view", view_hash):
         record["error"] = f"it changed its training view ({job.folder / 'view'})"
         write_json(job.folder / METHOD_FILE, record)
     if code < 0 and "error" not in record:  # the keeper itself was killed (the study did not ask it to end)
@@ -194,8 +199,11 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
     work = job.workdir
     if work.is_symlink():
         raise SebenchError(f"method {job.ref.label}: its work folder {work} was replaced by a symbolic link")
-    result = _read(work / RESULT_FILE)
+    result = _result(work / RESULT_FILE)
     cost = _read(work / COST_FILE) or {}
+    bad = next((k for k, v in cost.items() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
+    if bad is not None:
+        raise SebenchError(f"{work / COST_FILE}: {bad} is not a number")
     refused = [r for r in reports if "error" not in r and "tree" not in r]
     tree = next((r["tree"] for r in reports if "tree" in r), None)
     layer = isolation.isolation_layer()
@@ -217,7 +225,7 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         "refused": refused,
         "refused_reads": [r for r in refused if r.get("access") == "read"],
     }
-    errors = [r["error"] for r in reports if "error" in r]
+    errors = [str(r["error"]) for r in reports if "error" in r]
     if errors:
         record["error"] = errors[0]
     return record
@@ -279,20 +287,73 @@ def _given(job: MethodJob, path: Path, own: bool = False) -> str:
 
 
 def _read(path: Path) -> dict | None:
-    """A JSON file the method's process wrote in its folder, never followed through a symbolic link (the
-    study's process is not fenced: a link to a test split must not be read for it); None when absent."""
+    """A JSON object the method's process wrote in its folder, opened as a regular file of at most RECORD_LIMIT
+    bytes, never followed through a symbolic link (the study's process is not fenced: a link to a test split
+    must not be read for it) nor waited on (a FIFO); None when absent; else one line."""
     if not path.exists() and not path.is_symlink():
         return None
+    plain = f"{path}: not a plain file (a link, a FIFO, a folder?); a method's record files are its own"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
-        raise SebenchError(f"{path}: not a plain file (a symbolic link?); a method's record files are its "
-                           "own") from None
-    with os.fdopen(fd, encoding="utf-8") as handle:
-        try:
-            return json.loads(handle.read())
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+        raise SebenchError(plain) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SebenchError(plain)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(RECORD_LIMIT + 1)
+    if len(data) > RECORD_LIMIT:
+        raise SebenchError(f"{path}: over the {RECORD_LIMIT >> 20} MiB a method's record file may have")
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SebenchError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise SebenchError(f"{path}: not a JSON object")
+    return value
+
+
+_RESULT_FIELDS = {"checkpoint": ("path",), "endpoint": ("url", "model"), "agent": ("target",)}
+
+
+def _result(path: Path) -> dict | None:
+    """result.json (sebench.methods.child.describe) with the fields its kind needs, each a string."""
+    result = _read(path)
+    if result is None:
+        return None
+    kind = result.get("kind")
+    if kind not in _RESULT_FIELDS:
+        raise SebenchError(f"{path}: kind {kind!r} is not one of {', '.join(_RESULT_FIELDS)}")
+    bad = next((f for f in _RESULT_FIELDS[kind] if not isinstance(result.get(f), str)), None)
+    if bad is not None:
+        raise SebenchError(f"{path}: a {kind} needs {bad} as a string")
+    return result
+
+
+def _usage(path: Path) -> tuple[dict | None, float]:
+    """The child's threads ({"seconds": {threads: seconds}}) and peak memory in MB from usage.json."""
+    usage = _read(path) or {}
+    threads, peak = usage.get("threads"), usage.get("peak_rss_mb") or 0.0
+    seconds = {} if threads is None else threads.get("seconds", {}) if isinstance(threads, dict) else None
+    if not isinstance(seconds, dict) or isinstance(peak, bool) or not isinstance(peak, (int, float)) or not all(
+            k.isdigit() and not isinstance(v, bool) and isinstance(v, (int, float)) for k, v in seconds.items()):
+        raise SebenchError(f"{path}: not the usage sebench's child writes (threads, peak_rss_mb)")
+    return threads, float(peak)
+
+
+def _plain_view(view: Path, expected: str) -> bool:
+    """Whether the training view holds regular files and folders only (nothing a hash would follow or wait
+    on) with the hash it was written with."""
+    if view.is_symlink():
+        return False
+    for folder, dirs, files in os.walk(view):
+        for name in (*dirs, *files):
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                return False
+    return tree_sha256(view) == expected
 
 
 def child_env(tmp: Path, job: MethodJob) -> dict:

@@ -1,0 +1,71 @@
+"""Hostile methods that attack what the study reads back from a method's folder and its pipes, written as a
+user's file would be: record files (result.json, cost.json, usage.json) that are FIFOs, folders, invalid
+UTF-8 or JSON of the wrong shape; junk on the report pipe; a link left where the study writes on a rerun; an
+agent that answers the study's prompts with a malformed line. Each must end in one line, never a traceback
+or a hang, and never a write outside the method's own folder."""
+
+import inspect
+import json
+import os
+from pathlib import Path
+
+from sebench.methods import Agent, Checkpoint
+
+
+def raw_records(ctx, files):
+    """Writes its record files itself ({name: hex bytes, "fifo" or "folder"}) and exits at once with code 0,
+    before the child writes its own."""
+    for name, content in files.items():
+        at = ctx.workdir / name
+        if content == "fifo":
+            os.mkfifo(at)
+        elif content == "folder":
+            at.mkdir()
+        else:
+            at.write_bytes(bytes.fromhex(content))
+    os._exit(0)
+
+
+def junk_reports(ctx, lines):
+    """Writes `lines` (hex) on the report pipe the fence reports refusals on, then returns the start model."""
+    fd = json.loads((ctx.workdir / "job.json").read_text())["report_fd"]
+    for line in lines:
+        os.write(fd, bytes.fromhex(line))
+    return Checkpoint(Path(ctx.start_model))
+
+
+def work_link(ctx, victim):
+    """Leaves its work folder as a link to `victim` (outside its fence) and fails, so that the user reruns."""
+    os.rename(ctx.workdir, ctx.workdir.with_name("old-work"))
+    os.symlink(victim, ctx.workdir)
+    raise RuntimeError("failed on purpose: rerun me")
+
+
+class RawAgent(Agent):
+    """An agent that writes `reply` (hex) on the study's channel itself, then answers nothing."""
+
+    def __init__(self, reply):
+        self.reply = reply
+
+    def save(self, folder):
+        Path(folder, "reply.txt").write_text(self.reply)
+
+    @classmethod
+    def load(cls, folder, sampler):
+        return cls(Path(folder, "reply.txt").read_text())
+
+    def answer(self, prompt):
+        return ""
+
+    def answer_all(self, prompts):
+        frame = inspect.currentframe()
+        while frame is not None and "channel" not in frame.f_locals:
+            frame = frame.f_back
+        channel = frame.f_locals["channel"]
+        channel.flush()
+        os.write(channel.fileno(), bytes.fromhex(self.reply))
+        os._exit(0)
+
+
+def raw_agent(ctx, reply):
+    return RawAgent(reply)

@@ -1,0 +1,147 @@
+"""What the study reads back from a method is data: a hostile method (hostile_redteam.py, a user's file) gets one
+line, never a traceback, a hang or a write outside its folder.
+
+It leaves its record files as a FIFO (which would block the study's read for ever), a folder, invalid UTF-8
+or JSON of the wrong shape; it writes junk on the pipe the fence reports refusals on; it leaves its work
+folder as a link to a folder outside its fence, which a rerun must not write or empty; and an agent answers
+the study's prompts with a line that is not the protocol's.
+"""
+
+import json
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.methods import AgentBackend, MethodJob, available_layers, resolve, run_method
+from sebench.methods import process as method_process
+from sebench.methods.isolation import Reports
+from sebench.rollout import GenerationRequest
+
+HOSTILE = Path(__file__).with_name("hostile_redteam.py")
+LAYERS = [*(layer for layer in ("bwrap", "landlock") if layer in available_layers()), "audit-hook"]
+
+
+@pytest.fixture()
+def study(tmp_path, built_instance):
+    mine = tmp_path / "runs" / "mine"
+    shutil.copytree(built_instance, mine / "data")
+    return mine
+
+
+def job(mine: Path, name: str, **args) -> MethodJob:
+    data = mine / "data"
+    return MethodJob(ref=resolve(f"{HOSTILE}:{name}"), args=args, data=data, folder=mine / "train" / name,
+                     start_model="fake:", seed=0, hidden=(mine, data / "datasets" / "test", data / "private"))
+
+
+def one_line(method: MethodJob) -> str:
+    with pytest.raises(SebenchError) as stopped:
+        run_method(method)
+    why = str(stopped.value)
+    assert why and "\n" not in why and "Traceback" not in why
+    return why
+
+
+GOOD_RESULT = json.dumps({"kind": "checkpoint", "path": "fake:", "docs_at_test_time": False}).encode().hex()
+
+
+@pytest.mark.timeout(120)  # a FIFO the study opened for reading would hold it for ever
+@pytest.mark.parametrize("name", ["result.json", "cost.json", "usage.json"])
+def test_a_record_file_left_as_a_fifo_is_refused_without_blocking_the_study(study, name):
+    files = {"result.json": GOOD_RESULT, name: "fifo"}
+    why = one_line(job(study, "raw_records", files=files))
+    assert name in why
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("result.json", "folder"),
+    ("result.json", "ff fe 7b 7d".replace(" ", "")),  # invalid UTF-8
+    ("result.json", b"[1, 2]".hex()),
+    ("result.json", b'"checkpoint"'.hex()),
+    ("result.json", b'{"kind": "checkpoint"}'.hex()),
+    ("result.json", b'{"kind": "checkpoint", "path": ["a", "b"]}'.hex()),
+    ("result.json", b'{"kind": "agent", "target": 7}'.hex()),
+    ("result.json", b'{"kind": "endpoint"}'.hex()),
+    ("result.json", b'{"kind": "weights", "path": "x"}'.hex()),
+    ("cost.json", b"[]".hex()),
+    ("cost.json", b'{"judge_calls": {"a": 1}}'.hex()),
+    ("usage.json", b"[]".hex()),
+    ("usage.json", b'{"threads": {"seconds": {"x": "y"}}}'.hex()),
+    ("usage.json", b'{"peak_rss_mb": "lots"}'.hex()),
+])
+def test_a_record_file_of_the_wrong_shape_is_refused_with_one_line_naming_it(study, name, content):
+    files = {"result.json": GOOD_RESULT, name: content}
+    why = one_line(job(study, "raw_records", files=files))
+    assert name in why
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_junk_on_the_report_pipe_is_no_traceback_and_forges_nothing(study, layer, monkeypatch):
+    monkeypatch.setenv("SEBENCH_ISOLATION", layer)
+    lines = [b"1\n", b'"error"\n', b"[]\n", b"null\n", b"\xff\xfe\n", b'{"tree": "forged"}\n']
+    record = run_method(job(study, "junk_reports", lines=[x.hex() for x in lines]))
+    assert record["process_tree"] != "forged" and "error" not in record
+
+
+def test_a_work_folder_left_as_a_link_is_not_followed_on_a_rerun(study, tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    for name in ("result.json", "cost.json", "usage.json"):
+        (victim / name).write_text('{"kept": true}')
+    method = job(study, "work_link", victim=str(victim))
+    one_line(method)  # it failed on purpose, leaving work -> victim
+    assert method.workdir.is_symlink()
+    one_line(method)  # the rerun: it fails again, and the study wrote nothing through the link
+    assert sorted(p.name for p in victim.iterdir()) == ["cost.json", "result.json", "usage.json"]
+    assert all(json.loads((victim / n).read_text()) == {"kept": True} for n in ("result.json", "cost.json", "usage.json"))
+
+
+@pytest.mark.parametrize("reply", [b"not json\n", b"\xff\xfe\n", b"[1]\n", b'{"answers": []}\n',
+                                   b'{"answers": [1]}\n', b'{"answers": "abc"}\n', b'{"answers": ["a", "b"]}\n'])
+def test_an_agent_answering_off_the_protocol_stops_with_one_line(study, reply):
+    method = job(study, "raw_agent", reply=reply.hex())
+    result = run_method(method)["result"]
+    backend = AgentBackend(method, result)
+    try:
+        with pytest.raises(SebenchError) as stopped:
+            backend.generate([GenerationRequest(messages=[{"role": "user", "content": "q"}], max_tokens=8)])
+    finally:
+        backend.close()
+    assert "\n" not in str(stopped.value) and "agent raw_agent" in str(stopped.value)
+
+
+def test_a_line_without_an_end_is_relayed_in_bounded_pieces(monkeypatch):
+    """A method that prints without a newline for ever must not grow the study's memory: its output is
+    relayed in pieces of at most LINE_LIMIT bytes, and a report line that long is dropped."""
+    pieces: list[int] = []
+
+    class Sink:
+        def write(self, text):
+            pieces.append(len(text))
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stderr", Sink())
+    read, write = os.pipe()
+    relay = method_process.Relay(os.fdopen(read, "rb"))
+    total = 3 * method_process.LINE_LIMIT + 5
+    writer = threading.Thread(target=lambda: (os.write(write, b"x" * total), os.close(write)))
+    writer.start()
+    relay.join()
+    writer.join()
+    assert sum(pieces) == total and max(pieces) <= method_process.LINE_LIMIT
+
+    reports = Reports()
+    os.write(reports.write_fd, b'{"path": "a"}\n')
+    long_line = b'{"path": "' + b"y" * (3 * method_process.LINE_LIMIT) + b'"}\n'
+    writer = threading.Thread(target=lambda: (os.write(reports.write_fd, long_line), reports.started()))
+    writer.start()
+    got = reports.collected()
+    writer.join()
+    assert got == [{"path": "a"}]
