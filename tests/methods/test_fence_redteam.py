@@ -145,3 +145,13 @@ def test_a_line_without_an_end_is_relayed_in_bounded_pieces(monkeypatch):
     got = reports.collected()
     writer.join()
     assert got == [{"path": "a"}]
+
+
+@pytest.mark.timeout(120)  # a keeper left stopped would hold the study for ever
+def test_a_method_that_stops_its_keeper_does_not_hold_the_study(study, monkeypatch):
+    """Only the audit hook with a subreaper lets a method reach its keeper (docs/methods.md): a SIGSTOP to it
+    must not leave the study waiting on a keeper that never runs again."""
+    monkeypatch.setenv("SEBENCH_ISOLATION", "audit-hook")
+    monkeypatch.setenv("SEBENCH_PROCESS_TREE", "subreaper")
+    record = run_method(job(study, "stop_keeper"))
+    assert record["process_tree"] == "subreaper" and "error" not in record

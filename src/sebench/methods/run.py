@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -46,6 +47,7 @@ METHOD_FILE = "method.json"
 FENCE_KEYS = ("read", "network", "env", "timeout", "prompt_timeout", *OUTPUT_KEYS)
 TRAIN_TIMEOUT = 24 * 3600.0  # seconds a method (not a built-in) may train, unless methods.LABEL.timeout says
 RECORD_LIMIT = 16 << 20  # bytes of a record file the method writes (result.json, cost.json, usage.json)
+KEEPER_GRACE = 120.0  # seconds past a method's time limit before the study kills a keeper that has not ended it
 PROMPT_TIMEOUT = 600.0  # seconds an agent may take for each prompt at test time (methods.LABEL.prompt_timeout)
 
 
@@ -171,7 +173,7 @@ def run_method(job: MethodJob) -> dict:
     started = time.time()
     try:
         child, reports, fence = start_child(job, "train", tmp, job.workdir / "job.json")
-        code = child.wait()
+        code = _wait_keeper(child, job.train_timeout)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), fence, tmp)
@@ -192,6 +194,21 @@ def run_method(job: MethodJob) -> dict:
         why = record.get("error") or f"its process exited with code {code}"
         raise SebenchError(why if job.ref.origin == "built-in" else f"method {job.ref.label} ({job.ref.spec}) failed: {why}")
     return record
+
+
+def _wait_keeper(keeper: subprocess.Popen, limit: float | None) -> int:
+    """The keeper's exit code. A keeper the method stopped (SIGSTOP: where a method can reach its keeper, the
+    audit hook with a subreaper) is continued each second; one still there KEEPER_GRACE seconds past the
+    method's time limit is killed (its record then says processes may be left)."""
+    deadline = None if limit is None else time.monotonic() + limit + KEEPER_GRACE
+    while True:
+        try:
+            return keeper.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            keeper.send_signal(signal.SIGCONT)
+            if deadline is not None and time.monotonic() > deadline:
+                keeper.kill()
+                return keeper.wait()
 
 
 def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], fence: isolation.Fence,
