@@ -155,3 +155,23 @@ def test_a_method_that_stops_its_keeper_does_not_hold_the_study(study, monkeypat
     monkeypatch.setenv("SEBENCH_PROCESS_TREE", "subreaper")
     record = run_method(job(study, "stop_keeper"))
     assert record["process_tree"] == "subreaper" and "error" not in record
+
+
+def test_a_checkpoint_with_its_own_code_is_never_run_nor_offered_to_the_user(tmp_path, capsys, monkeypatch):
+    """A returned checkpoint is regular files, so it is copied; one whose config names code of its own
+    (`auto_map`, a model type transformers does not know) fails to load with one line: its code is not run,
+    and the user is not asked whether to run it."""
+    pytest.importorskip("transformers")
+    from sebench.models import load_causal_lm
+
+    model, ran = tmp_path / "checkpoint", tmp_path / "ran"
+    model.mkdir()
+    auto = {"AutoConfig": "evil.EvilConfig", "AutoModelForCausalLM": "evil.Evil", "AutoTokenizer": ["evil.Tok", None]}
+    (model / "config.json").write_text(json.dumps({"model_type": "evilmodel", "auto_map": auto}))
+    (model / "tokenizer_config.json").write_text(json.dumps({"auto_map": auto, "tokenizer_class": "Tok"}))
+    (model / "evil.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    with open(os.devnull) as nothing, pytest.raises(SebenchError) as stopped:
+        monkeypatch.setattr("sys.stdin", nothing)
+        load_causal_lm(f"hf:{model}", device="cpu")
+    assert "\n" not in str(stopped.value) and str(model) in str(stopped.value)
+    assert not ran.exists() and "Do you wish to run" not in capsys.readouterr().out
