@@ -76,3 +76,20 @@ def stop_keeper(ctx):
     """Stops the process that started it (its keeper, where a method can see it) and returns at once."""
     os.kill(os.getppid(), signal.SIGSTOP)
     return Checkpoint(Path(ctx.start_model))
+
+
+def odd_names(ctx, where):
+    """A name or a message with a newline and a terminal escape in it, where the study quotes it: a link in
+    its checkpoint, the checkpoint's own path, an error line on the report pipe."""
+    odd = "x\nsebench run: done, every row eligible\x1b[2K"
+    if where == "report":
+        fd = json.loads((ctx.workdir / "job.json").read_text())["report_fd"]
+        os.write(fd, (json.dumps({"error": odd}) + "\n").encode())
+        return Checkpoint(Path(ctx.start_model))
+    model = ctx.workdir / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    if where == "checkpoint":
+        os.symlink("/etc/hostname", model / odd)
+        return Checkpoint(model)
+    return Checkpoint(Path("/nonexistent") / odd)

@@ -175,3 +175,9 @@ def test_a_checkpoint_with_its_own_code_is_never_run_nor_offered_to_the_user(tmp
         load_causal_lm(f"hf:{model}", device="cpu")
     assert "\n" not in str(stopped.value) and str(model) in str(stopped.value)
     assert not ran.exists() and "Do you wish to run" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["checkpoint", "path", "report"])
+def test_a_name_or_message_with_a_newline_or_an_escape_stays_one_line(study, where):
+    why = one_line(job(study, "odd_names", where=where))
+    assert "\x1b" not in why and "\\n" in why

@@ -211,6 +211,12 @@ def _wait_keeper(keeper: subprocess.Popen, limit: float | None) -> int:
                 return keeper.wait()
 
 
+def _printable(text: str) -> str:
+    """`text` on one line: a newline or another control character a method put in a name or a message is
+    shown escaped (a failure is one line, and a method writes no line of the study's output)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], fence: isolation.Fence,
             tmp: Path) -> dict:
     work = job.workdir
@@ -220,7 +226,7 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
     cost = _read(work / COST_FILE) or {}
     bad = next((k for k, v in cost.items() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
     if bad is not None:
-        raise SebenchError(f"{work / COST_FILE}: {bad} is not a number")
+        raise SebenchError(f"{work / COST_FILE}: {bad!r} is not a number")
     refused = [r for r in reports if "error" not in r and "tree" not in r]
     tree = next((r["tree"] for r in reports if "tree" in r), None)
     layer = isolation.isolation_layer()
@@ -242,7 +248,7 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         "refused": refused,
         "refused_reads": [r for r in refused if r.get("access") == "read"],
     }
-    errors = [str(r["error"]) for r in reports if "error" in r]
+    errors = [_printable(str(r["error"])) for r in reports if "error" in r]
     if errors:
         record["error"] = errors[0]
     return record
@@ -254,9 +260,9 @@ def _take(job: MethodJob, record: dict) -> None:
     try:
         record["result"] = take_outputs(job, record["result"])
     except SebenchError as exc:
-        record["error"] = str(exc)
+        record["error"] = _printable(str(exc))
     except OSError as exc:  # the disk filled, say
-        record["error"] = f"{exc.filename}: {exc.strerror}"
+        record["error"] = _printable(f"{exc.filename}: {exc.strerror}")
     if record["returns"] == "endpoint":
         record["endpoint"] = job.output_rules.endpoint
     write_json(job.folder / METHOD_FILE, record)
