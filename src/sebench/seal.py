@@ -90,8 +90,21 @@ def files_of(root: Path, outputs: list[Path]) -> dict[str, str]:
     folder); a folder with entries is not listed itself."""
     found: dict[str, str] = {}
     for out in outputs:
-        paths = sorted(out.rglob("*")) if _is_folder(out) else [out]  # rglob follows no link to a folder
+        paths = sorted(_beneath(out)) if _is_folder(out) else [out]
         found.update({_name(root, p): d for p in paths if (d := _digest(p)) is not None})
+    return found
+
+
+def _beneath(folder: Path) -> list[Path]:
+    """Every entry beneath `folder`, following no link to a folder; a loop, not a recursion, since a method's
+    folder may be nested thousands deep."""
+    found, left = [], [folder]
+    while left:
+        with os.scandir(left.pop()) as entries:
+            for entry in entries:
+                found.append(Path(entry.path))
+                if entry.is_dir(follow_symlinks=False):
+                    left.append(Path(entry.path))
     return found
 
 

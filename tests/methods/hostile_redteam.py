@@ -93,3 +93,16 @@ def odd_names(ctx, where):
         os.symlink("/etc/hostname", model / odd)
         return Checkpoint(model)
     return Checkpoint(Path("/nonexistent") / odd)
+
+
+def deep_folder(ctx, depth):
+    """Leaves folders nested `depth` deep in its work folder (made one level at a time, each path short) and
+    returns the start model."""
+    fd = os.open(ctx.workdir, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        sub = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    os.close(fd)
+    return Checkpoint(Path(ctx.start_model))

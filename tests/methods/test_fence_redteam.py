@@ -21,6 +21,7 @@ from sebench.methods import AgentBackend, MethodJob, available_layers, resolve, 
 from sebench.methods import process as method_process
 from sebench.methods.isolation import Reports
 from sebench.rollout import GenerationRequest
+from sebench.seal import files_of
 
 HOSTILE = Path(__file__).with_name("hostile_redteam.py")
 LAYERS = [*(layer for layer in ("bwrap", "landlock") if layer in available_layers()), "audit-hook"]
@@ -68,6 +69,8 @@ def test_a_record_file_left_as_a_fifo_is_refused_without_blocking_the_study(stud
     ("result.json", b'{"kind": "agent", "target": 7}'.hex()),
     ("result.json", b'{"kind": "endpoint"}'.hex()),
     ("result.json", b'{"kind": "weights", "path": "x"}'.hex()),
+    ("result.json", b'{"kind": "checkpoint", "path": "fake:"}'.hex()),
+    ("result.json", b'{"kind": "agent", "target": "a:B", "eligible": "yes"}'.hex()),
     ("cost.json", b"[]".hex()),
     ("cost.json", b'{"judge_calls": {"a": 1}}'.hex()),
     ("usage.json", b"[]".hex()),
@@ -181,3 +184,11 @@ def test_a_checkpoint_with_its_own_code_is_never_run_nor_offered_to_the_user(tmp
 def test_a_name_or_message_with_a_newline_or_an_escape_stays_one_line(study, where):
     why = one_line(job(study, "odd_names", where=where))
     assert "\x1b" not in why and "\\n" in why
+
+
+def test_a_method_folder_nested_thousands_deep_is_sealed_without_a_traceback(study):
+    """The study seals the method's whole folder (the train stage's outputs) once it ends."""
+    method = job(study, "deep_folder", depth=1500)
+    run_method(method)
+    files = files_of(study, [method.folder])
+    assert files["train/deep_folder/work/" + "/".join(["d"] * 1500)] == "folder"

@@ -352,6 +352,10 @@ def _result(path: Path) -> dict | None:
     bad = next((f for f in _RESULT_FIELDS[kind] if not isinstance(result.get(f), str)), None)
     if bad is not None:
         raise SebenchError(f"{path}: a {kind} needs {bad} as a string")
+    flags = {"checkpoint": "docs_at_test_time", "agent": "eligible"}
+    if (kind in flags and not isinstance(result.get(flags[kind], False), bool)) or \
+            (kind == "checkpoint" and "docs_at_test_time" not in result):
+        raise SebenchError(f"{path}: a {kind} needs {flags[kind]} as true or false")
     return result
 
 
