@@ -95,14 +95,26 @@ def odd_names(ctx, where):
     return Checkpoint(Path("/nonexistent") / odd)
 
 
-def deep_folder(ctx, depth):
-    """Leaves folders nested `depth` deep in its work folder (made one level at a time, each path short) and
-    returns the start model."""
-    fd = os.open(ctx.workdir, os.O_RDONLY)
+def deep_folder(ctx, depth, where="work"):
+    """Leaves folders nested `depth` deep in its work folder or its temporary folder (made one level at a time,
+    each path short) and returns the start model."""
+    fd = os.open({"work": ctx.workdir, "tmp": os.environ["TMPDIR"], "view": ctx.view}[where], os.O_RDONLY)
     for _ in range(depth):
         os.mkdir("d", dir_fd=fd)
         sub = os.open("d", os.O_RDONLY, dir_fd=fd)
         os.close(fd)
         fd = sub
     os.close(fd)
+    return Checkpoint(Path(ctx.start_model))
+
+
+def read_paths(ctx, paths):
+    """Tries to read each of `paths` and notes in work/read.json which it could."""
+    got = {}
+    for path in paths:
+        try:
+            got[path] = Path(path).read_text()[:100]
+        except OSError:
+            got[path] = None
+    (ctx.workdir / "read.json").write_text(json.dumps(got))
     return Checkpoint(Path(ctx.start_model))

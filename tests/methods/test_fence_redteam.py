@@ -11,12 +11,14 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 
 from sebench.errors import SebenchError
+from sebench.files import remove_tree
 from sebench.methods import AgentBackend, MethodJob, available_layers, resolve, run_method
 from sebench.methods import process as method_process
 from sebench.methods.isolation import Reports
@@ -186,9 +188,34 @@ def test_a_name_or_message_with_a_newline_or_an_escape_stays_one_line(study, whe
     assert "\x1b" not in why and "\\n" in why
 
 
-def test_a_method_folder_nested_thousands_deep_is_sealed_without_a_traceback(study):
-    """The study seals the method's whole folder (the train stage's outputs) once it ends."""
+def test_a_method_folder_nested_thousands_deep_is_sealed_and_removed_without_a_traceback(study):
+    """The study seals the method's whole folder (the train stage's outputs) once it ends, and removes its
+    temporary folder, and the view on a rerun."""
     method = job(study, "deep_folder", depth=1500)
     run_method(method)
     files = files_of(study, [method.folder])
     assert files["train/deep_folder/work/" + "/".join(["d"] * 1500)] == "folder"
+    remove_tree(method.folder / "work" / "d")
+    run_method(job(study, "deep_folder", depth=1500, where="tmp"))  # its temporary folder is removed
+    assert not list(Path(tempfile.gettempdir()).glob("sebench-method-*/" + "d/" * 3))
+    run_method(job(study, "deep_folder", depth=1500, where="view"))  # empty folders: the view's files are unchanged
+    run_method(job(study, "deep_folder", depth=3))  # the rerun writes the view afresh
+    assert not (method.folder / "view" / "d" / "d" / "d" / "d").exists()
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_sibling_run_in_a_folder_on_the_import_path_stays_hidden(study, tmp_path, layer, monkeypatch):
+    """A folder on the study's import path (PYTHONPATH=PROJECT, runs kept in PROJECT/runs) is readable, as
+    Python is; an earlier run kept beneath it is not."""
+    monkeypatch.setenv("SEBENCH_ISOLATION", layer)
+    project = tmp_path / "project"
+    split = project / "runs" / "old" / "data" / "datasets" / "test" / "single_test.jsonl"
+    split.parent.mkdir(parents=True)
+    split.write_text("the earlier run's test split")
+    (project / "runs" / "old" / "stages").mkdir()
+    (project / "helpers.py").write_text("X = 1")
+    monkeypatch.syspath_prepend(str(project))
+    method = job(study, "read_paths", paths=[str(project / "helpers.py"), str(split)])
+    run_method(method)
+    got = json.loads((method.workdir / "read.json").read_text())
+    assert got[str(project / "helpers.py")] == "X = 1" and got[str(split)] is None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -18,6 +17,7 @@ import time
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import remove_tree
 from sebench.methods.run import MethodJob, start_child
 from sebench.rollout import Backend, Completion, GenerationRequest
 
@@ -101,7 +101,7 @@ class AgentBackend(Backend):
             except subprocess.TimeoutExpired:
                 continue
         self.reports.collected()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        remove_tree(self.tmp, ignore_errors=True)
 
 
 def _completion(text: str) -> Completion:

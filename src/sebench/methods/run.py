@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import signal
 import stat
 import subprocess
@@ -29,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import tree_sha256, write_json
+from sebench.files import entries_beneath, remove_tree, tree_sha256, write_json
 from sebench.methods import fence_paths, isolation, process
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
@@ -111,7 +110,8 @@ class MethodJob:
         else:
             write += [self.folder, *self._builtin_writes()]
         hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked),
-                  *fence_paths.studies_within(self.ref.source, self.hidden))
+                  *fence_paths.studies_within(self.ref.source, self.hidden),
+                  *fence_paths.studies_on_import_path(self.hidden))
         return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports(), self.loopback)
 
     def _builtin_writes(self) -> list[Path]:
@@ -175,7 +175,7 @@ def run_method(job: MethodJob) -> dict:
         child, reports, fence = start_child(job, "train", tmp, job.workdir / "job.json")
         code = _wait_keeper(child, job.train_timeout)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp, ignore_errors=True)
     record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), fence, tmp)
     threads, peak = _usage(job.workdir / USAGE_FILE)
     add_thread_usage(threads)  # the stage's record counts the child's threads and memory
@@ -277,7 +277,7 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
         if job.outputs.is_symlink():
             job.outputs.unlink()
         elif job.outputs.exists():
-            shutil.rmtree(job.outputs)
+            remove_tree(job.outputs)
         job.outputs.mkdir(parents=True)
     if kind == "endpoint":
         return {**result, "url": served_endpoint(job.ref.label, job.output_rules, result)}
@@ -375,11 +375,10 @@ def _plain_view(view: Path, expected: str) -> bool:
     on) with the hash it was written with."""
     if view.is_symlink():
         return False
-    for folder, dirs, files in os.walk(view):
-        for name in (*dirs, *files):
-            mode = os.lstat(os.path.join(folder, name)).st_mode
-            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                return False
+    for entry in entries_beneath(view):
+        mode = os.lstat(entry).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return False
     return tree_sha256(view) == expected
 
 
