@@ -118,3 +118,23 @@ def read_paths(ctx, paths):
             got[path] = None
     (ctx.workdir / "read.json").write_text(json.dumps(got))
     return Checkpoint(Path(ctx.start_model))
+
+
+class DeafAgent(Agent):
+    """An agent that never reads the study's prompts: it sleeps as it loads."""
+
+    def save(self, folder):
+        Path(folder, "state.txt").write_text("deaf")
+
+    @classmethod
+    def load(cls, folder, sampler):
+        import time
+
+        time.sleep(3600)
+
+    def answer(self, prompt):
+        return ""
+
+
+def deaf_agent(ctx):
+    return DeafAgent()

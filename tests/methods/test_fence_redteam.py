@@ -13,6 +13,7 @@ import shutil
 import sys
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,16 @@ def test_a_sibling_run_in_a_folder_on_the_import_path_stays_hidden(study, tmp_pa
     run_method(method)
     got = json.loads((method.workdir / "read.json").read_text())
     assert got[str(project / "helpers.py")] == "X = 1" and got[str(split)] is None
+
+
+@pytest.mark.timeout(120)  # a write to a pipe nobody reads would hold the study for ever
+def test_an_agent_that_never_reads_its_prompts_is_ended_within_its_limit(study):
+    method = replace(job(study, "deaf_agent"), prompt_timeout=2.0)
+    result = run_method(method)["result"]
+    backend = AgentBackend(method, result)
+    long = GenerationRequest(messages=[{"role": "user", "content": "q"}], query="q" * (1 << 20), max_tokens=8)  # more than a pipe holds
+    try:
+        with pytest.raises(SebenchError, match="took longer than 2 s a prompt"):
+            backend.generate([long])
+    finally:
+        backend.close()

@@ -9,6 +9,7 @@ its prompts ends the agent's whole process tree, with one line.
 from __future__ import annotations
 
 import json
+import os
 import select
 import signal
 import subprocess
@@ -41,10 +42,10 @@ class AgentBackend(Backend):
         prompts = [{"query": r.query or "", "messages": r.messages, "max_tokens": r.max_tokens,
                     "temperature": r.temperature} for r in requests for _ in range(r.n)]
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write((json.dumps({"prompts": prompts}) + "\n").encode())
-        self.process.stdin.flush()
         limit = self.job.prompt_timeout * max(1, len(prompts))
-        line = self._answer(limit)
+        deadline = time.monotonic() + limit
+        sent = self._send((json.dumps({"prompts": prompts}) + "\n").encode(), deadline)
+        line = self._answer(deadline) if sent else None
         if line is None:
             self.close(at_once=True)
             raise SebenchError(f"agent {self.job.ref.label} took longer than {self.job.prompt_timeout:g} s a prompt "
@@ -69,9 +70,28 @@ class AgentBackend(Backend):
                                f"{count} strings ({line[:80]!r}); every process it started was ended")
         return answers
 
-    def _answer(self, limit: float) -> bytes | None:
-        """The agent's next line, or None when `limit` seconds pass first."""
-        stream, deadline, line = self.process.stdout, time.monotonic() + limit, bytearray()
+    def _send(self, data: bytes, deadline: float) -> bool:
+        """Writes `data` to the agent's input; False when the deadline passes first (an agent that does not
+        read leaves the pipe full); an agent that ended reads as sent (its answer says it ended)."""
+        assert self.process.stdin is not None
+        fd = self.process.stdin.fileno()
+        os.set_blocking(fd, False)
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                return False
+            try:
+                view = view[os.write(fd, view[:1 << 16]):]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                return True
+        return True
+
+    def _answer(self, deadline: float) -> bytes | None:
+        """The agent's next line, or None when the deadline passes first."""
+        stream, line = self.process.stdout, bytearray()
         assert stream is not None
         while not line.endswith(b"\n"):
             left = deadline - time.monotonic()
