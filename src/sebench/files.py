@@ -34,9 +34,14 @@ def write_json(path: str | Path, data: Any, indent: int = 1) -> None:
 def entries_beneath(folder: Path) -> list[Path]:
     """Every entry beneath `folder`, as Path.rglob("*") finds them (following no link to a folder), in a loop
     rather than a recursion: a method's folders may be nested thousands deep."""
-    found, left = [], [folder]
+    found: list[Path] = []
+    left = [Path(folder)] if Path(folder).is_dir() else []  # as rglob: nothing beneath a file or a missing path
     while left:
-        with os.scandir(left.pop()) as entries:
+        try:
+            entries = os.scandir(left.pop())
+        except PermissionError:  # as rglob: a folder it may not list is passed over
+            continue
+        with entries:
             for entry in entries:
                 found.append(Path(entry.path))
                 if entry.is_dir(follow_symlinks=False):

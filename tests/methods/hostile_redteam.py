@@ -138,3 +138,15 @@ class DeafAgent(Agent):
 
 def deaf_agent(ctx):
     return DeafAgent()
+
+
+def replace_view(ctx, with_what):
+    """Removes its training view, or puts a file or a FIFO in its place, and returns the start model."""
+    import shutil
+
+    shutil.rmtree(ctx.view)
+    if with_what == "file":
+        ctx.view.write_text("not a view")
+    elif with_what == "fifo":
+        os.mkfifo(ctx.view)
+    return Checkpoint(Path(ctx.start_model))

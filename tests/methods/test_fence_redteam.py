@@ -233,3 +233,12 @@ def test_an_agent_that_never_reads_its_prompts_is_ended_within_its_limit(study):
             backend.generate([long])
     finally:
         backend.close()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("with_what", ["nothing", "file", "fifo"])
+def test_a_view_removed_or_replaced_fails_the_method_with_one_line(study, with_what):
+    method = job(study, "replace_view", with_what=with_what)
+    assert "changed its training view" in one_line(method)
+    run_method(replace(job(study, "deep_folder", depth=1), folder=method.folder))  # a rerun writes the view afresh
+    assert (method.folder / "view" / "manifest.json").is_file()
