@@ -150,3 +150,4 @@ def replace_view(ctx, with_what):
     elif with_what == "fifo":
         os.mkfifo(ctx.view)
     return Checkpoint(Path(ctx.start_model))
+
