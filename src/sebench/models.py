@@ -155,10 +155,10 @@ def _load_embedded(device: str, dtype: Any) -> tuple[Any, Any]:
 
 def _load_folder(name: str, device: str, dtype: Any) -> tuple[Any, Any]:
     transformers = _require_transformers()
-    try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(name)
-        model = transformers.AutoModelForCausalLM.from_pretrained(name, dtype=dtype)
-    except OSError as exc:
+    try:  # never a model's own code (auto_map), and never a prompt asking the user to run it
+        tokenizer = transformers.AutoTokenizer.from_pretrained(name, trust_remote_code=False)
+        model = transformers.AutoModelForCausalLM.from_pretrained(name, dtype=dtype, trust_remote_code=False)
+    except (OSError, ValueError) as exc:
         raise SebenchError(
             f"cannot load a model from '{name}': {str(exc).splitlines()[0]} "
             "(give a folder written by save_pretrained / `sebench train`, a hub id, or "

@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import tree_sha256
+from sebench.files import entries_beneath, tree_sha256
 
 _HASHED: dict[str, tuple[tuple[int, int, int, int], str]] = {}  # path -> (stat key, sha256)
 
@@ -90,7 +90,7 @@ def files_of(root: Path, outputs: list[Path]) -> dict[str, str]:
     folder); a folder with entries is not listed itself."""
     found: dict[str, str] = {}
     for out in outputs:
-        paths = sorted(out.rglob("*")) if _is_folder(out) else [out]  # rglob follows no link to a folder
+        paths = sorted(entries_beneath(out)) if _is_folder(out) else [out]
         found.update({_name(root, p): d for p in paths if (d := _digest(p)) is not None})
     return found
 

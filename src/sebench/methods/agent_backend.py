@@ -9,8 +9,8 @@ its prompts ends the agent's whole process tree, with one line.
 from __future__ import annotations
 
 import json
+import os
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -18,8 +18,11 @@ import time
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import remove_tree
 from sebench.methods.run import MethodJob, start_child
 from sebench.rollout import Backend, Completion, GenerationRequest
+
+ANSWER_LIMIT = 256 << 20  # bytes of the agent's answer to one batch
 
 
 class AgentBackend(Backend):
@@ -39,10 +42,10 @@ class AgentBackend(Backend):
         prompts = [{"query": r.query or "", "messages": r.messages, "max_tokens": r.max_tokens,
                     "temperature": r.temperature} for r in requests for _ in range(r.n)]
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write((json.dumps({"prompts": prompts}) + "\n").encode())
-        self.process.stdin.flush()
         limit = self.job.prompt_timeout * max(1, len(prompts))
-        line = self._answer(limit)
+        deadline = time.monotonic() + limit
+        sent = self._send((json.dumps({"prompts": prompts}) + "\n").encode(), deadline)
+        line = self._answer(deadline) if sent else None
         if line is None:
             self.close(at_once=True)
             raise SebenchError(f"agent {self.job.ref.label} took longer than {self.job.prompt_timeout:g} s a prompt "
@@ -52,12 +55,43 @@ class AgentBackend(Backend):
             errors = [r["error"] for r in self.reports.collected() if "error" in r]
             raise SebenchError(f"agent {self.job.ref.label} stopped answering: "
                                f"{errors[0] if errors else 'its process ended'}")
-        answers = iter(json.loads(line)["answers"])
+        answers = iter(self._answers(line, len(prompts)))
         return [[_completion(next(answers)) for _ in range(r.n)] for r in requests]
 
-    def _answer(self, limit: float) -> bytes | None:
-        """The agent's next line, or None when `limit` seconds pass first."""
-        stream, deadline, line = self.process.stdout, time.monotonic() + limit, b""
+    def _answers(self, line: bytes, count: int) -> list[str]:
+        """The `count` answers of the agent's line {"answers": [str, ...]}; else one line, the agent ended."""
+        try:
+            answers = json.loads(line.decode("utf-8"))["answers"]
+        except (ValueError, TypeError, KeyError, IndexError):
+            answers = None
+        if not isinstance(answers, list) or len(answers) != count or not all(isinstance(a, str) for a in answers):
+            self.close(at_once=True)
+            raise SebenchError(f"agent {self.job.ref.label} answered {count} prompts with something other than "
+                               f"{count} strings ({line[:80]!r}); every process it started was ended")
+        return answers
+
+    def _send(self, data: bytes, deadline: float) -> bool:
+        """Writes `data` to the agent's input; False when the deadline passes first (an agent that does not
+        read leaves the pipe full); an agent that ended reads as sent (its answer says it ended)."""
+        assert self.process.stdin is not None
+        fd = self.process.stdin.fileno()
+        os.set_blocking(fd, False)
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                return False
+            try:
+                view = view[os.write(fd, view[:1 << 16]):]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                return True
+        return True
+
+    def _answer(self, deadline: float) -> bytes | None:
+        """The agent's next line, or None when the deadline passes first."""
+        stream, line = self.process.stdout, bytearray()
         assert stream is not None
         while not line.endswith(b"\n"):
             left = deadline - time.monotonic()
@@ -65,9 +99,13 @@ class AgentBackend(Backend):
                 return None
             chunk = stream.read1(1 << 16)  # type: ignore[attr-defined]
             if not chunk:
-                return line
+                return bytes(line)
             line += chunk
-        return line
+            if len(line) > ANSWER_LIMIT:
+                self.close(at_once=True)
+                raise SebenchError(f"agent {self.job.ref.label} answered with a line over {ANSWER_LIMIT >> 20} MiB; "
+                                   "every process it started was ended")
+        return bytes(line)
 
     def close(self, at_once: bool = False) -> None:
         """Ends the agent's process (its keeper ends every process it started) and removes its folder."""
@@ -83,7 +121,7 @@ class AgentBackend(Backend):
             except subprocess.TimeoutExpired:
                 continue
         self.reports.collected()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        remove_tree(self.tmp, ignore_errors=True)
 
 
 def _completion(text: str) -> Completion:

@@ -17,6 +17,7 @@ SECRET_DEPTH = 5  # how deep beneath a user-named path secrets are looked for
 # what marks a study's folder: an instance (manifest.json), a run (stages/), an original release (datasets/),
 # a mapping, evaluations; an HF export (sebench.export.hf) by its test splits, in data/ or beside its card
 STUDY_MARKERS = ("manifest.json", "stages", "datasets", "private", "evals", "mapping.json")
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")  # installed packages: no study is looked for there
 EXPORT_SPLITS = ("single_test.jsonl", "multiple_test.jsonl", "single_test.parquet", "multiple_test.parquet")
 
 
@@ -68,9 +69,30 @@ def studies_within(source: Path | None, hidden: tuple[Path, ...]) -> list[Path]:
     the method whole."""
     if source is None or method_source(source, hidden) != [source.parent]:
         return []
-    root, found = source.parent, []
+    return _studies_under(source.parent)
+
+
+def studies_on_import_path(hidden: tuple[Path, ...]) -> list[Path]:
+    """The folders that hold a study beneath the folders of the import path `python` opens, other than the
+    installation's own (a project folder on PYTHONPATH that keeps earlier runs, say): hidden from the method."""
+    install = {Path(os.path.realpath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return [found for folder in python(hidden) if not _installed(folder, install)
+            for found in _studies_under(folder, install)]
+
+
+def _installed(folder: Path, install: set[Path]) -> bool:
+    """Whether `folder` is part of a Python installation: beneath a prefix, or a site-packages folder."""
+    real = Path(os.path.realpath(folder))
+    return any(i == real or i in real.parents for i in install) or bool({*real.parts} & set(PACKAGE_FOLDERS))
+
+
+def _studies_under(root: Path, skipped: set[Path] | frozenset = frozenset()) -> list[Path]:
+    """The folders beneath `root`, a few levels down, that hold a study or a secret (`studies_within`); the
+    `skipped` folders (a Python installation) are not looked into."""
+    found: list[Path] = []
     for folder, subfolders, _ in os.walk(root):
         here = Path(folder)
+        subfolders[:] = [n for n in subfolders if n not in PACKAGE_FOLDERS and Path(os.path.realpath(here / n)) not in skipped]
         for name in list(subfolders):
             if _is_study(here / name) or name in SECRET_NAMES:
                 found.append(here / name)

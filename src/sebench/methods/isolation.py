@@ -54,6 +54,8 @@ SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full")  # written to by ordinary programs
 LISTED = ("/dev",)  # folders whose names libraries list (looking for GPUs): listed, their files not read
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+LINE_LIMIT = 1 << 20  # bytes of one line read from a method's pipes (reports, output): longer ones are cut
+REPORTS_LIMIT = 10_000  # report lines kept from one process (refusals past it are not listed)
 _AF_NETLINK = 16
 GPU_DEVICES = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/*", "/dev/kfd")  # NVIDIA's and AMD's, where present
 
@@ -324,12 +326,17 @@ class Reports:
         self._thread.start()
 
     def _drain(self) -> None:
-        with os.fdopen(self.read_fd, encoding="utf-8", errors="replace") as stream:
-            for line in stream:
-                try:
-                    self.lines.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue
+        """Keeps each line that is a JSON object; a longer line than LINE_LIMIT (cut in pieces), or one past
+        REPORTS_LIMIT lines, is read and dropped: the child writes this pipe too."""
+        with os.fdopen(self.read_fd, "rb") as stream:
+            whole = True
+            for line in iter(lambda: stream.readline(LINE_LIMIT), b""):
+                if whole and line.endswith(b"\n") and len(self.lines) < REPORTS_LIMIT:
+                    with contextlib.suppress(ValueError):
+                        report = json.loads(line.decode("utf-8"))
+                        if isinstance(report, dict):
+                            self.lines.append(report)
+                whole = line.endswith(b"\n")
 
     def started(self) -> None:
         """The child holds the write end now: the parent's copy is closed, so the pipe ends with the child."""

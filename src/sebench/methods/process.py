@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from sebench.errors import SebenchError
+from sebench.methods.isolation import LINE_LIMIT
 
 TREE_ENV = "SEBENCH_PROCESS_TREE"  # "subreaper" forces the keeper's weaker mode (the tests run both)
 TREES = ("pid-namespace", "subreaper")
@@ -86,7 +87,7 @@ class Relay:
 
     def _copy(self) -> None:
         with self.stream:
-            for line in self.stream:
+            for line in iter(lambda: self.stream.readline(LINE_LIMIT), b""):  # a line never ended is cut
                 sys.stderr.write(line.decode("utf-8", "replace"))
         sys.stderr.flush()
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import tree_sha256, write_json
+from sebench.files import entries_beneath, remove_tree, tree_sha256, write_json
 from sebench.methods import fence_paths, isolation, process
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
@@ -44,6 +45,8 @@ METHOD_FILE = "method.json"
 # settings of methods.LABEL that are the study's (fence, process, outputs), not the method's arguments
 FENCE_KEYS = ("read", "network", "env", "timeout", "prompt_timeout", *OUTPUT_KEYS)
 TRAIN_TIMEOUT = 24 * 3600.0  # seconds a method (not a built-in) may train, unless methods.LABEL.timeout says
+RECORD_LIMIT = 16 << 20  # bytes of a record file the method writes (result.json, cost.json, usage.json)
+KEEPER_GRACE = 120.0  # seconds past a method's time limit before the study kills a keeper that has not ended it
 PROMPT_TIMEOUT = 600.0  # seconds an agent may take for each prompt at test time (methods.LABEL.prompt_timeout)
 
 
@@ -107,7 +110,8 @@ class MethodJob:
         else:
             write += [self.folder, *self._builtin_writes()]
         hidden = (*self.hidden, *fence_paths.secrets_beneath(self.asked),
-                  *fence_paths.studies_within(self.ref.source, self.hidden))
+                  *fence_paths.studies_within(self.ref.source, self.hidden),
+                  *fence_paths.studies_on_import_path(self.hidden))
         return isolation.Fence(tuple(read), tuple(write), hidden, self.network, self.service_ports(), self.loopback)
 
     def _builtin_writes(self) -> list[Path]:
@@ -157,6 +161,9 @@ def run_method(job: MethodJob) -> dict:
     """Runs the method in its fenced process and returns its record (also written to FOLDER/method.json);
     a method that fails, returns nothing usable, or changed its view raises SebenchError with one line,
     after the record."""
+    for left in (job.workdir, job.folder / "view"):  # a link a method left on an earlier run is not followed
+        if left.is_symlink() or (left.exists() and not left.is_dir()):
+            left.unlink()
     job.workdir.mkdir(parents=True, exist_ok=True)
     for name in (RESULT_FILE, COST_FILE, USAGE_FILE):
         (job.workdir / name).unlink(missing_ok=True)
@@ -166,15 +173,15 @@ def run_method(job: MethodJob) -> dict:
     started = time.time()
     try:
         child, reports, fence = start_child(job, "train", tmp, job.workdir / "job.json")
-        code = child.wait()
+        code = _wait_keeper(child, job.train_timeout)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp, ignore_errors=True)
     record = _record(job, view_hash, round(time.time() - started, 1), reports.collected(), fence, tmp)
-    usage = _read(job.workdir / USAGE_FILE) or {}
-    add_thread_usage(usage.get("threads"))  # the stage's record counts the child's threads and memory
-    note_child_peak(usage.get("peak_rss_mb") or 0.0)
+    threads, peak = _usage(job.workdir / USAGE_FILE)
+    add_thread_usage(threads)  # the stage's record counts the child's threads and memory
+    note_child_peak(peak)
     write_json(job.folder / METHOD_FILE, record)
-    if "error" not in record and tree_sha256(job.folder / "view") != view_hash:
+    if "error" not in record and not _plain_view(job.folder / "view", view_hash):
         record["error"] = f"it changed its training view ({job.folder / 'view'})"
         write_json(job.folder / METHOD_FILE, record)
     if code < 0 and "error" not in record:  # the keeper itself was killed (the study did not ask it to end)
@@ -189,13 +196,37 @@ def run_method(job: MethodJob) -> dict:
     return record
 
 
+def _wait_keeper(keeper: subprocess.Popen, limit: float | None) -> int:
+    """The keeper's exit code. A keeper the method stopped (SIGSTOP: where a method can reach its keeper, the
+    audit hook with a subreaper) is continued each second; one still there KEEPER_GRACE seconds past the
+    method's time limit is killed (its record then says processes may be left)."""
+    deadline = None if limit is None else time.monotonic() + limit + KEEPER_GRACE
+    while True:
+        try:
+            return keeper.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            keeper.send_signal(signal.SIGCONT)
+            if deadline is not None and time.monotonic() > deadline:
+                keeper.kill()
+                return keeper.wait()
+
+
+def _printable(text: str) -> str:
+    """`text` on one line: a newline or another control character a method put in a name or a message is
+    shown escaped (a failure is one line, and a method writes no line of the study's output)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict], fence: isolation.Fence,
             tmp: Path) -> dict:
     work = job.workdir
     if work.is_symlink():
         raise SebenchError(f"method {job.ref.label}: its work folder {work} was replaced by a symbolic link")
-    result = _read(work / RESULT_FILE)
+    result = _result(work / RESULT_FILE)
     cost = _read(work / COST_FILE) or {}
+    bad = next((k for k, v in cost.items() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
+    if bad is not None:
+        raise SebenchError(f"{work / COST_FILE}: {bad!r} is not a number")
     refused = [r for r in reports if "error" not in r and "tree" not in r]
     tree = next((r["tree"] for r in reports if "tree" in r), None)
     layer = isolation.isolation_layer()
@@ -210,14 +241,14 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         "loopback": job.loopback,
         "reads_mapping": job.with_mapping, "docs_only": job.docs_only,
         "returns": result.get("kind") if result else None, "result": result,
-        "eligible": bool(result) and not result.get("docs_at_test_time") and result.get("eligible", True),
+        "eligible": result is not None and not result.get("docs_at_test_time") and result.get("eligible", True),
         "verified": not result or result.get("kind") != "endpoint",
         "cost": {"wall_seconds": seconds, "judge_calls": cost.get("judge_calls", 0),
                  "tokens_sampled": cost.get("tokens_sampled", 0), "tokens_trained": cost.get("tokens_trained", 0)},
         "refused": refused,
         "refused_reads": [r for r in refused if r.get("access") == "read"],
     }
-    errors = [r["error"] for r in reports if "error" in r]
+    errors = [_printable(str(r["error"])) for r in reports if "error" in r]
     if errors:
         record["error"] = errors[0]
     return record
@@ -229,9 +260,9 @@ def _take(job: MethodJob, record: dict) -> None:
     try:
         record["result"] = take_outputs(job, record["result"])
     except SebenchError as exc:
-        record["error"] = str(exc)
+        record["error"] = _printable(str(exc))
     except OSError as exc:  # the disk filled, say
-        record["error"] = f"{exc.filename}: {exc.strerror}"
+        record["error"] = _printable(f"{exc.filename}: {exc.strerror}")
     if record["returns"] == "endpoint":
         record["endpoint"] = job.output_rules.endpoint
     write_json(job.folder / METHOD_FILE, record)
@@ -246,7 +277,7 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
         if job.outputs.is_symlink():
             job.outputs.unlink()
         elif job.outputs.exists():
-            shutil.rmtree(job.outputs)
+            remove_tree(job.outputs)
         job.outputs.mkdir(parents=True)
     if kind == "endpoint":
         return {**result, "url": served_endpoint(job.ref.label, job.output_rules, result)}
@@ -279,20 +310,76 @@ def _given(job: MethodJob, path: Path, own: bool = False) -> str:
 
 
 def _read(path: Path) -> dict | None:
-    """A JSON file the method's process wrote in its folder, never followed through a symbolic link (the
-    study's process is not fenced: a link to a test split must not be read for it); None when absent."""
+    """A JSON object the method's process wrote in its folder, opened as a regular file of at most RECORD_LIMIT
+    bytes, never followed through a symbolic link (the study's process is not fenced: a link to a test split
+    must not be read for it) nor waited on (a FIFO); None when absent; else one line."""
     if not path.exists() and not path.is_symlink():
         return None
+    plain = f"{path}: not a plain file (a link, a FIFO, a folder?); a method's record files are its own"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
-        raise SebenchError(f"{path}: not a plain file (a symbolic link?); a method's record files are its "
-                           "own") from None
-    with os.fdopen(fd, encoding="utf-8") as handle:
-        try:
-            return json.loads(handle.read())
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+        raise SebenchError(plain) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SebenchError(plain)
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(RECORD_LIMIT + 1)
+    if len(data) > RECORD_LIMIT:
+        raise SebenchError(f"{path}: over the {RECORD_LIMIT >> 20} MiB a method's record file may have")
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SebenchError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise SebenchError(f"{path}: not a JSON object")
+    return value
+
+
+_RESULT_FIELDS = {"checkpoint": ("path",), "endpoint": ("url", "model"), "agent": ("target",)}
+
+
+def _result(path: Path) -> dict | None:
+    """result.json (sebench.methods.child.describe) with the fields its kind needs, each a string."""
+    result = _read(path)
+    if result is None:
+        return None
+    kind = result.get("kind")
+    if kind not in _RESULT_FIELDS:
+        raise SebenchError(f"{path}: kind {kind!r} is not one of {', '.join(_RESULT_FIELDS)}")
+    bad = next((f for f in _RESULT_FIELDS[kind] if not isinstance(result.get(f), str)), None)
+    if bad is not None:
+        raise SebenchError(f"{path}: a {kind} needs {bad} as a string")
+    flags = {"checkpoint": "docs_at_test_time", "agent": "eligible"}
+    if (kind in flags and not isinstance(result.get(flags[kind], False), bool)) or \
+            (kind == "checkpoint" and "docs_at_test_time" not in result):
+        raise SebenchError(f"{path}: a {kind} needs {flags[kind]} as true or false")
+    return result
+
+
+def _usage(path: Path) -> tuple[dict | None, float]:
+    """The child's threads ({"seconds": {threads: seconds}}) and peak memory in MB from usage.json."""
+    usage = _read(path) or {}
+    threads, peak = usage.get("threads"), usage.get("peak_rss_mb") or 0.0
+    seconds = {} if threads is None else threads.get("seconds", {}) if isinstance(threads, dict) else None
+    if not isinstance(seconds, dict) or isinstance(peak, bool) or not isinstance(peak, (int, float)) or not all(
+            k.isdigit() and not isinstance(v, bool) and isinstance(v, (int, float)) for k, v in seconds.items()):
+        raise SebenchError(f"{path}: not the usage sebench's child writes (threads, peak_rss_mb)")
+    return threads, float(peak)
+
+
+def _plain_view(view: Path, expected: str) -> bool:
+    """Whether the training view holds regular files and folders only (nothing a hash would follow or wait
+    on) with the hash it was written with."""
+    if view.is_symlink():
+        return False
+    for entry in entries_beneath(view):
+        mode = os.lstat(entry).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return False
+    return tree_sha256(view) == expected
 
 
 def child_env(tmp: Path, job: MethodJob) -> dict:

@@ -22,7 +22,7 @@ import random
 import shutil
 from pathlib import Path
 
-from sebench.files import tree_sha256
+from sebench.files import remove_tree, tree_sha256
 from sebench.instance import API_DOC_FILE, MAPPING_FILE, SPLIT_FILES, Instance
 from sebench.judge import RULES_FILE, Rules
 from sebench.records import write_records
@@ -41,7 +41,7 @@ def write_view(data: Path, out: Path, seed: int, dev_share: float = 0.1, answers
 
     instance = Instance.open(data)
     if out.exists():
-        shutil.rmtree(out)
+        remove_tree(out)
     (out / "datasets" / "train").mkdir(parents=True)
     shutil.copy2(instance.manifest_path, out / "manifest.json")
     shutil.copytree(instance.package_dir, out / "package")
