@@ -1,0 +1,88 @@
+"""Forgeries beyond test_forgeries.py: records whose values are not what the board can show (a cost that is a
+string or not finite, NaN and Infinity in any JSON member), settings that make the verifier's own work unbounded
+(a judge time limit or an instance size from the bundle), and texts that hide or reverse what the page shows
+(bidirectional overrides, zero-width characters)."""
+
+import math
+from pathlib import Path
+
+import pytest
+
+from sebench.cli import main
+from sebench.submit.entry import Cell, Entry
+from sebench.submit.page import html_page, markdown_table, plot, visible
+from sebench.submit.safe import BundleError, parse_json
+
+LABEL = "ReferenceSFT"
+
+
+def verify(bundle: Path, work: Path, store: Path, capsys) -> tuple[int, list[str]]:
+    code = main(["verify", str(bundle), "--work", str(work), "--store", str(store)])
+    captured = capsys.readouterr()
+    return code, (captured.out + captured.err).strip().splitlines()
+
+
+# ---- values the board cannot show ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_json_constants_that_are_no_numbers_are_refused(constant):
+    with pytest.raises(BundleError, match="not a finite number"):
+        parse_json(f'{{"cost": {{"wall_seconds": {constant}}}}}', "method/method.json")
+
+
+def test_an_infinite_wall_time_is_one_line_and_exit_2(forge, shared_work, tmp_path, capsys):
+    members = forge.members()  # Infinity in both records: their difference is NaN, which no threshold catches
+    forge.edit_json(members, "method/method.json", lambda m: m["cost"].update(wall_seconds=math.inf))
+    forge.edit_json(members, "run/manifest.json", lambda m: m["stages"][f"train:{LABEL}"].update(seconds=math.inf))
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 2 and len(out) == 1 and "not a finite number" in out[0], out
+
+
+@pytest.mark.parametrize("value", ["5", [5], -3, True])
+def test_a_cost_that_is_not_a_count_fails_naming_it(forge, shared_work, tmp_path, capsys, value):
+    members = forge.members()
+    forge.edit_json(members, "method/method.json", lambda m: m["cost"].update(tokens_sampled=value))
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out == [f"mismatch: method/method.json: cost.tokens_sampled {value!r} is not a "
+                                 "non-negative number"], out
+
+
+def test_the_plot_leaves_out_a_wall_time_it_cannot_place():
+    entries = [Entry(name, "m", "quick", "0", {"single_test": Cell(0.5, (0.4, 0.6))}, {"wall_seconds": wall})
+               for name, wall in (("text", "5"), ("infinite", math.inf), ("nan", math.nan), ("listed", [1]),
+                                  ("fine", 10.0))]
+    svg = plot(entries)
+    assert "fine" in svg and not any(f">{n} (" in svg for n in ("text", "infinite", "nan", "listed"))
+
+
+# ---- the verifier's own work, bounded --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("setting", "value"), [("judge.timeout", 1e6), ("judge.memory_mb", 10**6),
+                                                ("build_train", 10**8), ("build_single", 10**7)])
+def test_settings_that_would_make_verify_unbounded_are_refused(forge, shared_work, tmp_path, capsys, setting, value):
+    members = forge.members()
+
+    def change(manifest: dict) -> None:
+        section, _, name = setting.rpartition(".")
+        (manifest["config"][section] if section else manifest["config"])[name] = value
+    forge.edit_json(members, "run/manifest.json", change)
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and len(out) == 1, out
+    assert out[0].startswith(f"mismatch: run/manifest.json: {setting} {value!r} is over the verifier's cap of "), out
+
+
+# ---- texts that hide or reverse what is shown ------------------------------------------------------------
+
+
+SPOOF = "Qwen3-8B\u202eTFS-desolC\u200b\u2066"
+
+
+def test_format_characters_are_shown_not_obeyed():
+    assert visible(SPOOF) == "Qwen3-8B\\u202eTFS-desolC\\u200b\\u2066"
+    entry = Entry("m", SPOOF, SPOOF, "0", {"single_test": Cell(0.5, (0.4, 0.6))}, {"wall_seconds": 10.0},
+                  level="re-judged")
+    for text in (html_page([entry]), markdown_table([entry])):
+        assert not any(c in text for c in "\u202e\u200b\u2066")
+        assert not any(ref in text for ref in ("&#8238;", "&#8203;", "&#8294;"))  # nor as references
