@@ -3,6 +3,7 @@ string or not finite, NaN and Infinity in any JSON member), settings that make t
 (a judge time limit or an instance size from the bundle), and texts that hide or reverse what the page shows
 (bidirectional overrides, zero-width characters)."""
 
+import json
 import math
 from pathlib import Path
 
@@ -86,3 +87,17 @@ def test_format_characters_are_shown_not_obeyed():
     for text in (html_page([entry]), markdown_table([entry])):
         assert not any(c in text for c in "\u202e\u200b\u2066")
         assert not any(ref in text for ref in ("&#8238;", "&#8203;", "&#8294;"))  # nor as references
+
+
+# ---- verdict fields the rows are keyed by --------------------------------------------------------------
+
+
+def test_a_verdict_whose_protocol_is_not_the_rejudged_one_fails(forge, shared_work, tmp_path, capsys):
+    """The rows are keyed by the verdicts' protocol: the untrained model's answers marked "original" leave the
+    method's rows without their paired difference (Δ) unless the re-judged protocol is compared."""
+    members = forge.members()
+    name = "evals/untrained/closed/single_test/verdicts.jsonl"
+    lines = [json.loads(line) for line in members[name].decode().splitlines() if line.strip()]
+    members[name] = "".join(json.dumps({**v, "protocol": "original"}) + "\n" for v in lines).encode()
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and len(out) == 1 and "re-judged protocol 'sebench'" in out[0], out

@@ -36,7 +36,7 @@ from sebench.submit.safe import BundleError, parse_json
 
 log = logging.getLogger(__name__)
 
-VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "outcome")
+VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "protocol", "outcome")
 ROW_KEY = ("regime", "mode", "split", "protocol")
 MANIFEST = "manifest.json"
 STEPS = ("index", "method", "records", "data", "answers", "verdicts", "rows")
