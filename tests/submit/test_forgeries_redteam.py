@@ -101,3 +101,28 @@ def test_a_verdict_whose_protocol_is_not_the_rejudged_one_fails(forge, shared_wo
     members[name] = "".join(json.dumps({**v, "protocol": "original"}) + "\n" for v in lines).encode()
     code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
     assert code == 1 and len(out) == 1 and "re-judged protocol 'sebench'" in out[0], out
+
+
+# ---- the store ----------------------------------------------------------------------------------------------
+
+
+def test_a_store_record_made_under_other_rules_is_made_again(forge, tmp_path):
+    """A record that says "verified; re-run reproduced" for these very bytes, but made by other code (an older
+    sebench, or planted in the cache folder), is not trusted: the board verifies the bundle again."""
+    from sebench.files import file_sha256
+    from sebench.submit.leaderboard import leaderboard_rows
+    from sebench.submit.verify import record_path
+
+    members = forge.members()
+    forge.edit_json(members, "submission.json", lambda s: s.update(base_model="Qwen3-8B"))
+    forged = forge.repack(members)
+    digest, store = file_sha256(forged), tmp_path / "store"
+    store.mkdir()
+    planted = {"bundle": str(forged), "bundle_sha256": digest, "label": LABEL, "verified": True, "mismatch": None,
+               "rerun": {"reproduced": True, "rule": "equal", "mismatch": None, "rows": []}, "held_out": None}
+    record_path(store, digest).write_text(json.dumps(planted))
+    entry = next(e for e in leaderboard_rows([forged], store) if e.source == forged.name)
+    assert entry.level == "fails" and "submission.json: base_model" in entry.marks["fails"]
+    from sebench.submit.verify import rules
+
+    assert json.loads(record_path(store, digest).read_text())["rules"] == rules()

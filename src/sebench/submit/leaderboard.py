@@ -37,6 +37,7 @@ from sebench.submit.verify import (
     default_store,
     level_of,
     read_record,
+    rules,
     verify_bundle,
     write_record,
 )
@@ -93,11 +94,11 @@ def board_markdown(bundles: list[Path], store: Path | None = None, ledger: Path 
 
 
 def checked(path: Path, store: Path, ledger: Path | None) -> dict:
-    """The bundle's verification: the store's record of these bytes, else one made now (and stored); with a
-    re-run or held-out result from the ledger where the store has none."""
+    """The bundle's verification: the store's record of these bytes made under these rules (verify.rules),
+    else one made now (and stored); with a re-run or held-out result from the ledger where the store has none."""
     digest = file_sha256(path)
     record = read_record(store, digest)
-    if record is None or "verified" not in record:
+    if record is None or "verified" not in record or record.get("rules") != rules():
         try:
             write_record(verify_bundle(path), store)
             record = read_record(store, digest) or {}

@@ -18,6 +18,8 @@ A bundle that cannot be read (safe.py) is a BundleError (exit 2), not a mismatch
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import json
 import logging
 import math
@@ -343,14 +345,28 @@ _STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {
     "answers": check_answers, "verdicts": check_verdicts, "rows": check_rows}
 
 
+@functools.cache
+def rules() -> str:
+    """The rules a verification was made under: the digest of sebench's version and of every source file of
+    the installed sebench package (a verification made by other code is made again, not trusted)."""
+    import sebench
+
+    package = Path(sebench.__file__).parent
+    digest = hashlib.sha256(sebench.__version__.encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def write_record(verification: Verification, store: Path) -> Path:
     """The verification in the verifier's own store (STORE/<bundle sha256>.json; never beside the bundle, where
-    anyone can put a file), which `sebench leaderboard` reads. A re-run or held-out result of an earlier
-    verification of the same bytes is kept where this one has none. Returns the record's path."""
+    anyone can put a file), which `sebench leaderboard` reads, with the rules it was made under. A re-run or
+    held-out result of an earlier verification of the same bytes is kept where this one has none. Returns the
+    record's path."""
     from sebench.files import write_json
 
     path = record_path(store, verification.bundle_sha256)
-    record = verification.to_json()
+    record = {**verification.to_json(), "rules": rules()}
     old = read_record(store, verification.bundle_sha256) or {}
     if verification.verified and old.get("verified"):
         record.update({k: old.get(k) for k in ("rerun", "held_out") if record[k] is None})
