@@ -126,3 +126,28 @@ def test_a_store_record_made_under_other_rules_is_made_again(forge, tmp_path):
     from sebench.submit.verify import rules
 
     assert json.loads(record_path(store, digest).read_text())["rules"] == rules()
+
+
+# ---- ranking only what was measured on the same benchmark --------------------------------------------------
+
+
+def test_entries_of_other_settings_are_not_ranked_together():
+    """An entry measured on a smaller or otherwise changed instance, or with other decoding, is not in the bands
+    of the preset's own entries, though its base model is the same."""
+    from sebench.submit.leaderboard import rank
+
+    easy = Entry("easy", "m", "quick (changed: functions)", "0", {"single_test": Cell(0.9, (0.8, 1.0))},
+                 level="reproduced", group="easy")
+    own = [Entry(name, "m", "quick", "0", {"single_test": Cell(acc, (acc - 0.05, acc + 0.05))}, level="reproduced",
+                 group="quick") for name, acc in (("a", 0.5), ("b", 0.2))]
+    assert {e.method: e.band for e in rank([easy, *own])} == {"easy": 1, "a": 1, "b": 2}
+
+
+def test_the_board_names_the_settings_a_run_changed_from_its_preset(submitted):
+    from sebench.submit import read_bundle
+    from sebench.submit.crosscheck import changed_settings
+
+    changed = changed_settings(read_bundle(submitted[1]))  # the tests' small run: --functions 6 and more
+    assert {"functions", "max_single", "rollout.max_tokens"} <= set(changed), changed
+    entries = Path(__file__).resolve().parents[2] / "docs" / "leaderboard" / "entries"
+    assert all(changed_settings(read_bundle(b)) == [] for b in entries.glob("*.tar.gz"))

@@ -12,6 +12,7 @@ most CAPS: the largest any preset uses, so that a bundle cannot make verificatio
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -21,6 +22,12 @@ from sebench.submit.entry import COSTS
 
 CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "build_single": 259,
         "build_multiple": 300}  # the judge's default limits x 10 and x 8; the paper-sized build (RunConfig)
+
+
+BENCHMARK = ("functions", "max_train", "max_single", "max_multiple", "build_train", "build_single", "build_multiple",
+             "docs_only", "warmup", "lifelong", "splits", "protocol", "original_repo", "rollout.n",
+             "rollout.temperature", "rollout.top_p", "rollout.max_tokens", "rollout.thinking",
+             "rollout.context_tokens", "judge.timeout", "judge.memory_mb")  # what the tasks and their judging are
 
 
 class Mismatch(Exception):
@@ -39,6 +46,25 @@ def shown_fields(bundle: Bundle) -> dict:
                          "max_tokens": rollout.get("max_tokens")},
             "isolation": method.get("isolation"), "eligible": method.get("eligible"), "network": method.get("network"),
             "cost": {k: cost.get(k) for k in COSTS}}
+
+
+def changed_settings(bundle: Bundle) -> list[str]:
+    """The settings of BENCHMARK in which the run is not its preset's own ("preset" for a preset this sebench
+    does not know): entries are ranked together only on the same benchmark."""
+    from sebench.errors import SebenchError
+    from sebench.experiment.config import resolve
+
+    config = bundle.manifest.get("config") or {}
+    try:
+        preset = dataclasses.asdict(resolve(str(config.get("preset")), {}))
+    except (SebenchError, TypeError, ValueError):
+        return ["preset"]
+    return [name for name in BENCHMARK if _setting(config, name) != _setting(preset, name)]
+
+
+def _setting(config: dict, name: str) -> object:
+    section, _, key = name.rpartition(".")
+    return ((config.get(section) or {}) if section else config).get(key)
 
 
 def check_records(bundle: Bundle, *_: object) -> None:
@@ -65,8 +91,7 @@ def check_records(bundle: Bundle, *_: object) -> None:
 def check_caps(config: dict) -> None:
     """The settings that set the verifier's work are within CAPS (module docstring)."""
     for name, cap in CAPS.items():
-        section, _, key = name.rpartition(".")
-        value = ((config.get(section) or {}) if section else config).get(key)
+        value = _setting(config, name)
         if value is not None and not (_number(value) and value <= cap):
             raise Mismatch(f"run/manifest.json: {name} {value!r} is over the verifier's cap of {cap:g} "
                            "(or not a number)")

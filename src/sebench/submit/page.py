@@ -27,8 +27,9 @@ td.text{text-align:left}td.marks{white-space:normal;min-width:16em}tr.reported,t
 tr.reported{font-style:italic}.mark{display:inline-block;border-radius:.3em;padding:0 .3em;margin:0 .1em;
 background:#eef}.mark.no{background:#fdd}svg{max-width:100%;height:auto}svg text{font-size:11px}"""
 READING = ("Closed-book accuracy in % with its 95% interval; Δ: the paired difference from the same base model, "
-           "untrained, in points, with its p-value. Only reproduced entries are ranked, each base model apart; in "
-           "one band no entry's interval lies wholly above another's. Re-judged entries (their answers judged "
+           "untrained, in points, with its p-value. Only reproduced entries are ranked, each benchmark (base "
+           "model, preset with its changes, protocol, decoding) apart; in one band no entry's interval lies wholly "
+           "above another's. Re-judged entries (their answers judged "
            "again, the answers resting on the submitter) and entries that fail verification are listed below, "
            "unranked. Reported rows are the paper's numbers, not re-run here.")
 FILTER = """function filterBase(){var v=document.getElementById('base').value;
