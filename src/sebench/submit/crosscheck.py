@@ -52,7 +52,7 @@ def changed_settings(bundle: Bundle) -> list[str]:
     """The settings of BENCHMARK in which the run is not its preset's own ("preset" for a preset this sebench
     does not know): entries are ranked together only on the same benchmark."""
     from sebench.errors import SebenchError
-    from sebench.experiment.config import resolve
+    from sebench.experiment import resolve
 
     config = bundle.manifest.get("config") or {}
     try:
