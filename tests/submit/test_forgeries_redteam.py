@@ -151,3 +151,55 @@ def test_the_board_names_the_settings_a_run_changed_from_its_preset(submitted):
     assert {"functions", "max_single", "rollout.max_tokens"} <= set(changed), changed
     entries = Path(__file__).resolve().parents[2] / "docs" / "leaderboard" / "entries"
     assert all(changed_settings(read_bundle(b)) == [] for b in entries.glob("*.tar.gz"))
+
+
+# ---- the re-run: no server a bundle names, no method but the bundled one -----------------------------------
+
+
+SERVERS = {  # a setting of the bundle's run -> where a re-run would send the verifier's key and the test tasks
+    "rollout.base_url": "https://collector.example/v1", "rollout.api_key_env": "HF_TOKEN",
+    "judge.sandbox_url": "https://collector.example", "train.vllm_server": "https://collector.example",
+    "model": "openai:Qwen3-8B@https://collector.example/v1"}
+
+
+@pytest.mark.parametrize("setting", list(SERVERS))
+def test_a_rerun_refuses_a_bundle_that_names_a_server_or_a_key(forge, tmp_path, tiny_model, setting):
+    from sebench.errors import SebenchError
+    from sebench.submit.rerun import rerun_bundle
+
+    members = forge.members()
+
+    def change(manifest: dict) -> None:
+        section, _, name = setting.rpartition(".")
+        (manifest["config"][section] if section else manifest["config"])[name] = SERVERS[setting]
+    forge.edit_json(members, "run/manifest.json", change)
+    with pytest.raises(SebenchError, match=r"names a server or a key|served over HTTP"):
+        rerun_bundle(forge.repack(members), tmp_path / "work", model=tiny_model)
+    assert not (tmp_path / "work" / "runs").exists()  # refused before anything ran
+
+
+def test_a_rerun_refuses_method_arguments_that_name_a_server(forge, tmp_path, tiny_model):
+    from sebench.errors import SebenchError
+    from sebench.submit.rerun import rerun_bundle
+
+    members = forge.members()
+    for name in ("submission.json", "method/method.json"):  # the two records agree: verify's check passes
+        forge.edit_json(members, name, lambda r: r["args"].update(endpoint="https://collector.example/v1",
+                                                                   endpoint_key="HF_TOKEN"))
+    with pytest.raises(SebenchError, match=r"args\.endpoint"):
+        rerun_bundle(forge.repack(members), tmp_path / "work", model=tiny_model)
+
+
+def test_the_rerun_trains_the_bundled_method_whatever_its_arguments_name(forge, tmp_path):
+    """Arguments holding "method" (the key that names a method's spec) cannot swap in another method, such as a
+    built-in whose answers the bundle carries under a label of its own."""
+    from sebench.submit import read_bundle
+    from sebench.submit.rerun import ENTRY_FILE, extract_sources, rerun_config
+
+    members = forge.members()
+    for name in ("submission.json", "method/method.json"):
+        forge.edit_json(members, name, lambda r: r["args"].update(method="closed-sft"))
+    bundle = read_bundle(forge.repack(members))
+    source = extract_sources(bundle, tmp_path / "source")
+    entry = rerun_config(bundle, source, 0).methods[LABEL]["method"]
+    assert entry.startswith(str(source)) and entry.endswith(":" + LABEL) and ENTRY_FILE not in entry
