@@ -203,3 +203,39 @@ def test_the_rerun_trains_the_bundled_method_whatever_its_arguments_name(forge, 
     source = extract_sources(bundle, tmp_path / "source")
     entry = rerun_config(bundle, source, 0).methods[LABEL]["method"]
     assert entry.startswith(str(source)) and entry.endswith(":" + LABEL) and ENTRY_FILE not in entry
+
+
+# ---- the folder the answers are judged in ------------------------------------------------------------------
+
+
+def test_answers_are_judged_in_the_rebuilt_instance_not_a_folder_the_manifest_names(
+        forge, rebuilt_tests, shared_work, tmp_path, capsys):
+    """The manifest's `data` named the folder the answers were checked and judged in, while the data hashes were
+    checked against the rebuilt instance: pointed at another instance beside it in the work folder (here one
+    with two single-function tasks), two right answers passed as 2/2."""
+    import shutil
+
+    from sebench.submit import read_bundle
+    from sebench.submit.verify import rebuilt_dir
+
+    bundle = read_bundle(forge.bundle)
+    real = rebuilt_dir(bundle, shared_work)
+    easy = real.parent / "rebuilt-easier"
+    shutil.rmtree(easy, ignore_errors=True)
+    shutil.copytree(real / "data", easy / "data")
+    tasks = rebuilt_tests("single_test")
+    keep = sorted(tasks)[:2]
+    (easy / "data/datasets/test/single_test.jsonl").write_text("".join(json.dumps(tasks[t]) + "\n" for t in keep))
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: m.update(data="../rebuilt-easier/data"))
+    for single, kind in [(f"evals/{who}/closed/single_test", kind) for who in (LABEL, "untrained")
+                         for kind in ("rollouts", "verdicts")]:
+        lines = [line for line in members[f"{single}/{kind}.jsonl"].decode().splitlines()
+                 if json.loads(line)["task_id"] in keep]
+        members[f"{single}/{kind}.jsonl"] = ("\n".join(lines) + "\n").encode()
+    forge.data = easy / "data"
+    forge.answer(members, f"{LABEL}/closed/single_test",
+                 lambda r: f"```python\n{tasks[r['task_id']]['reference_solution']}\n```")
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out == ["mismatch: run/manifest.json: data '../rebuilt-easier/data' is not the rebuilt "
+                                 "instance's folder 'data'"], out

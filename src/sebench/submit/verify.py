@@ -6,7 +6,8 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
 3. the records: every field the board shows is read from the run's records and agrees with submission.json
    and card.md (crosscheck.py);
 4. the data: the seed's instance is rebuilt with the run's settings (a fresh study's build and select stages),
-   and every data hash of the run's manifest is the rebuilt one's;
+   the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
+   the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
    and for the untrained model, and nothing else is there;
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
@@ -197,10 +198,15 @@ def rebuilt_dir(bundle: Bundle, work: Path) -> Path:
 
 
 def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
-    """Every data hash against the rebuilt data's; the data's manifest.json, which names the folder it was
-    selected from, against the bundled copy (its hash) and the rebuilt one less that folder."""
+    """The manifest's data folder is the rebuilt one's, and every data hash the rebuilt data's; the data's
+    manifest.json, which names the folder it was selected from, against the bundled copy (its hash) and the
+    rebuilt one less that folder."""
     expected = bundle.manifest.get("data_hashes") or {}
     data = rebuild(bundle, work)
+    folder = data.relative_to(rebuilt_dir(bundle, work)).as_posix()
+    if bundle.manifest.get("data", "data") != folder:  # steps 5 and 6 read the answers' tasks there
+        raise Mismatch(f"run/manifest.json: data {bundle.manifest.get('data')!r} is not the rebuilt instance's "
+                       f"folder {folder!r}")
     actual = {**data_hashes(data), MANIFEST: expected.get(MANIFEST)}
     seed = bundle.manifest.get("seed")
     for name in sorted(set(expected) | set(actual)):
