@@ -239,3 +239,19 @@ def test_answers_are_judged_in_the_rebuilt_instance_not_a_folder_the_manifest_na
     code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
     assert code == 1 and out == ["mismatch: run/manifest.json: data '../rebuilt-easier/data' is not the rebuilt "
                                  "instance's folder 'data'"], out
+
+
+# ---- one bad bundle does not stop the board -----------------------------------------------------------------
+
+
+def test_a_bundle_the_verifier_cannot_rebuild_fails_alone_on_the_board(forge, tmp_path):
+    """A setting this sebench refuses when it rebuilds the instance is an error of that bundle (one line, exit 2
+    in `sebench verify`); on the board it is that entry's failure, and the other entries are still shown."""
+    from sebench.submit.leaderboard import leaderboard_rows
+
+    members = forge.members()
+    for name in ("run/manifest.json", "submission.json"):
+        forge.edit_json(members, name, lambda r: (r.get("config") or r).update(protocol="nope"))
+    forged = forge.repack(members)
+    entry = next(e for e in leaderboard_rows([forged], tmp_path / "store") if e.source == forged.name)
+    assert entry.level == "fails" and "nope" in entry.marks["fails"], entry.marks

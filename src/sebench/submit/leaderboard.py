@@ -27,11 +27,11 @@ import json
 import logging
 from pathlib import Path
 
+from sebench.errors import SebenchError
 from sebench.files import file_sha256
 from sebench.submit.bundle import read_bundle, rows_of, write_text
 from sebench.submit.crosscheck import changed_settings, shown_fields
 from sebench.submit.entry import COSTS, SPLITS, Cell, Entry
-from sebench.submit.safe import BundleError
 from sebench.submit.verify import (
     FAILS,
     HELD_OUT,
@@ -104,7 +104,7 @@ def checked(path: Path, store: Path, ledger: Path | None) -> dict:
         try:
             write_record(verify_bundle(path), store)
             record = read_record(store, digest) or {}
-        except BundleError as exc:
+        except (SebenchError, OSError) as exc:  # a bundle that cannot be read or rebuilt fails alone
             record = {"verified": False, "mismatch": str(exc)}
     if ledger is not None and record.get("verified"):
         kept = read_record(ledger, digest) or {}
