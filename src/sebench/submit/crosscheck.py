@@ -4,15 +4,30 @@ run's own records (run/manifest.json and its settings, method/method.json), fiel
 The board shows base model, preset, seed, decoding, protocol, isolation and cost from the records
 (`shown_fields`); a description that disagrees with them is a mismatch naming the field. The records agree among
 themselves too: the manifest's model, seed and preset are its settings', its isolation layer the method's, its
-training stage's time the method's wall time.
+training stage's time the method's wall time. Each cost is a non-negative number or not recorded.
+
+The run's settings that set the verifier's own work (the judge's limits, the rebuilt instance's size) are at
+most CAPS: the largest any preset uses, so that a bundle cannot make verification run without end.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 from sebench.submit.bundle import INDEX, SOURCE_DIR, Bundle, submission
 from sebench.submit.card import card_markdown
+from sebench.submit.entry import COSTS
+
+CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "build_single": 259,
+        "build_multiple": 300}  # the judge's default limits x 10 and x 8; the paper-sized build (RunConfig)
+
+
+BENCHMARK = ("functions", "max_train", "max_single", "max_multiple", "build_train", "build_single", "build_multiple",
+             "docs_only", "warmup", "lifelong", "splits", "protocol", "original_repo", "rollout.n",
+             "rollout.temperature", "rollout.top_p", "rollout.max_tokens", "rollout.thinking",
+             "rollout.context_tokens", "judge.timeout", "judge.memory_mb")  # what the tasks and their judging are
 
 
 class Mismatch(Exception):
@@ -30,7 +45,26 @@ def shown_fields(bundle: Bundle) -> dict:
             "decoding": {"n": rollout.get("n"), "temperature": rollout.get("temperature"),
                          "max_tokens": rollout.get("max_tokens")},
             "isolation": method.get("isolation"), "eligible": method.get("eligible"), "network": method.get("network"),
-            "cost": {k: cost.get(k) for k in ("wall_seconds", "judge_calls", "tokens_sampled", "tokens_trained")}}
+            "cost": {k: cost.get(k) for k in COSTS}}
+
+
+def changed_settings(bundle: Bundle) -> list[str]:
+    """The settings of BENCHMARK in which the run is not its preset's own ("preset" for a preset this sebench
+    does not know): entries are ranked together only on the same benchmark."""
+    from sebench.errors import SebenchError
+    from sebench.experiment import resolve
+
+    config = bundle.manifest.get("config") or {}
+    try:
+        preset = dataclasses.asdict(resolve(str(config.get("preset")), {}))
+    except (SebenchError, TypeError, ValueError):
+        return ["preset"]
+    return [name for name in BENCHMARK if _setting(config, name) != _setting(preset, name)]
+
+
+def _setting(config: dict, name: str) -> object:
+    section, _, key = name.rpartition(".")
+    return ((config.get(section) or {}) if section else config).get(key)
 
 
 def check_records(bundle: Bundle, *_: object) -> None:
@@ -44,12 +78,37 @@ def check_records(bundle: Bundle, *_: object) -> None:
     if layer and method.get("isolation") and layer != method.get("isolation"):
         raise Mismatch(f"method/method.json: isolation {method.get('isolation')!r} is not the run manifest's {layer!r}")
     label = bundle.record(INDEX).get("label")
+    check_caps(config)
+    check_costs(method)
     check_wall_time(manifest, method, str(label))
     for where, value in (("submission.json", sub.get("label")), ("method/method.json", method.get("label"))):
         if value != label:
             raise Mismatch(f"{where}: label {value!r} is not {INDEX}'s {label!r}")
     check_submission(bundle)
     check_card(bundle)
+
+
+def check_caps(config: dict) -> None:
+    """The settings that set the verifier's work are within CAPS (module docstring)."""
+    for name, cap in CAPS.items():
+        value = _setting(config, name)
+        if value is not None and not (_number(value) and value <= cap):
+            raise Mismatch(f"run/manifest.json: {name} {value!r} is over the verifier's cap of {cap:g} "
+                           "(or not a number)")
+
+
+def check_costs(method: dict) -> None:
+    """Every cost the board shows is a non-negative number, or not recorded."""
+    cost = method.get("cost") or {}
+    for name in COSTS:
+        value = cost.get(name)
+        if value is not None and not (_number(value) and value >= 0):
+            raise Mismatch(f"method/method.json: cost.{name} {value!r} is not a non-negative number")
+
+
+def _number(value: object) -> bool:
+    """A finite int or float, not a bool (an int of any size is finite)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and math.isfinite(value))
 
 
 def check_wall_time(manifest: dict, method: dict, label: str) -> None:

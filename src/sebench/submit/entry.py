@@ -35,6 +35,7 @@ class Entry:
     source: str = ""  # the bundle's file name
     level: str = "reported"  # sebench.submit.verify.LEVELS, "fails", or "reported"
     tasks: dict = field(default_factory=dict)  # split -> its test tasks
+    group: str = ""  # the benchmark it was measured on: entries are ranked only within one group
 
     @property
     def name(self) -> str:

@@ -13,9 +13,11 @@ LEDGER/<sha256>.json written by `sebench verify --rerun --store LEDGER`), and co
 itself re-judged. Every field shown is read from the run's records (crosscheck.shown_fields) and every number
 from the rows the verifier recomputed.
 
-Only reproduced entries are ranked, each base model apart; the rest are listed below them, unranked. A ranked
-entry's band is 1 + the number of entries of the same base model whose 95% interval lies wholly above its own:
-entries in one band are not told apart at this sample size, and one very uncertain entry changes no other band.
+Only reproduced entries are ranked, each benchmark apart (the same base model, preset, protocol and decoding, and
+the settings of crosscheck.BENCHMARK a run changed from its preset, which its preset column names); the rest are
+listed below them, unranked. A ranked entry's band is 1 + the number of entries of the same benchmark whose 95%
+interval lies wholly above its own: entries in one band are not told apart at this sample size, and one very
+uncertain entry changes no other band.
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ import json
 import logging
 from pathlib import Path
 
+from sebench.errors import SebenchError
 from sebench.files import file_sha256
 from sebench.submit.bundle import read_bundle, rows_of, write_text
-from sebench.submit.crosscheck import shown_fields
+from sebench.submit.crosscheck import changed_settings, shown_fields
 from sebench.submit.entry import COSTS, SPLITS, Cell, Entry
-from sebench.submit.safe import BundleError
 from sebench.submit.verify import (
     FAILS,
     HELD_OUT,
@@ -37,6 +39,7 @@ from sebench.submit.verify import (
     default_store,
     level_of,
     read_record,
+    rules,
     verify_bundle,
     write_record,
 )
@@ -93,15 +96,15 @@ def board_markdown(bundles: list[Path], store: Path | None = None, ledger: Path 
 
 
 def checked(path: Path, store: Path, ledger: Path | None) -> dict:
-    """The bundle's verification: the store's record of these bytes, else one made now (and stored); with a
-    re-run or held-out result from the ledger where the store has none."""
+    """The bundle's verification: the store's record of these bytes made under these rules (verify.rules),
+    else one made now (and stored); with a re-run or held-out result from the ledger where the store has none."""
     digest = file_sha256(path)
     record = read_record(store, digest)
-    if record is None or "verified" not in record:
+    if record is None or "verified" not in record or record.get("rules") != rules():
         try:
             write_record(verify_bundle(path), store)
             record = read_record(store, digest) or {}
-        except BundleError as exc:
+        except (SebenchError, OSError) as exc:  # a bundle that cannot be read or rebuilt fails alone
             record = {"verified": False, "mismatch": str(exc)}
     if ledger is not None and record.get("verified"):
         kept = read_record(ledger, digest) or {}
@@ -119,10 +122,13 @@ def entry_of(path: Path, record: dict) -> Entry:
     rows = {r["split"]: r for r in rows_of(bundle.members) if r["regime"] == label and r["mode"] == "closed"}
     held = record.get("held_out") or {}
     seeds = str(shown["seed"]) + (f" + {held['seeds']} held out" if held else "")
-    return Entry(label, str(shown["base_model"]), str(shown["preset"]), seeds,
+    changed = changed_settings(bundle)
+    preset = str(shown["preset"]) + (f" (changed: {', '.join(changed)})" if changed else "")
+    return Entry(label, str(shown["base_model"]), preset, seeds,
                  {split: cell(rows[split]) for split in SPLITS if split in rows},
                  {name: shown["cost"].get(name) for name in COSTS}, marks(shown, record, label),
-                 source=path.name, level=record["level"], tasks={s: rows[s].get("tasks") for s in SPLITS if s in rows})
+                 source=path.name, level=record["level"], tasks={s: rows[s].get("tasks") for s in SPLITS if s in rows},
+                 group=json.dumps([shown["base_model"], preset, shown["protocol"], shown["decoding"]], sort_keys=True))
 
 
 def cell(row: dict) -> Cell:
@@ -153,7 +159,7 @@ def rank(entries: list[Entry]) -> list[Entry]:
     """Reproduced entries by base model and single-function accuracy, with their bands (module docstring);
     then the others, unranked."""
     def score(e: Entry) -> tuple:
-        return (e.base_model, *(-(e.cells[s].accuracy if s in e.cells else -1.0) for s in SPLITS))
+        return (e.group, e.base_model, *(-(e.cells[s].accuracy if s in e.cells else -1.0) for s in SPLITS))
 
     ranked = [e for e in entries if e.level in RANKED]
     out = [dataclasses.replace(e, band=band(e, ranked)) for e in sorted(ranked, key=score)]
@@ -161,10 +167,10 @@ def rank(entries: list[Entry]) -> list[Entry]:
 
 
 def band(entry: Entry, ranked: list[Entry]) -> int | None:
-    """1 + the entries of the same base model whose single-function interval lies wholly above this one's."""
+    """1 + the entries of the same group whose single-function interval lies wholly above this one's."""
     mine = entry.cells.get("single_test")
     if mine is None or mine.ci95 is None:
         return None
-    above = [e for e in ranked if e.base_model == entry.base_model and e.cells.get("single_test")
+    above = [e for e in ranked if (e.group, e.base_model) == (entry.group, entry.base_model) and e.cells.get("single_test")
              and e.cells["single_test"].ci95 and e.cells["single_test"].ci95[0] > mine.ci95[1]]
     return 1 + len(above)

@@ -3,14 +3,18 @@
 Every text from a bundle is escaped where it is rendered: HTML-escaped in the page and the SVG, and in the
 Markdown table every character but letters, digits, spaces and `.,%/` written as an HTML character reference
 (`&#60;` for `<`), which no Markdown extension reads as syntax (no tag, no emphasis, no table pipe, no
-snippet marker), so a label is shown, never rendered, by a browser or by mkdocs.
+snippet marker), so a label is shown, never rendered, by a browser or by mkdocs. Before either, every
+character that is not drawn but changes how others are (bidirectional overrides and isolates, zero-width
+characters, controls: Unicode categories C*, Zl, Zp) is written as its code (`\\u202e`), so no text can reverse
+or hide part of a row.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from html import escape
+import unicodedata
+from html import escape as _escape
 
 from sebench.submit.entry import SPLITS, Cell, Entry
 
@@ -23,8 +27,9 @@ td.text{text-align:left}td.marks{white-space:normal;min-width:16em}tr.reported,t
 tr.reported{font-style:italic}.mark{display:inline-block;border-radius:.3em;padding:0 .3em;margin:0 .1em;
 background:#eef}.mark.no{background:#fdd}svg{max-width:100%;height:auto}svg text{font-size:11px}"""
 READING = ("Closed-book accuracy in % with its 95% interval; Δ: the paired difference from the same base model, "
-           "untrained, in points, with its p-value. Only reproduced entries are ranked, each base model apart; in "
-           "one band no entry's interval lies wholly above another's. Re-judged entries (their answers judged "
+           "untrained, in points, with its p-value. Only reproduced entries are ranked, each benchmark (base "
+           "model, preset with its changes, protocol, decoding) apart; in one band no entry's interval lies wholly "
+           "above another's. Re-judged entries (their answers judged "
            "again, the answers resting on the submitter) and entries that fail verification are listed below, "
            "unranked. Reported rows are the paper's numbers, not re-run here.")
 FILTER = """function filterBase(){var v=document.getElementById('base').value;
@@ -37,6 +42,17 @@ document.body.dataset.ready='1';"""
 COLOURS = ("#1b4f9c", "#c0392b", "#27864a", "#8e44ad", "#d68910", "#148f99", "#6e2c00", "#5d6d7e")
 SHAPES = ("circle", "square", "diamond", "triangle")
 MARKDOWN_PLAIN = re.compile(r"[^\w .,%/]|_", re.UNICODE)
+
+
+def visible(text: str) -> str:
+    """`text` with every character that is not drawn written as its code (module docstring)."""
+    return "".join(f"\\u{ord(c):04x}" if c != " " and unicodedata.category(c)[0] in "CZ" and
+                   unicodedata.category(c) != "Zs" else c for c in text)
+
+
+def escape(text: str) -> str:
+    """`text` for HTML: visible, then escaped."""
+    return _escape(visible(text))
 
 
 def pct(cell: Cell | None) -> str:
@@ -91,7 +107,7 @@ def cells(entry: Entry) -> list[str]:
 
 def markdown_text(text: str) -> str:
     """`text` shown as itself in a Markdown table cell (module docstring)."""
-    return MARKDOWN_PLAIN.sub(lambda m: f"&#{ord(m.group())};", text.replace("\n", " "))
+    return MARKDOWN_PLAIN.sub(lambda m: f"&#{ord(m.group())};", visible(text.replace("\n", " ")))
 
 
 def markdown_table(entries: list[Entry], title: bool = True) -> str:
@@ -128,10 +144,15 @@ def marker(shape: str, x: float, y: float, colour: str) -> str:
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.5" fill="{colour}"/>'
 
 
+def placeable(seconds: object) -> bool:
+    """A wall time the log axis can place: a positive finite number."""
+    return (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf)
+
+
 def plot(entries: list[Entry], width: int = 640, height: int = 320, pad: int = 48) -> str:
     """Single-function accuracy (with its interval) against wall time (log scale): one point per entry, each its
     own colour and shape, labelled with the entry's name (its method and bundle)."""
-    points = [e for e in entries if "single_test" in e.cells and (e.cost.get("wall_seconds") or 0) > 0]
+    points = [e for e in entries if "single_test" in e.cells and placeable(e.cost.get("wall_seconds"))]
     logs = [math.log10(e.cost["wall_seconds"]) for e in points] or [0.0]
     lo, hi = math.floor(min(logs)), math.ceil(max(logs)) + (math.ceil(max(logs)) == math.floor(min(logs)))
 

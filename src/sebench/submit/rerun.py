@@ -9,6 +9,11 @@ The re-run evaluates the method and the untrained model again, and both are comp
   tasks (sebench.intervals.sign_flip_p) rejects at FALSE_ALARM / comparisons (Bonferroni), so an honest
   bundle is called "not reproduced" with probability at most FALSE_ALARM (tests/submit/test_rules.py measures it).
 
+A re-run contacts no server and reads no environment variable a bundle names (SERVER_KEYS anywhere in its
+settings or its method's arguments, a model served over HTTP): those would send the verifier's keys and the
+(held-out) test tasks where the submitter chose; such a bundle is refused before anything runs. The bundled
+method is the one trained: its arguments cannot name another.
+
 Every line of the bundle's code runs in the method's fence: a file method is loaded there from its extracted
 file, and a module or entry-point method through a file that imports it there (ENTRY_FILE); the verifier
 never imports the bundle's code, never puts its folder on its own path or its children's.
@@ -41,6 +46,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     compare_rerun's result) or on `seeds` (held_out's result). `model`: where the base model is here (a bundle
     names a local model by its folder's name and sha256, which this folder must have)."""
     bundle = read_bundle(path)
+    check_no_servers(bundle)
     check_model(bundle, model)
     source = extract_sources(bundle, Path(work) / "source")
     if not seeds:
@@ -48,6 +54,32 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
         return compare_rerun(bundle, root)
     roots = [scrub(run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s, model)) for s in seeds]
     return held_out(bundle, roots)
+
+
+SERVER_KEYS = ("base_url", "api_key_env", "sandbox_url", "vllm_server", "endpoint", "endpoint_key")
+SERVED = ("openai:",)  # model specs served over HTTP (sebench.rollout.backends)
+
+
+def check_no_servers(bundle: Bundle) -> None:
+    """Refuses a bundle whose settings or method arguments name a server or a key's variable (module docstring)."""
+    config = bundle.manifest.get("config") or {}
+    for where, value in (("run/manifest.json: config", config), ("submission.json: args", bundle.submission.get("args"))):
+        stack: list[tuple[str, object]] = [(where, value)]
+        while stack:
+            name, item = stack.pop()
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    if key in SERVER_KEYS and inner not in (None, "", []):
+                        raise SebenchError(f"{name}.{key}: {str(inner)[:80]!r} names a server or a key; a re-run "
+                                           "contacts none that a bundle names")
+                    stack.append((f"{name}.{key}", inner))
+            elif isinstance(item, list):
+                stack += [(f"{name}[{i}]", inner) for i, inner in enumerate(item)]
+    for key in ("model", "train_model"):
+        spec = str(config.get(key) or "")
+        if spec.startswith(SERVED) or "://" in spec:
+            raise SebenchError(f"run/manifest.json: config.{key} {spec[:80]!r} is a model served over HTTP; a "
+                               "re-run contacts no server that a bundle names")
 
 
 def check_model(bundle: Bundle, model: str | None) -> None:
@@ -111,7 +143,7 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
     config = bundle.manifest.get("config") or {}
     label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
     if sub.get("origin") != "built-in":
-        changes["methods"] = {label: {"method": method_entry(bundle, source), **(sub.get("args") or {})}}
+        changes["methods"] = {label: {**(sub.get("args") or {}), "method": method_entry(bundle, source)}}
     else:
         changes["methods"] = {k: v for k, v in (config.get("methods") or {}).items() if k == label}
     return run_config(bundle, **changes)

@@ -5,7 +5,8 @@
 - names: a member is a regular file whose name is already in canonical relative form (no leading `/`, no
   empty, `.` or `..` part, no backslash, only `A-Z a-z 0-9 _ . - + = @ ,`); links, devices, folders and fifos
   are refused, and so is a name given twice;
-- JSON: at most MAX_DEPTH levels of nesting, checked without recursion.
+- JSON: at most MAX_DEPTH levels of nesting, checked without recursion; every number finite (no NaN, no
+  Infinity, no 1e999), which the board could neither compare nor draw.
 
 Every refusal is a BundleError: one line naming the bundle and the member.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import re
 import tarfile
 import zlib
@@ -95,7 +97,9 @@ def read_members(path: Path) -> dict[str, bytes]:
 def parse_json(text: str, where: str) -> Any:
     """The JSON value of `text`, at most MAX_DEPTH deep; else a BundleError naming `where`."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_finite, parse_float=_finite)
+    except _NotFinite as exc:
+        raise BundleError(f"{where}: {str(exc)[:40]} is not a finite number (refused)") from None
     except json.JSONDecodeError as exc:
         raise BundleError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
@@ -109,6 +113,21 @@ def parse_json(text: str, where: str) -> Any:
             if depth > MAX_DEPTH:
                 raise BundleError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels (refused)")
             stack += [(v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)]
+    return value
+
+
+class _NotFinite(Exception):
+    """A JSON number that is NaN or infinite."""
+
+
+def _not_finite(text: str) -> float:
+    raise _NotFinite(text)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(text)
     return value
 
 

@@ -6,7 +6,8 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
 3. the records: every field the board shows is read from the run's records and agrees with submission.json
    and card.md (crosscheck.py);
 4. the data: the seed's instance is rebuilt with the run's settings (a fresh study's build and select stages),
-   and every data hash of the run's manifest is the rebuilt one's;
+   the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
+   the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
    and for the untrained model, and nothing else is there;
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
@@ -18,6 +19,8 @@ A bundle that cannot be read (safe.py) is a BundleError (exit 2), not a mismatch
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import json
 import logging
 import math
@@ -36,7 +39,7 @@ from sebench.submit.safe import BundleError, parse_json
 
 log = logging.getLogger(__name__)
 
-VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "outcome")
+VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "protocol", "outcome")
 ROW_KEY = ("regime", "mode", "split", "protocol")
 MANIFEST = "manifest.json"
 STEPS = ("index", "method", "records", "data", "answers", "verdicts", "rows")
@@ -195,10 +198,15 @@ def rebuilt_dir(bundle: Bundle, work: Path) -> Path:
 
 
 def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
-    """Every data hash against the rebuilt data's; the data's manifest.json, which names the folder it was
-    selected from, against the bundled copy (its hash) and the rebuilt one less that folder."""
+    """The manifest's data folder is the rebuilt one's, and every data hash the rebuilt data's; the data's
+    manifest.json, which names the folder it was selected from, against the bundled copy (its hash) and the
+    rebuilt one less that folder."""
     expected = bundle.manifest.get("data_hashes") or {}
     data = rebuild(bundle, work)
+    folder = data.relative_to(rebuilt_dir(bundle, work)).as_posix()
+    if bundle.manifest.get("data", "data") != folder:  # steps 5 and 6 read the answers' tasks there
+        raise Mismatch(f"run/manifest.json: data {bundle.manifest.get('data')!r} is not the rebuilt instance's "
+                       f"folder {folder!r}")
     actual = {**data_hashes(data), MANIFEST: expected.get(MANIFEST)}
     seed = bundle.manifest.get("seed")
     for name in sorted(set(expected) | set(actual)):
@@ -343,14 +351,28 @@ _STEPS: dict[str, Callable[[Bundle, Path, int | None], None]] = {
     "answers": check_answers, "verdicts": check_verdicts, "rows": check_rows}
 
 
+@functools.cache
+def rules() -> str:
+    """The rules a verification was made under: the digest of sebench's version and of every source file of
+    the installed sebench package (a verification made by other code is made again, not trusted)."""
+    import sebench
+
+    package = Path(sebench.__file__).parent
+    digest = hashlib.sha256(sebench.__version__.encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def write_record(verification: Verification, store: Path) -> Path:
     """The verification in the verifier's own store (STORE/<bundle sha256>.json; never beside the bundle, where
-    anyone can put a file), which `sebench leaderboard` reads. A re-run or held-out result of an earlier
-    verification of the same bytes is kept where this one has none. Returns the record's path."""
+    anyone can put a file), which `sebench leaderboard` reads, with the rules it was made under. A re-run or
+    held-out result of an earlier verification of the same bytes is kept where this one has none. Returns the
+    record's path."""
     from sebench.files import write_json
 
     path = record_path(store, verification.bundle_sha256)
-    record = verification.to_json()
+    record = {**verification.to_json(), "rules": rules()}
     old = read_record(store, verification.bundle_sha256) or {}
     if verification.verified and old.get("verified"):
         record.update({k: old.get(k) for k in ("rerun", "held_out") if record[k] is None})
