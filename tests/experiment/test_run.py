@@ -85,6 +85,7 @@ def _run_until(args: list[str], out: Path, marker: str, timeout: float = 240) ->
     return False
 
 
+@pytest.mark.slow  # a whole study killed and restarted (about 60 s); resuming is also covered by the rollout, state and training tests
 @pytest.mark.timeout(900)
 def test_killed_and_restarted_run_gives_the_same_report(tmp_path, built_instance, tiny_model):
     straight = tmp_path / "straight"
