@@ -23,8 +23,10 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(VENV)/bin/sebench run --preset quick --out $(RUN_DIR)
 
+# two workers (pytest-xdist): the suite's tests are independent, and half of their time is spent waiting on
+# processes, sandboxes and servers, so two workers on 2 cores halve it; the slow tests run one at a time
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
