@@ -30,12 +30,6 @@ LAYERS = [*KERNEL_LAYERS, "audit-hook"]
 WAYS = ("python", "ctypes", "subprocess")
 
 
-@pytest.fixture(params=LAYERS)
-def layer(request, monkeypatch):
-    monkeypatch.setenv("SEBENCH_ISOLATION", request.param)
-    return request.param
-
-
 @pytest.fixture()
 def layout(tmp_path, built_instance, monkeypatch):
     """proj/runs/{quick,mine,latest}, proj/built (another instance), proj/hf (an export), proj/home."""

@@ -19,20 +19,13 @@ from fake_openai_server import FakeOpenAIServer
 from sebench.cli import main
 from sebench.errors import SebenchError
 from sebench.files import tree_sha256
-from sebench.methods import AgentBackend, MethodJob, OutputRules, available_layers, resolve, run_method
+from sebench.methods import AgentBackend, MethodJob, OutputRules, resolve, run_method
 from sebench.rollout import GenerationRequest
 
 HOSTILE = Path(__file__).with_name("hostile_outputs.py")
-LAYERS = [*(layer for layer in ("bwrap", "landlock") if layer in available_layers()), "audit-hook"]
 WAYS = ("python", "ctypes", "subprocess")
 PLANTS = [*(("file-link", w) for w in WAYS), ("folder-link", "python"), *(("fifo", w) for w in WAYS),
           ("socket", "python"), ("socket", "subprocess"), *(("hardlink", w) for w in WAYS), ("big-file", "python")]
-
-
-@pytest.fixture(params=LAYERS)
-def layer(request, monkeypatch):
-    monkeypatch.setenv("SEBENCH_ISOLATION", request.param)
-    return request.param
 
 
 @pytest.fixture()

@@ -58,12 +58,6 @@ def setup(request, monkeypatch):
     return request.param
 
 
-@pytest.fixture(params=LAYERS)
-def layer(request, monkeypatch):
-    monkeypatch.setenv("SEBENCH_ISOLATION", request.param)
-    return request.param
-
-
 @pytest.fixture()
 def study(tmp_path, built_instance):
     run = tmp_path / "runs" / "mine"
