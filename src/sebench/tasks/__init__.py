@@ -17,7 +17,7 @@ Outputs are stored and compared as sebench.values says; model-written tasks are 
 
 from sebench.exports import front_door
 
-__all__ = ["CONSTRUCTOR", "SPLIT_FILE_NAMES", "OriginalAnswer", "TaskSizes", "all_templates", "generate_tasks",
+__all__ = ["CONSTRUCTOR", "SPLIT_FILE_NAMES", "OriginalAnswer", "TaskSizes", "Template", "all_templates", "generate_tasks",
            "import_official", "is_original_record", "library_agreement", "original_answers", "release_files",
            "released_rows", "write_task_files"]
 __getattr__ = front_door(__name__, __all__, {
@@ -27,5 +27,5 @@ __getattr__ = front_door(__name__, __all__, {
     "official": ("import_official",),
     "original_format": ("OriginalAnswer", "is_original_record", "original_answers"),
     "release": ("SPLIT_FILE_NAMES", "release_files", "released_rows"),
-    "spec": ("CONSTRUCTOR",),
+    "spec": ("CONSTRUCTOR", "Template"),
 })

@@ -45,6 +45,7 @@ class Template:
     cases:  minimum number of agreeing test cases for the task to be kept.
     tags:   "train": only ever used for training; "ctor": the constructor counts as a function of the
             task; "repr": outputs are repr strings (NumPy's "array(" read as the constructor's name).
+    library: the original's import name that `{name}` keys live under ("numpy": "numpy.mean").
     """
 
     key: str
@@ -56,13 +57,14 @@ class Template:
     cases: int = 8
     tries: int = 16
     tags: tuple[str, ...] = field(default=())
+    library: str = "numpy"
 
     @property
     def functions(self) -> tuple[str, ...]:
         """The mapping keys this template's body calls, in order of first use ("numpy.mean", ...)."""
         seen: dict[str, None] = {}
         for name in NAME_RE.findall(self.body):
-            seen.setdefault("numpy." + name, None)
+            seen.setdefault(f"{self.library}.{name}", None)
         return tuple(seen)
 
     @property
