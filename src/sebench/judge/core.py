@@ -18,6 +18,7 @@ from pathlib import Path
 from sebench.answers import extract_code
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.instance_library import require_numpy
 from sebench.judge.static import Rules, check_code, package_calls
 from sebench.judge.verdict import expected_for, make_verdict, verdict_from_run
 from sebench.records import Task, Verdict
@@ -46,6 +47,8 @@ class Judge:
             raise SebenchError("the numpy mode is judged with a local sandbox; leave out --sandbox-url")
         self.instance = instance if isinstance(instance, Instance) else Instance.open(instance)
         self.library = library
+        if library == "numpy":
+            require_numpy(self.instance, "the numpy mode (real NumPy instead of the package)")
         self.rules = Rules.of_numpy() if library == "numpy" else Rules.of_instance(self.instance)
         self._selected_as = self._numpy_names() if library == "numpy" else {}
         self.workers = max(1, workers or os.cpu_count() or 1)

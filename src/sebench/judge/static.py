@@ -5,7 +5,8 @@ In order, the first failing rule gives the verdict:
 - `forbidden_import`: an import of anything but the package and an allowlist of harmless standard
   modules (math, cmath, itertools, functools, collections, operator, typing, ...; never os, sys, io,
   inspect, gc, importlib, ctypes, statistics, decimal, fractions, numpy or any other numeric library),
-  relative imports included.
+  relative imports included. The library the package renames (mapping.json's "module") and its
+  "forbidden_imports" are refused even where the allowlist holds them (a library made of a standard module).
 - `forbidden_access`: a name or attribute that reaches around the rules: any attribute starting with "_",
   any dunder name but `__name__`, the builtins that reach underscore names with strings or read files
   (getattr, setattr, delattr, vars, globals, locals, eval, exec, compile, open, breakpoint, input, help,
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 
 from sebench.code_names import bound_names, parse
 from sebench.instance import Instance
+from sebench.instance_library import forbidden_modules
 
 ALLOWED_MODULES = frozenset({
     "math", "cmath", "itertools", "functools", "collections", "collections.abc", "operator", "typing",
@@ -65,12 +67,13 @@ class Rules:
     """What the static rules need to know about the generated package (from mapping.json)."""
 
     package: str
-    public: frozenset  # dotted public names: functions, the linalg module, the array type
+    public: frozenset  # dotted public names: functions, the linalg module, the array type, the library's types
     modules: frozenset  # dotted names of public modules: the package and its linalg submodule
     constructor: str | None = None  # e.g. "zwc.yitaf"
     array_type: str | None = None  # e.g. "zwc.Qoravet"
     in_place: frozenset = frozenset()  # functions that change their first argument (copyto, put, ...)
     identity_like: frozenset = frozenset()  # IDENTITY_LIKE's functions (the constructor and array type too)
+    allowed_modules: frozenset = ALLOWED_MODULES  # the allowlist, less the renamed library's own modules
 
     @classmethod
     def from_mapping(cls, mapping: dict) -> Rules:
@@ -84,25 +87,33 @@ class Rules:
             array_type = array_type if "." in array_type else f"{pkg}.{array_type}"
             public.add(array_type)
         public |= set((mapping.get("exceptions") or {}).values())
+        public |= set((mapping.get("types") or {}).values())  # a non-NumPy library's renamed types
         constructor = mapping.get("constructor")
         if constructor:
             public.add(constructor)
         functions = mapping.get("functions", {})
         in_place = frozenset(functions[n] for n in IN_PLACE if n in functions)
         identity = {functions[n] for n in IDENTITY_LIKE if n in functions} | {constructor, array_type} - {None}
+        forbidden = forbidden_modules(mapping)
+        allowed = frozenset(m for m in ALLOWED_MODULES if not any(m == f or m.startswith(f + ".") for f in forbidden))
         return cls(pkg, frozenset(public | modules), frozenset(modules), constructor, array_type, in_place,
-                   frozenset(identity))
+                   frozenset(identity), allowed)
 
     def to_json(self) -> dict:
-        """The rules as JSON: public names only, no NumPy name (a training view holds this, not the mapping)."""
-        return {"package": self.package, "public": sorted(self.public), "modules": sorted(self.modules),
+        """The rules as JSON: public names only, no NumPy name (a training view holds this, not the mapping);
+        the allowlist only where the renamed library takes modules off it."""
+        data = {"package": self.package, "public": sorted(self.public), "modules": sorted(self.modules),
                 "constructor": self.constructor, "array_type": self.array_type, "in_place": sorted(self.in_place),
                 "identity_like": sorted(self.identity_like)}
+        if self.allowed_modules != ALLOWED_MODULES:
+            data["allowed_modules"] = sorted(self.allowed_modules)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> Rules:
         return cls(data["package"], frozenset(data["public"]), frozenset(data["modules"]), data.get("constructor"),
-                   data.get("array_type"), frozenset(data.get("in_place", ())), frozenset(data.get("identity_like", ())))
+                   data.get("array_type"), frozenset(data.get("in_place", ())), frozenset(data.get("identity_like", ())),
+                   frozenset(data.get("allowed_modules", ALLOWED_MODULES)))
 
     @classmethod
     def of_numpy(cls) -> Rules:
@@ -213,8 +224,8 @@ def package_calls(code: str, package: str) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- imports
 
-def _module_allowed(name: str) -> bool:
-    return name in ALLOWED_MODULES
+def _module_allowed(name: str, rules: Rules) -> bool:
+    return name in rules.allowed_modules
 
 
 def _check_imports(nodes: list, rules: Rules) -> _Scope:
@@ -230,7 +241,7 @@ def _check_imports(nodes: list, rules: Rules) -> _Scope:
                         scope.modules[alias.asname] = alias.name
                     else:
                         scope.modules[root] = root
-                elif not _module_allowed(alias.name):
+                elif not _module_allowed(alias.name, rules):
                     raise _Violation("forbidden_import", f"import of '{alias.name}' is not allowed", node)
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
@@ -240,7 +251,7 @@ def _check_imports(nodes: list, rules: Rules) -> _Scope:
                 _check_package_path(module, rules, node)
                 for alias in node.names:
                     _bind_from_package(scope, module, alias, rules, node)
-            elif not _module_allowed(module):
+            elif not _module_allowed(module, rules):
                 raise _Violation("forbidden_import", f"import from '{module}' is not allowed", node)
     return scope
 

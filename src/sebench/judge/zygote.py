@@ -63,7 +63,10 @@ PRELOAD = (
     "heapq", "bisect", "string", "re", "copy", "dataclasses", "enum", "numbers", "random", "time",
     "datetime", "textwrap", "abc", "__future__", "warnings", "contextlib", "pprint", "keyword",
     "decimal", "fractions", "statistics", "array", "unicodedata", "traceback", "linecache", "json",
-    # Submodules that NumPy loads lazily: children may be unable to read files later (uid drop, landlock).
+)
+# Submodules that NumPy loads lazily: children may be unable to read files later (uid drop, landlock).
+# Preloaded when the package imported NumPy (a package of another library never loads NumPy).
+PRELOAD_NUMPY = (
     "numpy.ma", "numpy.polynomial", "numpy.fft", "numpy.random", "numpy.lib.stride_tricks",
     "numpy.lib.recfunctions", "numpy.char", "numpy.rec", "numpy.strings", "numpy.emath",
 )
@@ -662,7 +665,7 @@ class Zygote:
                 __import__(info.name)
             except Exception:  # an optional submodule; the package decides
                 pass
-        for name in PRELOAD:
+        for name in PRELOAD + (PRELOAD_NUMPY if "numpy" in sys.modules else ()):
             try:
                 __import__(name)
             except ImportError:
