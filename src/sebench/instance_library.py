@@ -14,21 +14,13 @@ from sebench.instance import Instance
 NUMPY = "numpy"
 
 
-def library_name(instance: Instance) -> str:
-    """The registry name of the library the instance renames ("numpy" when its manifest names none)."""
-    name = instance.manifest().get("library", NUMPY)
-    if not isinstance(name, str) or not name:
-        raise SebenchError(f"{instance.manifest_path}: field 'library': expected a library name, got {name!r}")
-    return name
-
-
 def is_numpy(instance: Instance) -> bool:
-    return library_name(instance) == NUMPY
+    return instance.library == NUMPY
 
 
 def require_numpy(instance: Instance, what: str) -> None:
     """One clear error when `what` (a mode, a protocol) exists for NumPy's instances only."""
-    name = library_name(instance)
+    name = instance.library
     if name != NUMPY:
         raise SebenchError(f"{instance.root}: {what} is defined for NumPy's instances only; this instance renames "
                            f"'{name}'")

@@ -114,6 +114,8 @@ class RunConfig:
     train_model: str | None = option(None, "weights to train from when --model is a server (openai:...), e.g. "
                                      "hf:Qwen/Qwen3-8B; default: --model")
     seed: int = option(0, "seed of the instance, the task subset, sampling and training")
+    library: str = option("numpy", "the library the study's package renames: a registry name (numpy, more-itertools) "
+                          "or module:attr (docs/libraries.md)", metavar="NAME")
     regimes: list = option(factory=lambda: ["closed-sft"], help="training regimes: " + " ".join(REGIMES) + " (none: "
                            "evaluate the untrained model only)", nargs="*", metavar="REGIME")
     instance: str | None = option(None, "use this built instance directory instead of building one", path=True,
@@ -453,6 +455,7 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
         if value is not None and name not in overrides:  # the original's SFT data: 5 samples at T = 0.6
             setattr(cfg, name, value)
     _check_sections(cfg)
+    _check_library(cfg)
     apply_launch(cfg)  # --gpus N: each process accumulates 1/N of the preset's grad_accum
     return cfg
 
@@ -556,6 +559,34 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
                                f"{', '.join(sorted(labels)) or 'none'})")
         if not isinstance(args, dict):
             raise SebenchError(f"methods.{label}: expected {{argument: value}}, got {args!r}")
+
+
+# what a study of another library than NumPy cannot have: the numpy mode asks for NumPy itself, the original
+# protocol's prompts and rules are NumPy's
+NUMPY_ONLY_MODES = ("numpy",)
+
+
+def _check_library(cfg: RunConfig) -> None:
+    """The library resolves (one line naming the known ones when it does not), and a study of another library
+    asks for nothing defined for NumPy only."""
+    from sebench.libraries import DEFAULT_LIBRARY, load_library
+
+    if not isinstance(cfg.library, str) or not cfg.library:
+        raise SebenchError(f"library: expected a library name, got {cfg.library!r}")
+    if cfg.library == DEFAULT_LIBRARY:
+        return
+    load_library(cfg.library)
+    for name in ("untrained_modes", "trained_modes"):
+        asked = [m for m in getattr(cfg, name) if m in NUMPY_ONLY_MODES]
+        if asked:
+            raise SebenchError(f"{name}: the {asked[0]} mode asks for real NumPy and is defined for --library numpy "
+                               f"only (got --library {cfg.library}); leave it out")
+    if cfg.protocol != "sebench":
+        raise SebenchError(f"--protocol {cfg.protocol}: its prompts and rules are written for NumPy; a study of "
+                           f"--library {cfg.library} runs under --protocol sebench")
+    if cfg.instance:
+        raise SebenchError(f"--library {cfg.library} with --instance: the instance names its own library; give one "
+                           "of them")
 
 
 def _check_lifelong(cfg: RunConfig) -> None:

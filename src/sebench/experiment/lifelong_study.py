@@ -79,12 +79,12 @@ class LifelongStudy(Study):
         return out
 
     def _choose(self, instance: Path, exclude: frozenset[str]) -> list[str]:
-        from sebench.experiment.select import choose_functions
+        from sebench.experiment.select import choose_functions, library_templates
         from sebench.instance import Instance
-        from sebench.tasks import all_templates
 
-        names = Instance.open(instance).mapping()["functions"]
-        return choose_functions(list(all_templates()), names, self.cfg.functions, self.cfg.seed, exclude)
+        inst = Instance.open(instance)
+        return choose_functions(library_templates(inst), inst.mapping()["functions"], self.cfg.functions,
+                                self.cfg.seed, exclude)
 
     def select(self, label: str, instance: Path) -> Path:
         """The library's studied subset: its functions' tasks, generated with the run seed."""

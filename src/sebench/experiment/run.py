@@ -210,7 +210,23 @@ class Study:
             if not (instance / "manifest.json").is_file():
                 raise SebenchError(f"--instance {instance}: not an instance directory (no manifest.json)")
             return "instance", {"path": str(instance), "manifest": file_hash(instance / "manifest.json")}, instance
-        return "build", {"seed": cfg.seed, "task_sizes": sizes_dict(self._build_sizes())}, self.root / "instance"
+        return "build", self.build_config(cfg.seed, self._build_sizes()), self.root / "instance"
+
+    def build_config(self, seed: int, sizes, library: str | None = None) -> dict:
+        """The config of a build stage: NumPy's as it always was, another library's named in it."""
+        library = library or self.cfg.library
+        return {"seed": seed, "task_sizes": sizes_dict(sizes), **({"library": library} if library != "numpy" else {})}
+
+    def build(self, out: Path, seed: int, sizes, library: str | None = None) -> None:
+        """Builds the instance of `library` (default: the study's) at `out`."""
+        from sebench.builder import build_instance
+
+        library = library or self.cfg.library
+        # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
+        if library == "numpy":
+            build_instance(out, seed=seed, task_sizes=sizes)
+        else:
+            build_instance(out, seed=seed, task_sizes=sizes, library=library)
 
     def _build_sizes(self):
         """The task sizes the study builds its own instance with (None: the builder's own)."""
@@ -237,10 +253,7 @@ class Study:
         return TaskSizes(train=train, single=single, multiple=multiple)
 
     def _build(self, out: Path, sizes) -> None:
-        from sebench.builder import build_instance
-
-        # no --overwrite needed: the stage book removes a stage's outputs before it runs the stage again
-        build_instance(out, seed=self.cfg.seed, task_sizes=sizes)
+        self.build(out, self.cfg.seed, sizes)
 
     def _select(self, instance: Path, data: Path, sizes) -> None:
         from sebench.experiment.select import write_subset
@@ -510,15 +523,15 @@ class Study:
     def random_data(self) -> Path:
         """The Random-FT control's data: an instance of seed + RANDOM_SEED_OFFSET with as many training tasks as
         the studied data (and no test tasks), built once in RUN_DIR/random-instance."""
-        from sebench.builder import build_instance
         from sebench.experiment.config import RANDOM_SEED_OFFSET
         from sebench.instance import Instance
 
         out = self.root / "random-instance"
         seed = self.cfg.seed + RANDOM_SEED_OFFSET
         sizes = self._sizes(len(Instance.open(self.data).tasks("train")), 0, 0)
-        self.book.run("build-random", {"seed": seed, "task_sizes": sizes_dict(sizes), "data": self._data_hash()},
-                      [out], lambda: build_instance(out, seed=seed, task_sizes=sizes))
+        library = Instance.open(self.data).library  # the studied package's library, under another seed's names
+        self.book.run("build-random", {**self.build_config(seed, sizes, library), "data": self._data_hash()},
+                      [out], lambda: self.build(out, seed, sizes, library))
         return out
 
     def _train(self, label: str, train) -> None:

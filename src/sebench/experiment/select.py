@@ -38,7 +38,7 @@ def eligible_functions(templates: list, names: dict) -> list[str]:
 
 
 def choose_functions(templates: list, names: dict, k: int, seed: int, exclude: Collection[str] = ()) -> list[str]:
-    """k mapping keys ("numpy.mean", ...) with templates enough for a train and a test task each, none of
+    """k mapping keys ("numpy.mean", "more_itertools.chunked", ...) with templates enough for a train and a test task each, none of
     them in `exclude`."""
     left_out = set(exclude)
     eligible = [f for f in eligible_functions(templates, names) if f not in left_out]
@@ -59,14 +59,24 @@ def choose_functions(templates: list, names: dict, k: int, seed: int, exclude: C
     return sorted(chosen + rest[: k - len(chosen)])
 
 
+def library_templates(instance: Instance) -> list:
+    """The task families of the library the instance renames (NumPy's: sebench.tasks; another's: its Library)."""
+    from sebench.libraries import DEFAULT_LIBRARY, load_library
+    from sebench.tasks import all_templates
+
+    if instance.library == DEFAULT_LIBRARY:
+        return list(all_templates())
+    return list(load_library(instance.library).templates())
+
+
 def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, workers: int = 2,
                  functions: list[str] | None = None) -> dict:
     """Writes the subset instance at `out`; returns {"functions": [...], "counts": {split: n}}.
     `functions`: the mapping keys to study (default: k of them chosen by seed)."""
-    from sebench.tasks import all_templates, generate_tasks
+    from sebench.tasks import generate_tasks
 
     mapping = instance.mapping()
-    templates = list(all_templates())
+    templates = library_templates(instance)
     if functions is None:
         functions = choose_functions(templates, mapping["functions"], k, seed)
     else:

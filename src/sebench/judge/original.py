@@ -41,6 +41,7 @@ from typing import Any
 
 from sebench.code_names import parse
 from sebench.instance import Instance
+from sebench.instance_library import require_numpy
 from sebench.judge.sandbox import Sandbox
 from sebench.records import Task, Verdict
 
@@ -451,6 +452,7 @@ class OriginalJudge:
     def __init__(self, instance: Instance | Path | str, workers: int | None = None, *, timeout_s: float = 3.0,
                  bwrap: bool | None = None, memory_mb: int = 1024):
         instance = instance if isinstance(instance, Instance) else Instance.open(instance)
+        require_numpy(instance, "--protocol original (its rules are written for NumPy)")
         self.instance = instance
         manifest = instance.manifest()
         self.package = manifest["package"]

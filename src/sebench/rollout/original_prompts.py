@@ -33,6 +33,7 @@ from string import Template
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.instance_library import require_numpy
 from sebench.records import Task
 from sebench.tasks import released_rows
 
@@ -134,6 +135,7 @@ class OriginalPromptBuilder:
     def __init__(self, instance: Instance, mode: str, templates: OriginalTemplates):
         if mode not in MODES:
             raise SebenchError(f"--protocol original has the modes {', '.join(MODES)}, not '{mode}'")
+        require_numpy(instance, "--protocol original (its prompts are written for NumPy)")
         self.mode = mode
         self.templates = templates
         self.docs: list = []

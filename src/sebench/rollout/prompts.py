@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
+from sebench.instance_library import is_numpy, require_numpy
 from sebench.records import MODES, NUMPY_MODE, ApiDoc, Task
 
 log = logging.getLogger(__name__)
@@ -31,9 +32,15 @@ SYSTEM = (
 
 RULES = """Rules:
 - Use the package `{pkg}` (write `import {pkg}`); its functions are called as `{pkg}.<name>(...)`.
-- Do not import NumPy or any other array library; the package replaces them.
+{avoid}
 - Complete the function with the signature above and return the result; do not print it.
 - Answer with one final ```python code block that holds the complete function (with its imports)."""
+
+# What the rules say about other libraries: NumPy's packages name NumPy (as the original benchmark's prompts
+# do); a package of another library never names its original (the leak audit's rule: docs/libraries.md).
+AVOID_NUMPY = "- Do not import NumPy or any other array library; the package replaces them."
+AVOID_OTHERS = ("- Import nothing but the package and standard modules such as math, itertools, functools and "
+                "collections; the package replaces any other library.")
 
 NUMPY_RULES = """Rules:
 - Use NumPy (write `import numpy as np`); its functions are called as `np.<name>(...)`.
@@ -122,7 +129,10 @@ class PromptBuilder:
             raise SebenchError(f"unknown mode '{mode}'; choose one of {', '.join(MODES)}")
         self.instance = instance
         self.mode = mode
+        if mode == NUMPY_MODE:
+            require_numpy(instance, "the numpy mode (real NumPy instead of the package)")
         self.package = "numpy" if mode == NUMPY_MODE else instance.manifest()["package"]
+        self.avoid = AVOID_NUMPY if is_numpy(instance) else AVOID_OTHERS
         self.context_tokens = context_tokens
         self.count_tokens = _memoized(count_tokens or approx_tokens)
         self.answer_tokens = answer_tokens
@@ -138,7 +148,7 @@ class PromptBuilder:
             query=task.query.strip(),
             signature=task.function_name.strip(),
             example=task.example.strip(),
-            rules=NUMPY_RULES if self.mode == NUMPY_MODE else RULES.format(pkg=self.package),
+            rules=NUMPY_RULES if self.mode == NUMPY_MODE else RULES.format(pkg=self.package, avoid=self.avoid),
         )
 
     def messages(self, task: Task) -> list[dict]:
