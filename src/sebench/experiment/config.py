@@ -601,6 +601,14 @@ def _check_lifelong(cfg: RunConfig) -> None:
                                "Closed-SFT on reference solutions, evaluated closed-book, built by the study")
     if not cfg.functions:
         raise SebenchError("lifelong: set functions, the number of functions each library studies")
+    if cfg.library != "numpy":
+        raise SebenchError(f"lifelong: L1 is NumPy's package (got --library {cfg.library}); learn another library "
+                           f"after it, and before it, with --set lifelong.cross={cfg.library}")
+    cross = (cfg.lifelong or {}).get("cross")
+    if cross:
+        from sebench.libraries import load_library
+
+        load_library(cross)
 
 
 def method_rows() -> list[tuple[str, str, str]]:

@@ -2,10 +2,12 @@
 
 Run directory (beside Study's manifest.json and stages/):
 
-    RUN_DIR/instances/base, instances/L<i>          the base's library and library i's instance (both designs)
+    RUN_DIR/instances/base, instances/L<i>          the base's library and library i's instance (NumPy's)
+    RUN_DIR/instances/<library>.L<i>                 the cross design's other library at position i
     RUN_DIR/data/<library>/                          the studied subset of a library (L1, same.L2, disjoint.L2, ...)
     RUN_DIR/train/<model>/checkpoint/                the model after a step (after-L1, same.after-L2, ...)
     RUN_DIR/evals/<model>/<library>/closed/<split>/  rollouts.jsonl, verdicts.jsonl, summary.json
+    RUN_DIR/evals/<model>/<library>/open/<split>/    the same open-book, for the cross design's transfer
     RUN_DIR/lifelong.json                            the schedule: libraries, their data and packages, tracks
     RUN_DIR/report/                                  report.md, report.json, matrices.png (report/continual.py)
 
@@ -18,7 +20,16 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from sebench.experiment.lifelong import BASE, LIBRARY_SEED_STEP, LifelongConfig, Step, library_functions, schedule
+from sebench.experiment.lifelong import (
+    BASE,
+    LIBRARY_SEED_STEP,
+    NUMPY,
+    Library,
+    LifelongConfig,
+    Step,
+    library_functions,
+    schedule,
+)
 from sebench.experiment.run import Study, sizes_dict
 from sebench.experiment.state import file_hash, read_json, write_json
 from sebench.report import SCHEDULE_FILE
@@ -26,6 +37,7 @@ from sebench.report import SCHEDULE_FILE
 log = logging.getLogger(__name__)
 
 MODE = "closed"
+OPEN = "open"  # the cross design's transfer is also measured open-book
 
 
 class LifelongStudy(Study):
@@ -40,13 +52,17 @@ class LifelongStudy(Study):
 
     def run(self) -> Path:
         self.train_model  # noqa: B018 - fails now, not after the builds, if there are no weights to train
-        positions = range(0 if self.cfg.warmup else 1, self.cfg.lifelong["libraries"] + 1)
+        k = self.cfg.lifelong["libraries"]
+        positions = range(0 if self.cfg.warmup else 1, k + 1)
         instances = {i: self.build_library(i) for i in positions}
-        self.functions = library_functions(self.cfg.lifelong["libraries"],
-                                           lambda i, exclude: self._choose(instances[i], exclude),
+        self.functions = library_functions(k, lambda i, exclude: self._choose(instances[i], exclude),
                                            lambda i, functions: _relatives(instances[i], functions))
+        others = {lib.position: self.build_library(lib.position, lib.source)
+                  for lib in self.plan.libraries if lib.source != NUMPY}
+        self.functions.update(self._cross_functions(others))
         for lib in self.plan.libraries:
-            self.libraries[lib.label] = self.select(lib.label, instances[lib.position])
+            instance = instances[lib.position] if lib.source == NUMPY else others[lib.position]
+            self.libraries[lib.label] = self.select(lib.label, instance)
         if self.cfg.warmup:
             self.base = self.warm_up_on(instances[0], studied=",".join(self._base_names(instances[0])))
         self.write_schedule(instances.get(0))
@@ -65,18 +81,26 @@ class LifelongStudy(Study):
 
     # ---- libraries -------------------------------------------------------------------------------
 
-    def build_library(self, position: int) -> Path:
-        """Library `position`'s instance (0: the base's library, with training tasks for the warm-up)."""
-        from sebench.builder import build_instance
-
+    def build_library(self, position: int, source: str = NUMPY) -> Path:
+        """Library `position`'s instance of `source` (0: the base's library, with training tasks for the
+        warm-up)."""
         cfg = self.cfg
-        name = "base" if position == 0 else f"L{position}"
+        name = "base" if position == 0 else f"L{position}" if source == NUMPY else f"{source}.L{position}"
         out = self.root / "instances" / name
         seed = LIBRARY_SEED_STEP * cfg.seed + position
         sizes = self._sizes(cfg.build_train, 0, 0) if position == 0 else None
-        self.book.run(f"build:{name}", {"seed": seed, "task_sizes": sizes_dict(sizes)}, [out],
-                      lambda: build_instance(out, seed=seed, task_sizes=sizes))
+        self.book.run(f"build:{name}", self.build_config(seed, sizes, source), [out],
+                      lambda: self.build(out, seed, sizes, source))
         return out
+
+    def _cross_functions(self, others: dict[int, Path]) -> dict[str, list[str]]:
+        """The cross design's studied functions: NumPy's positions study L1's, the other library's positions
+        the functions chosen (by the run seed) at its first position."""
+        cross = [lib for lib in self.plan.libraries if lib.design == "cross"]
+        if not cross:
+            return {}
+        chosen = self._choose(others[min(others)], frozenset())
+        return {lib.label: self.functions["L1"] if lib.source == NUMPY else chosen for lib in cross}
 
     def _choose(self, instance: Path, exclude: frozenset[str]) -> list[str]:
         from sebench.experiment.select import choose_functions, library_templates
@@ -105,7 +129,7 @@ class LifelongStudy(Study):
         from sebench.instance import Instance
 
         names = Instance.open(instance).mapping()["functions"]
-        return sorted({names[f] for functions in self.functions.values() for f in functions})
+        return sorted({names[f] for functions in self.functions.values() for f in functions if f in names})
 
     def write_schedule(self, base_instance: Path | None) -> None:
         """RUN_DIR/lifelong.json, which the report reads; tracks of earlier commands stay listed."""
@@ -116,14 +140,17 @@ class LifelongStudy(Study):
         libraries = {**old.get("libraries", {}), **{
             lib.label: {"position": lib.position, "design": lib.design, "data": f"data/{lib.label}",
                         "package": Instance.open(self.libraries[lib.label]).package_name,
-                        "functions": self.functions[lib.label]} for lib in self.plan.libraries}}
+                        "functions": self.functions[lib.label], **_source(lib)} for lib in self.plan.libraries}}
         tracks = {t["name"]: t for t in old.get("tracks", [])}
         tracks.update({t.name: t.to_dict() for t in self.plan.tracks})
+        transfers = {t["model"]: t for t in old.get("transfers", [])}
+        transfers.update({t.model: t.to_dict() for t in self.plan.transfers})
         write_json(path, {
             "seed": self.cfg.seed, "mode": MODE, "splits": list(self.cfg.splits), "libraries": libraries,
             "base_library": {"data": "instances/base", "package": Instance.open(base_instance).package_name}
             if base_instance else None,
             "tracks": list(tracks.values()),
+            **({"transfers": list(transfers.values()), "transfer_modes": [MODE, OPEN]} if transfers else {}),
         })
 
     # ---- training and evaluation -----------------------------------------------------------------
@@ -144,11 +171,14 @@ class LifelongStudy(Study):
                           mix_data=[self._library_hash(label) for label in step.mixed] or None)
 
     def evaluate_model(self, label: str, model: str, weights: str | None) -> None:
-        """The model closed-book on every library of the tracks it is a row of."""
-        for library in self.plan.evaluated_on(label):
+        """The model closed-book on every library of the tracks it is a row of, and open-book on the targets
+        of the transfers it takes part in."""
+        asked = [(library, MODE) for library in self.plan.evaluated_on(label)]
+        asked += [(library, OPEN) for library in self.plan.open_on(label)]
+        for library, mode in asked:
             for split in self.cfg.splits:
                 if self._has_tasks(split, self.libraries[library]):
-                    self.evaluate_on(self.libraries[library], f"{label}/{library}", model, MODE, split, weights)
+                    self.evaluate_on(self.libraries[library], f"{label}/{library}", model, mode, split, weights)
 
     def _library_hash(self, label: str) -> str:
         return file_hash(self.libraries[label] / "manifest.json")
@@ -164,6 +194,11 @@ class LifelongStudy(Study):
         config = {"schedule": file_hash(self.root / SCHEDULE_FILE), "evaluations": inputs}
         self.book.run("report", config, [out], lambda: build_continual_report([self.root], out), derived=True)
         return out / "report.md"
+
+
+def _source(lib: Library) -> dict:
+    """A library's entry names the library it renames when it is not NumPy (NumPy-only schedules unchanged)."""
+    return {"library": lib.source} if lib.source != NUMPY else {}
 
 
 def _relatives(instance: Path, functions: list[str]) -> set[str]:

@@ -54,6 +54,12 @@ class Matrix:
         return [[self.accuracy(s, j) for j in range(len(self.libraries))] for s in range(len(self.rows))]
 
 
+def library_column(library: dict) -> str:
+    """A library's name in tables: "L2", or "L2 (more-itertools)" for a package of another library than NumPy
+    (an entry of lifelong.json's "libraries")."""
+    return f"L{library['position']}" + (f" ({library['library']})" if library.get("library") else "")
+
+
 def accuracy_matrix(rows: Iterable[str], libraries: Iterable[str],
                     verdicts: Mapping[tuple[str, str], Iterable[Verdict]]) -> Matrix:
     """The matrix of `verdicts[(row, library)]` (missing cells have no samples)."""

@@ -17,6 +17,7 @@ from sebench.errors import SebenchError
 from sebench.output_files import write_text_atomic
 from sebench.records import Rollout, Verdict, read_records
 from sebench.report import continual
+from sebench.report.transfer import transfer_markdown, transfer_results
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ def _read(path: Path, kind: type) -> list:
 
 def track_result(runs: list[tuple[Path, dict]], track: dict, split: str) -> dict:
     """The pooled matrix, measures (pooled and per run) and last-stage mix-ups of one track."""
-    shorts = [f"L{runs[0][1]['libraries'][lib]['position']}" for lib in track["libraries"]]
+    shorts = [continual.library_column(runs[0][1]["libraries"][lib]) for lib in track["libraries"]]
     rows = [name for name, _ in track["rows"]]
     pooled: dict[tuple[str, str], list[Verdict]] = {}
     per_run = []
@@ -101,6 +102,9 @@ def build_continual_report(run_dirs: list[Path], out: Path, plots_enabled: bool 
                 tracks.append(result)
         _compare_with_at_once(tracks)
         data["splits"][split] = {"tracks": tracks}
+        transfers = transfer_results(runs, split)
+        if transfers:
+            data["splits"][split]["transfer"] = transfers
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     data["figures"] = _plots(data, out) if plots_enabled else {}
@@ -209,12 +213,21 @@ DEFINITIONS = (
 )
 
 
+TRANSFER_NOTE = (
+    "A model trained on one library's package alone (from the base), and the base, evaluated on another "
+    "library's package closed-book and open-book (with the docs of the functions a task needs). Δ: trained "
+    "minus base, paired by task, seeds pooled (sebench.metrics).\n"
+)
+
+
 def summary_markdown(data: dict) -> str:
     """The measures and the matrices of every split (what `sebench run` prints)."""
     parts = []
     for split, entry in data["splits"].items():
         parts.append(f"{split}:\n\n" + measures_markdown(entry["tracks"]))
         parts += [f"{t['name']}:\n\n" + matrix_markdown(t) for t in entry["tracks"]]
+        if entry.get("transfer"):
+            parts.append("transfer across libraries:\n\n" + transfer_markdown(entry["transfer"]))
     return "\n".join(parts)
 
 
@@ -229,6 +242,8 @@ def render_markdown(data: dict) -> str:
         parts += [f"**{t['name']}**\n\n" + matrix_markdown(t) for t in tracks]
         if split in data.get("figures", {}):
             parts.append(f"![Accuracy matrices, {split}]({data['figures'][split]})\n")
+        if entry.get("transfer"):
+            parts += ["### Transfer across libraries\n", TRANSFER_NOTE, transfer_markdown(entry["transfer"])]
         parts.append("### Mix-ups after the last stage (answers using another library's names / answers)\n")
         parts += [f"**{t['name']}**\n\n" + mixup_markdown(t) for t in tracks]
         if len(runs) > 1:
