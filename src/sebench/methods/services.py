@@ -19,9 +19,23 @@ _NUMPY = re.compile(r"\b(?:numpy|np)(?:\.[A-Za-z_][\w.]*)?")
 REWARD_RULES = ("binary", "graded")
 
 
-def scrub(text: str) -> str:
-    """`text` with NumPy's name and any `numpy.x` / `np.x` replaced."""
-    return _NUMPY.sub("[hidden]", text)
+def scrub(text: str, original: re.Pattern | None = None) -> str:
+    """`text` with NumPy's name and any `numpy.x` / `np.x` replaced, and the names `original` matches (another
+    library's modules)."""
+    text = _NUMPY.sub("[hidden]", text)
+    return original.sub("[hidden]", text) if original is not None else text
+
+
+def original_names(instance: Instance) -> re.Pattern | None:
+    """The names of the library the instance renames, when it is not NumPy: its module, its other forbidden
+    imports and its registry name, each with any dotted tail."""
+    from sebench.libraries import DEFAULT_LIBRARY, load_library
+
+    if instance.library == DEFAULT_LIBRARY:
+        return None
+    library = load_library(instance.library)
+    names = sorted({library.module, *library.forbidden_imports, library.name}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")(?:\.[A-Za-z_][\w.]*)?")
 
 
 class ViewJudge(Judge):
@@ -34,6 +48,7 @@ class ViewJudge(Judge):
         self.reward_rule = reward_rule
         self.instance = Instance.open(view)
         self.tasks = {t.task_id: t for t in self.instance.tasks("train")}
+        self.original = original_names(self.instance)
         self.cost = cost
         self._options = {"workers": workers, "sandbox_urls": sandbox_urls}
         self._judge = None
@@ -50,17 +65,18 @@ class ViewJudge(Judge):
         verdicts = self._judge.judge_many([(self.tasks[t], text, i) for i, (t, text) in enumerate(answers)])
         self.cost.add(judge_calls=len(answers))
         return [Feedback(v.task_id, v.verdict, score(v, self.reward_rule == "graded"), v.tests_passed,
-                         v.tests_total, _detail(v.detail)) for v in verdicts]
+                         v.tests_total, _detail(v.detail, self.original)) for v in verdicts]
 
     def close(self) -> None:
         if self._judge is not None:
             self._judge.close()
 
 
-def _detail(detail: dict) -> str:
-    """The verdict's detail as one short line, without the sandbox's layers and without NumPy names."""
+def _detail(detail: dict, original: re.Pattern | None = None) -> str:
+    """The verdict's detail as one short line, without the sandbox's layers and without the original library's
+    names."""
     text = "; ".join(f"{k}: {v}" for k, v in detail.items() if k != "layers")
-    return scrub(text)[:500]
+    return scrub(text, original)[:500]
 
 
 class BackendSampler(Sampler):

@@ -5,7 +5,8 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
 2. the method: its source's sha256 is method.json's, and submission.json names the same method and arguments;
 3. the records: every field the board shows is read from the run's records and agrees with submission.json
    and card.md (crosscheck.py);
-4. the data: the seed's instance is rebuilt with the run's settings (a fresh study's build and select stages),
+4. the data: the seed's instance of the library the run's settings name (the bundled data manifest must name the
+   same) is rebuilt with the run's settings (a fresh study's build and select stages),
    the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
    the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
@@ -202,6 +203,10 @@ def check_data(bundle: Bundle, work: Path, _workers: object) -> None:
     manifest.json, which names the folder it was selected from, against the bundled copy (its hash) and the
     rebuilt one less that folder."""
     expected = bundle.manifest.get("data_hashes") or {}
+    named = bundle.record(DATA_MANIFEST).get("library", "numpy")  # NumPy's data names no library
+    built = (bundle.manifest.get("config") or {}).get("library", "numpy")
+    if named != built:
+        raise Mismatch(f"{DATA_MANIFEST}: library {named!r} is not the library the run's settings build ({built!r})")
     data = rebuild(bundle, work)
     folder = data.relative_to(rebuilt_dir(bundle, work)).as_posix()
     if bundle.manifest.get("data", "data") != folder:  # steps 5 and 6 read the answers' tasks there
