@@ -11,7 +11,7 @@ from sebench.judge import Judge
 from sebench.judge.static import ALLOWED_MODULES, Rules, check_code
 
 from .conftest import fenced
-from .other_library import REFERENCES, other_task, write_other_instance
+from other_library import REFERENCES, other_task, write_other_instance
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,7 @@ DOC_COLUMNS = ("name", "signature", "doc")
 CARD = "README.md"
 DOCS_CONFIG = "docs"
 # the release's columns that an instance has no value for
-LEFT_OUT = {"example_output": "the release's reference programs, written with NumPy",
+LEFT_OUT = {"example_output": "the release's reference programs, written with {original}",
             "major_vote_response_dict": "the answers of the models that validated the release",
             "1func_query_id": "the release's numbering of its single-function tasks"}
 
@@ -129,7 +129,7 @@ def _card_text(seed, package: str, protocol: str, rows: dict[str, int], library:
     flag = "" if library == "numpy" else f" --library {library}"
     license_of_docs = "(BSD-3-Clause)" if library == "numpy" else "(under that library's license)"
     counts = "\n".join(f"| `{c}` | {n} | `{data_file(c)}` |" for c, n in rows.items())
-    left_out = "\n".join(f"- `{column}`: {why}" for column, why in LEFT_OUT.items())
+    left_out = "\n".join(f"- `{column}`: {why.format(original=original)}" for column, why in LEFT_OUT.items())
     return f"""# SE-Bench instance, seed {seed}
 
 A fresh instance of [SE-Bench](https://arxiv.org/abs/2602.04811) made with sebench {__version__}: coding tasks

@@ -39,8 +39,7 @@ RULES = """Rules:
 # What the rules say about other libraries: NumPy's packages name NumPy (as the original benchmark's prompts
 # do); a package of another library never names its original (the leak audit's rule: docs/libraries.md).
 AVOID_NUMPY = "- Do not import NumPy or any other array library; the package replaces them."
-AVOID_OTHERS = ("- Import nothing but the package and standard modules such as math, itertools, functools and "
-                "collections; the package replaces any other library.")
+AVOID_OTHERS = "- Import nothing but the package and the Python standard library; the package replaces any other library."
 
 NUMPY_RULES = """Rules:
 - Use NumPy (write `import numpy as np`); its functions are called as `np.<name>(...)`.

@@ -89,3 +89,19 @@ def write_other_instance(root: Path) -> Path:
                                                     "library_version": "10.8.0"}))
     write_records(root / "datasets/test/single_test.jsonl", [other_task(t) for t in REFERENCES])
     return root
+
+
+def _surface():
+    from sebench.libraries import ApiFunction
+
+    return tuple(ApiFunction(key) for key in MAPPING["functions"])
+
+
+def _toy_library():
+    from sebench.libraries import Library
+
+    return Library(name="toy-itertools", module="more_itertools", surface=_surface, templates=lambda: (),
+                   doc=lambda key: "", version=lambda: "10.8.0", forbidden_imports=("toolz", "bisect"))
+
+
+TOY = _toy_library()  # `--library other_library:TOY`: a library given through the contract alone (no tasks)
