@@ -4,6 +4,7 @@ library, its forbidden twins and each spelling of importing them are refused; th
 from __future__ import annotations
 
 import pytest
+from other_library import REFERENCES, other_task, write_other_instance
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
@@ -11,7 +12,6 @@ from sebench.judge import Judge
 from sebench.judge.static import ALLOWED_MODULES, Rules, check_code
 
 from .conftest import fenced
-from other_library import REFERENCES, other_task, write_other_instance
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ def test_numpy_instances_keep_their_rule(built_instance):
 
 
 def test_numpy_mode_is_refused(other_instance):
-    with pytest.raises(SebenchError, match="numpy mode .* NumPy's instances only; this instance renames 'more-itertools'"):
+    with pytest.raises(SebenchError, match=r"numpy mode .* NumPy's instances only; this instance renames 'more-itertools'"):
         PromptBuilder(other_instance, "numpy")
 
 
@@ -39,5 +39,5 @@ def test_original_protocol_prompts_are_refused(other_instance):
     from sebench.rollout.original_prompts import OriginalPromptBuilder, OriginalTemplates
 
     templates = OriginalTemplates(closed="$question", docs="$question", api_doc=[])
-    with pytest.raises(SebenchError, match="--protocol original .* NumPy's instances only"):
+    with pytest.raises(SebenchError, match=r"--protocol original .* NumPy's instances only"):
         OriginalPromptBuilder(other_instance, "closed", templates)
