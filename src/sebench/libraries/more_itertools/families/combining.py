@@ -64,7 +64,7 @@ def _ranked(r, i):
 
 def _mappings(r, i):
     keys = r.sample(("ana", "ben", "cai", "dev", "eli"), r.randint(1, 4))
-    return {"prices": {k: r.randint(1, 9) for k in keys}, "stock": {k: r.randint(0, 5) for k in keys}}
+    return {"products": keys, "prices": [r.randint(1, 9) for _ in keys], "stock": [r.randint(0, 5) for _ in keys]}
 
 
 def _label(r, i):
@@ -113,9 +113,11 @@ def templates() -> list:
             "A contest has the contestants `names` and their distinct `scores` (same positions). Sort both lists together by score, highest first, and return [sorted names, sorted scores].",
             "Sort the parallel lists `names` and `scores` by the values of `scores`, descending, moving the names along. Return the two reordered lists.",
         ), _ranked),
-        S("join_mappings", "merge_tables", "prices stock", "return sorted([k, v['price'], v['stock']] for k, v in {join_mappings}(price=prices, stock=stock).items())", (
-            "A shop has two dicts with the same keys: `prices` and `stock`. Join them into one record per product with the fields 'price' and 'stock', and return [product, price, stock] rows sorted by product.",
-            "Combine the mappings `prices` and `stock` into a mapping from each key to a dict with the fields 'price' and 'stock'. Return a sorted list of [key, price, stock].",
+        S("join_mappings", "merge_tables", "products prices stock",
+          "table = {join_mappings}(price=dict(zip(products, prices)), stock=dict(zip(products, stock)))\n"
+          "return sorted([k, v['price'], v['stock']] for k, v in table.items())", (
+            "A shop keeps two dicts keyed by the product names `products`: one from product to price (`prices`, same order) and one from product to stock (`stock`). Build both dicts, join them into one record per product with the fields 'price' and 'stock', and return [product, price, stock] rows sorted by product.",
+            "Make the mappings product -> price and product -> stock from the parallel lists `products`, `prices` and `stock`, then combine them into a mapping from each product to a dict with the fields 'price' and 'stock'. Return a sorted list of [product, price, stock].",
         ), _mappings),
         S("partial_product", "one_change_at_a_time", "left right", "return [list(t) for t in {partial_product}(left, right)]", (
             "Start from the first items of `left` and `right`, then advance through `left`'s remaining items one at a time, then through `right`'s, keeping the other value fixed. Return each visited pair as a list.",

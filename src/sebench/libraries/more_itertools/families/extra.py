@@ -37,10 +37,11 @@ def templates() -> list:
             "List every non-empty substring of `text` together with its start and end position (end exclusive), longest substrings first and, within one length, left to right. Return [substring, start, end] triples.",
             "A search index stores each contiguous piece of `text` as [piece, start index, stop index]; produce all of them from the whole string down to single characters (same length: by position). Return the list.",
         ), G(text=Str((1, 4), "abcd"))),
-        S("doublestarmap", "format_records", "records", "return list({doublestarmap}(lambda name, qty: str(qty) + 'x ' + name, records))", (
-            "Each record in `records` is a dict with the keys 'name' and 'qty'. Call a function with each record's entries as keyword arguments to build the string '<qty>x <name>'. Return the strings.",
-            "Turn the order lines `records` (dicts with 'name' and 'qty') into labels like '3x pear' by unpacking every dict as keyword arguments into a formatter. Return the labels in order.",
-        ), lambda r, i: {"records": [{"name": r.choice(("pear", "fig", "kiwi", "plum")), "qty": r.randint(1, 9)}
+        S("doublestarmap", "format_records", "records",
+          "rows = [dict(name=n, qty=q) for n, q in records]\nreturn list({doublestarmap}(lambda name, qty: str(qty) + 'x ' + name, rows))", (
+            "Each order line in `records` is a [name, qty] pair. Turn every line into a dict with the keys 'name' and 'qty', then call a formatter with each dict's entries as keyword arguments to build the string '<qty>x <name>'. Return the strings.",
+            "Convert the pairs `records` ([name, quantity]) to dicts {'name': ..., 'qty': ...} and map a labelling function over them by unpacking every dict as keyword arguments, giving labels like '3x pear'. Return the labels in order.",
+        ), lambda r, i: {"records": [[r.choice(("pear", "fig", "kiwi", "plum")), r.randint(1, 9)]
                                      for _ in range(r.randint(0 if i == 0 else 1, 4))]}),
         S("iter_except", "pop_all", "stack", "items = list(stack)\nreturn list({iter_except}(items.pop, IndexError))", (
             "A plate stack `stack` (bottom first) is emptied by repeatedly taking the top plate until taking one fails. Return the plates in the order they were taken.",
