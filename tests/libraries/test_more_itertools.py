@@ -68,6 +68,19 @@ def test_reference_runs_with_the_original_and_gives_json_data(template):
     assert len(inputs) >= template.cases and len(set(outputs)) >= 2, template.key
 
 
+def drawn_inputs(template, seed: str) -> set[str]:
+    rng = BudgetedRandom(seed, DRAWS_PER_CASE)
+    return {", ".join(literal(v) for v in template.gen(rng, i).values()) for i in range(template.tries)}
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t.key)
+def test_a_test_draft_finds_inputs_that_six_train_drafts_did_not_draw(template):
+    """The builder repeats a function's train variant with fresh inputs (about five times at the quick
+    preset's 720 train tasks) and keeps a test case only when no train task of its template drew its input."""
+    train = set().union(*(drawn_inputs(template, f"train|{a}") for a in range(6)))
+    assert len(drawn_inputs(template, "test") - train) >= template.cases, template.key
+
+
 def test_statements_never_name_a_function_in_code_and_differ_from_each_other():
     code_name = re.compile(r"`([^`]*)`|\b([a-z_][a-z0-9_]*)\(")
     for t in TEMPLATES:

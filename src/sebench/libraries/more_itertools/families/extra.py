@@ -62,7 +62,7 @@ def templates() -> list:
         S("loops", "count_laps", "n", "return sum(1 for _ in {loops}(n))", (
             "A track runner does `n` laps; loop `n` times with a loop helper that yields nothing useful, counting the iterations, and return the count.",
             "Return how many iterations a loop over `n` repetitions (an iterator yielding None `n` times) performs.",
-        ), G(n=I(0, 12))),
+        ), G(n=I(0, 500))),
         S("powerset_of_sets", "subsets_as_sets", "values", "return [sorted(s) for s in {powerset_of_sets}(values)]", (
             "Return all subsets of the distinct values of `values` (repeats count once), ordered by size, each subset as a sorted list.",
             "A pizza menu lists every set of toppings that can be formed from `values` (duplicates ignored), from the empty set up, by increasing size. Return each set as a sorted list.",

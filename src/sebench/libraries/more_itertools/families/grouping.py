@@ -133,7 +133,7 @@ def templates() -> list:
         S("substrings", "pieces_by_length", "text", "return [''.join(s) for s in {substrings}(text)]", (
             "A crossword helper lists all contiguous pieces of the word `text`: first all pieces of length 1 left to right, then length 2, and so on up to the whole word. Return them as strings (repeats included).",
             "Return every non-empty substring of `text` ordered by length and then by position, as a list of strings.",
-        ), G(text=Str((1, 5), "abc"))),
+        ), G(text=Str((2, 6), "abcd"))),
         S("windowed_complete", "split_views", "values size", "return [[list(a), list(b), list(c)] for a, b, c in {windowed_complete}(values, size)]", (
             "For every window of `size` consecutive items of `values`, return [items before it, the window, items after it], one triple per window from left to right.",
             "A video editor wants each possible clip of `size` consecutive frames of `values` together with what precedes and follows it: return a list of [before, clip, after], each part a list.",

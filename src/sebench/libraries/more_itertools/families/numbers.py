@@ -26,23 +26,23 @@ def templates() -> list:
         S("sieve", "primes_below", "n", "return list({sieve}(n))", (
             "Return all prime numbers strictly less than `n`, in increasing order.",
             "A cryptography class needs the table of primes below the bound `n`. Return it as an ascending list.",
-        ), G(n=I(0, 60))),
+        ), G(n=I(0, 200))),
         S("factor", "prime_factors", "n", "return list({factor}(n))", (
             "Return the prime factors of the positive integer `n` in non-decreasing order, each repeated as often as it divides `n` (1 has none).",
             "A maths tutor decomposes `n` into primes, listing repeated primes as many times as they occur, smallest first. Return the list.",
-        ), G(n=I(1, 500))),
+        ), G(n=I(1, 10000))),
         S("is_prime", "prime_check", "n", "return {is_prime}(n)", (
             "Return True if the integer `n` is a prime number, else False.",
             "A game gives a bonus on prime-numbered turns; return whether turn `n` is prime.",
-        ), G(n=I(0, 200))),
+        ), G(n=I(0, 5000))),
         S("nth_prime", "prime_number", "k", "return {nth_prime}(k)", (
             "Return the prime at 0-based position `k` of the ascending list of all primes (k = 0 gives 2).",
             "Primes are numbered from 0 (2 is prime number 0, 3 is prime number 1, ...). Return prime number `k`.",
-        ), G(k=I(0, 80))),
+        ), G(k=I(0, 1000))),
         S("totient", "coprime_count", "n", "return {totient}(n)", (
             "Return how many integers from 1 to `n` share no common factor greater than 1 with `n` (Euler's phi).",
             "A clock with `n` positions: count the step sizes from 1 to `n` that are coprime to `n`. Return that count.",
-        ), G(n=I(1, 300))),
+        ), G(n=I(1, 5000))),
         S("multinomial", "arrangements_of_counts", "counts", "return {multinomial}(*counts)", (
             "Return the number of distinct orderings of a multiset in which the k-th kind of item occurs counts[k] times (the multinomial coefficient).",
             "A bead maker has counts[k] identical beads of colour k. In how many different orders can all the beads be strung in a row? Return the number.",

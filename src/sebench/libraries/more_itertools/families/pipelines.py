@@ -96,15 +96,15 @@ def templates() -> list:
         P("primes", "largest", "largest_prime_below", "n", "return {last}({sieve}(n), -1)", (
             "Return the largest prime number strictly less than `n`, or -1 if there is none.",
             "A key generator needs the biggest prime below the limit `n` (-1 when no prime is that small). Return it.",
-        ), G(n=I(0, 120))),
+        ), G(n=I(0, 3000))),
         P("primes", "kinds", "distinct_prime_count", "n", "return {ilen}({unique_justseen}({factor}(n)))", (
             "Return how many different primes divide the positive integer `n` (0 for 1).",
             "A number-theory quiz asks for the count of distinct prime divisors of `n`. Return it.",
-        ), G(n=I(1, 400))),
+        ), G(n=I(1, 10000))),
         P("primes", "squarefree", "no_square_factor", "n", "return {all_unique}({factor}(n))", (
             "Return True if no prime divides the positive integer `n` twice (n is square-free), else False.",
             "A music theorist calls a beat count `n` clean when its prime factorisation has no repeated prime. Return whether `n` is clean.",
-        ), G(n=I(1, 200))),
+        ), G(n=I(1, 10000))),
         # ---- subsets and arrangements
         P("choices", "subsetsum", "subsets_with_total", "values target", "return {quantify}({powerset}(values), lambda s: sum(s) == target)", (
             "A shop has coins of the values `values` (each coin distinct). Count the subsets of coins, the empty one included, whose total is exactly `target`. Return the count.",

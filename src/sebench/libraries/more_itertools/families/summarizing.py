@@ -24,6 +24,13 @@ def _sortedish(r, i):
     return {"values": v}
 
 
+def _maybe_equal(r, i):
+    n = 0 if i == 0 else r.randint(1, 6)
+    if r.random() < 0.5:
+        return {"values": [r.randint(0, 99)] * n}
+    return {"values": [r.randint(0, 2) for _ in range(n)]}
+
+
 def _groups(r, i):
     return {"groups": [ints(r, 1, 0, 9, (0, 5)) for _ in range(r.randint(1, 4))]}
 
@@ -80,7 +87,7 @@ def templates() -> list:
         S("all_equal", "all_same", "values", "return {all_equal}(values)", (
             "Return True if every item of `values` equals every other (an empty list counts as True), else False.",
             "A factory line produces parts of sizes `values`; report whether all parts have the same size (True for no parts).",
-        ), G(values=L(1, 2, (0, 5)))),
+        ), _maybe_equal),
         S("all_unique", "no_repeats", "values", "return {all_unique}(values)", (
             "Return True if no value occurs twice in `values`, else False.",
             "A lottery checks the drawn numbers `values` for repeats: answer True when they are all distinct.",
