@@ -9,6 +9,8 @@ import re
 import more_itertools as mi
 import pytest
 
+from sebench.judge import Rules
+from sebench.judge.static import check_code
 from sebench.libraries.more_itertools import LIBRARY
 from sebench.tasks.generate import DRAWS_PER_CASE, SIMILAR_TEXT, similarity, trigrams
 from sebench.tasks.gens import BudgetedRandom
@@ -108,3 +110,15 @@ def test_templates_cover_every_surface_function_and_at_least_ten_pipelines():
 def test_forbidden_imports_are_vendored_copies_of_the_original():
     assert LIBRARY.forbidden_imports and all(m.endswith(".more_itertools") for m in LIBRARY.forbidden_imports)
     assert LIBRARY.module == "more_itertools" and LIBRARY.name == "more-itertools"
+
+
+def test_every_reference_passes_the_judges_static_rules():
+    """Rendered with a package's names, each reference imports only the package and returns a value that
+    depends on a package call (the judge's data-flow rule)."""
+    functions = {f.key: f"zwc.q{i}" for i, f in enumerate(LIBRARY.surface())}
+    rules = Rules.from_mapping({"package": "zwc", "functions": functions})
+    for t in TEMPLATES:
+        body = NAME_RE.sub(lambda m: functions["more_itertools." + m.group(1)], t.body)
+        code = "import zwc\n\n\n" + t.signature() + "\n" + "".join(f"    {line}\n" for line in body.splitlines())
+        result = check_code(code, t.entry, rules, [functions[f] for f in t.focus])
+        assert result.verdict is None, (t.key, result.message)

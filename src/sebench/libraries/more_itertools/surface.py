@@ -1,6 +1,6 @@
 """The public surface of more-itertools 10.8 as a pseudo-novel package, and what must never reach a model.
 
-The surface is 141 functions of `more_itertools` (its public path is the top level; `more.py` and
+The surface is 140 functions of `more_itertools` (its public path is the top level; `more.py` and
 `recipes.py` are implementation detail), in alphabetical order, each with a task family. Left out:
 
 - classes (AbortThread, SequenceView, UnequalIterablesError, bucket, callback_iter, countable,
@@ -11,6 +11,8 @@ The surface is 141 functions of `more_itertools` (its public path is the top lev
   interleave_randomly: not deterministic.
 - consumer, make_decorator: decorators (their values are functions, not data); side_effect, with_iter:
   side effects and I/O (context managers); raise_: raises only.
+- consume: its only effect is on its argument, and the judge's data-flow rule reads return values, so a
+  natural answer (`consume(it, n); return list(it)`) would count as not using the package.
 - zip_equal: deprecated, its DeprecationWarning names the original library; padnone: an alias of pad_none.
 """
 
@@ -20,7 +22,7 @@ FUNCTIONS = (
     "adjacent", "all_equal", "all_unique", "always_iterable", "always_reversible", "argmax", "argmin", "batched",
     "before_and_after", "chunked", "chunked_even", "circular_shifts", "classify_unique", "collapse",
     "combination_index", "combination_with_replacement_index", "consecutive_groups", "constrained_batches",
-    "consume", "convolve", "count_cycle", "derangements", "dft", "difference", "distinct_combinations",
+    "convolve", "count_cycle", "derangements", "dft", "difference", "distinct_combinations",
     "distinct_permutations", "distribute", "divide", "dotproduct", "doublestarmap", "duplicates_everseen",
     "duplicates_justseen", "exactly_n", "extract", "factor", "filter_except", "filter_map", "first", "first_true",
     "flatten", "gray_product", "groupby_transform", "grouper", "ichunked", "idft", "iequals", "ilen", "interleave",

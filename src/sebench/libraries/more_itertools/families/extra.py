@@ -1,5 +1,5 @@
-"""More single-function families: reversing, classifying, picking by index, bounded counts, consuming,
-peeking, repeated calls and subsets as sets."""
+"""More single-function families: reversing, classifying, picking by index, bounded counts, peeking,
+repeated calls and subsets as sets."""
 
 from __future__ import annotations
 
@@ -47,10 +47,6 @@ def templates() -> list:
             "A plate stack `stack` (bottom first) is emptied by repeatedly taking the top plate until taking one fails. Return the plates in the order they were taken.",
             "Call pop() on a copy of `stack` over and over, stopping when it raises IndexError, and return the popped items in order.",
         ), _stack),
-        S("consume", "skip_ahead", "values k", "it = iter(values)\n{consume}(it, k)\nreturn list(it)", (
-            "An iterator over the playlist `values` is advanced `k` steps, discarding those songs (all of them if there are fewer). Return the songs that remain.",
-            "Advance an iterator over `values` by `k` items without keeping them, then return what is left of it as a list.",
-        ), G(values=L(0, 9, (0, 8)), k=I(0, 5))),
         S("spy", "peek_then_all", "values k", "head, it = {spy}(values, k)\nreturn [list(head), list(it)]", (
             "Look at the first `k` items of the iterable `values` without losing them: return [those first items, the complete sequence].",
             "A parser previews up to `k` tokens of `values` and then still reads everything from the start. Return [preview, all tokens].",
