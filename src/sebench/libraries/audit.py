@@ -126,7 +126,8 @@ def _strings(obj, key: str):
 
 def _scan_probe(probe: dict, checker: LibraryChecker, module: str) -> list:
     spec = importlib.util.find_spec(module.split(".")[0])
-    home = str(Path(spec.origin).parent) if spec and spec.origin else None
+    origin = Path(spec.origin) if spec and spec.origin else None
+    home = (str(origin.parent) + "/" if origin.name == "__init__.py" else str(origin)) if origin else None
     out = []
     for label, text in probe.get("reprs", []):
         out += [(f"<repr>/{label}", 1, kind, "repr", word) for kind, word in checker.runtime(text)]
