@@ -1,7 +1,7 @@
 """The instance directory: where each file lives (the one place that says so), and loaders for its parts
 (docs/architecture.md).
 
-    DIR/manifest.json                       seed, package name, versions, counts, content hashes
+    DIR/manifest.json                       seed, package name, library (absent: numpy), versions, counts, hashes
     DIR/package/<pkg>/...                   the generated package (PYTHONPATH=DIR/package)
     DIR/datasets/train/api_doc.jsonl        one ApiDoc per function
     DIR/datasets/train/train.jsonl          training tasks
@@ -83,6 +83,14 @@ class Instance:
             raise SebenchError(f"{folder}: the instance has no package folder, so no program can import "
                                f"'{self.package_name}'; rebuild the instance with `sebench build`")
         return folder
+
+    @property
+    def library(self) -> str:
+        """The registry name of the library the package was made from ("numpy" when the manifest has none)."""
+        name = self.manifest().get("library", "numpy")
+        if not isinstance(name, str) or not name:
+            raise SebenchError(f"{self.manifest_path}: field 'library': expected a library's name, got {name!r}")
+        return name
 
     @property
     def package_name(self) -> str:

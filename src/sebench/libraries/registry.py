@@ -1,0 +1,62 @@
+"""Finding a library by its name: a built-in, an installed entry point (group `sebench.libraries`) or a
+module attribute (`pkg.module:attr`), as lm-evaluation-harness's registry resolves tasks.
+
+Built-ins are "module:attr" strings, imported only when asked, so naming one library never imports the
+others' originals.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.metadata
+
+from sebench.errors import SebenchError
+from sebench.libraries.contract import Library
+
+ENTRY_POINT_GROUP = "sebench.libraries"
+DEFAULT_LIBRARY = "numpy"
+
+BUILTINS = {
+    "numpy": "sebench.libraries.numpy:LIBRARY",
+    "more-itertools": "sebench.libraries.more_itertools:LIBRARY",
+}
+
+
+def entry_points() -> dict[str, str]:
+    """Installed libraries: entry point name -> "module:attr"."""
+    return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def library_names() -> list[str]:
+    """The names `--library` knows without a module:attr: built-ins, then entry points."""
+    return [*BUILTINS, *sorted(set(entry_points()) - set(BUILTINS))]
+
+
+def load_library(name: str) -> Library:
+    """The Library of a registry name or of `module:attr`; an unknown name is one line with the closest
+    known one."""
+    target = BUILTINS.get(name) or entry_points().get(name)
+    if target is None:
+        module, sep, attr = name.partition(":")
+        if not sep or not attr.isidentifier() or not all(p.isidentifier() for p in module.split(".")):
+            close = difflib.get_close_matches(name, library_names(), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise SebenchError(f"--library: unknown library '{name}'{hint} (known: {', '.join(library_names())}; "
+                               f"or pkg.module:ATTR, or an entry point of group '{ENTRY_POINT_GROUP}')")
+        target = name
+    return _import(target, name)
+
+
+def _import(target: str, name: str) -> Library:
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SebenchError(f"--library {name}: cannot import {module_name}: {exc}") from None
+    obj = getattr(module, attr, None)
+    if obj is None:
+        raise SebenchError(f"--library {name}: {module_name} has no attribute '{attr}'")
+    if not isinstance(obj, Library):
+        raise SebenchError(f"--library {name}: {target} is {type(obj).__name__}, not a sebench.libraries.Library")
+    return obj
