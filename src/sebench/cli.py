@@ -20,8 +20,7 @@ import sys
 from sebench.errors import SebenchError
 
 COMMAND_MODULES = (
-    "sebench.builder.cli",  # build
-    "sebench.obfuscate.cli",  # audit
+    "sebench.builder.cli",  # build, audit
     "sebench.tasks.cli",  # tasks import|export
     "sebench.rollout.cli",  # rollout
     "sebench.judge.cli",  # judge, sandbox serve

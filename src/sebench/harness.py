@@ -18,7 +18,8 @@ surface        the mapping (JSON)                     [top names, linalg names, 
                                                       {NumPy error name: the package's public name}]
 probe          the mapping (JSON)                     the leak audit's run-time probe (see `probe_package`)
 
-PACKAGE_DIR goes first on sys.path, so `import <package>` finds the generated package.
+PACKAGE_DIR goes first on sys.path, so `import <package>` finds the generated package; further folders
+after os.pathsep in it go last (a library's original that is not installed, e.g. a user's module:attr).
 """
 
 from __future__ import annotations
@@ -370,8 +371,10 @@ def probe_package(mapping: dict) -> dict:
 
 def main(argv: list[str]) -> int:
     command, package_dir = argv[0], argv[1]
-    if package_dir:
-        sys.path.insert(0, package_dir)
+    first, *extra = package_dir.split(os.pathsep)  # extra: where a library outside site-packages lives
+    if first:
+        sys.path.insert(0, first)
+    sys.path.extend(extra)
     warnings.simplefilter("ignore")
     if command == "reference":
         _serve_lines(sys.stdin, sys.stdout, run_reference)

@@ -1,4 +1,4 @@
-"""`sebench build`."""
+"""`sebench build` and `sebench audit`."""
 
 from __future__ import annotations
 
@@ -12,9 +12,13 @@ from sebench.obfuscate import DOCS_SOURCES
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "build", help="build a fresh instance (package, docs, tasks) from a seed",
-        description="Build an instance directory: a pseudo-novel package made from NumPy with random names, "
+        description="Build an instance directory: a pseudo-novel package made from a library (NumPy by default) "
+                    "with random names, "
                     "its rewritten docs, the task splits and private/mapping.json; the leak audit runs last "
                     "and any finding fails the build.")
+    p.add_argument("--library", default="numpy", metavar="NAME",
+                   help="the library to make the package from: a built-in (numpy, more-itertools), an installed "
+                        "entry point of group sebench.libraries, or pkg.module:ATTR (default numpy)")
     p.add_argument("--out", type=Path, required=True,
                    help="instance directory to write (an instance already there is refused without --overwrite)")
     p.add_argument("--seed", type=int, default=0, help="seed of names and tasks; same seed, same bytes (default 0)")
@@ -32,6 +36,10 @@ def register(subparsers) -> None:
                    help="replace an instance already at --out (its tasks, mapping and the runs made on it are lost); "
                         "the new one is built beside it and swapped in only once complete")
     p.set_defaults(func=run_build)
+    a = subparsers.add_parser("audit", help="scan an instance for leaks of its original library",
+                              description="Print every leak finding (file:line: kind: text); exit 1 if any.")
+    a.add_argument("dir", type=Path, help="instance directory")
+    a.set_defaults(func=run_audit)
 
 
 def task_sizes(args: argparse.Namespace):
@@ -54,6 +62,21 @@ def run_build(args: argparse.Namespace) -> int:
     from sebench.builder.run import build_instance
 
     out = build_instance(args.out, args.seed, package_name=args.package_name, mapping_from=args.mapping_from,
-                         task_sizes=task_sizes(args), docs_from=args.docs, overwrite=args.overwrite)
+                         task_sizes=task_sizes(args), docs_from=args.docs, overwrite=args.overwrite,
+                         library=args.library)
     print(out)
     return 0
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from sebench.instance import Instance
+    from sebench.libraries import audit_library
+    from sebench.obfuscate import audit_instance
+
+    inst = Instance.open(args.dir)
+    numpy = inst.library == "numpy"
+    findings = [str(f) for f in audit_instance(inst.root)] if numpy else audit_library(inst.root)
+    for f in findings:
+        print(f)
+    print(f"audit: {len(findings)} finding(s) in {inst.root}")
+    return 1 if findings else 0

@@ -1,12 +1,13 @@
 """`sebench build`: writes an instance directory (docs/architecture.md, "The instance directory").
 
-Order: names -> package, docs, api_doc.jsonl, mapping.json (obfuscate.write) -> tasks (tasks.generate,
-only with task sizes) -> audit (any finding fails the build; with the release's docs, which sebench did
+NumPy (the default library): names -> package, docs, api_doc.jsonl, mapping.json (obfuscate.write) ->
+tasks (tasks.generate, only with task sizes) -> audit (any finding fails the build; with the release's docs, which sebench did
 not write and does not fix, the findings are only counted in a warning) -> manifest.json last.
 The instance is assembled in a sibling folder DIR.partial and moved into place only when complete, so
 an interrupted or failed build never leaves a half-written instance behind at DIR (a failed audit
-keeps DIR.partial for inspection). An instance already at DIR is replaced only with overwrite=True
-(`--overwrite`), and then by swapping the two folders once the new one is complete: its tasks, private
+keeps DIR.partial for inspection). Any other library (`--library`) goes through the generic pipeline
+of sebench.libraries in the same order, into the same folders. An instance already at DIR is replaced
+only with overwrite=True (`--overwrite`), and then by swapping the two folders once the new one is complete: its tasks, private
 mapping and the runs made on it cannot be rebuilt by accident.
 """
 
@@ -25,6 +26,14 @@ import sebench
 from sebench.errors import SebenchError
 from sebench.files import write_json
 from sebench.instance import MANIFEST_FILE, MAPPING_FILE, Instance
+from sebench.libraries import (
+    DEFAULT_LIBRARY,
+    Library,
+    audit_library_or_fail,
+    load_library,
+    write_library,
+    write_library_tasks,
+)
 from sebench.obfuscate import (
     DOCS_SOURCES,
     Names,
@@ -42,14 +51,22 @@ log = logging.getLogger(__name__)
 
 def build_instance(out: Path, seed: int, package_name: str | None = None, mapping_from: Path | None = None,
                    task_sizes: TaskSizes | None = None, *, docs: bool = True, audit: bool = True,
-                   docs_from: str = "sebench", overwrite: bool = False) -> Path:
+                   docs_from: str = "sebench", overwrite: bool = False, library: str = DEFAULT_LIBRARY) -> Path:
     """Builds the instance for `seed` at `out`; returns `out`. An instance already at `out` is refused
     (naming what would be lost) unless `overwrite`, and then replaced only once the new one is complete.
 
+    library: a registry name or module:attr (sebench.libraries.load_library); NumPy's instances come from
+    the obfuscate stage's pipeline, every other library's from the generic one (sebench.libraries).
     docs_from="original" takes the docs from the release's api_doc.jsonl (`mapping_from`, required).
     docs=False keeps the minimal docstrings (signature + one line) instead of the rewritten docs, and
-    audit=False skips the leak audit: both only for tests and quick experiments.
+    audit=False skips the leak audit: both only for tests and quick experiments (NumPy only).
     """
+    if library != DEFAULT_LIBRARY:
+        lib = load_library(library)
+        if lib.name != DEFAULT_LIBRARY:
+            if mapping_from is not None or docs_from != "sebench" or not docs:
+                raise SebenchError(f"--library {library}: --mapping-from and --docs original are NumPy's only")
+            return _build_library(Path(out).absolute(), seed, lib, package_name, task_sizes, audit, overwrite)
     if docs_from not in DOCS_SOURCES:
         raise SebenchError(f"--docs: choose one of {', '.join(DOCS_SOURCES)}, got {docs_from!r}")
     if docs_from == "original" and mapping_from is None:
@@ -74,6 +91,35 @@ def build_instance(out: Path, seed: int, package_name: str | None = None, mappin
     if audit:
         audit_or_fail(work, names, strict=docs_from == "sebench")
     _write_manifest(inst, names, seed, counts, docs_from)
+    _replace(work, out)
+    log.info("build: wrote %s", out)
+    return out
+
+
+def _build_library(out: Path, seed: int, library: Library, package_name: str | None, task_sizes: TaskSizes | None,
+                   audit: bool, overwrite: bool) -> Path:
+    """The generic pipeline's build of a library other than NumPy (same order, same folder swap)."""
+    _check_target(out, overwrite)
+    work = out.with_name(out.name + ".partial")
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    inst = Instance(work)
+    log.info("build: %s, seed %d", library.name, seed)
+    names = write_library(inst, library, seed, package_name)
+    counts = {"functions": len(names.functions) + len(names.types), "api_docs": len(inst.api_docs())}
+    if task_sizes is not None:
+        counts.update(write_library_tasks(inst, library, seed, task_sizes))
+    forget_package(names.package)
+    clean_caches(inst.package_dir)
+    if audit:
+        audit_library_or_fail(work)
+        clean_caches(inst.package_dir)
+    write_json(inst.manifest_path, {
+        "package": names.package, "library": library.name, "library_version": library.version(), "seed": seed,
+        "docs": "sebench", "sebench_version": sebench.__version__, "counts": counts,
+        "hashes": file_hashes(inst.root),
+    }, indent=2)
     _replace(work, out)
     log.info("build: wrote %s", out)
     return out

@@ -4,12 +4,14 @@ the generated package (package.py + runtime.py), docs (docs.py), the leak audit 
 
 from sebench.exports import front_door
 
-__all__ = ["DOCS_SOURCES", "NUMPY_RENAMED", "LeakChecker", "Names", "Surface", "audit_or_fail", "clean_caches",
-           "forget_package", "make_names", "release_api_docs", "write_obfuscated"]
+__all__ = ["DOCS_SOURCES", "NUMPY_RENAMED", "LeakChecker", "NameGenerator", "Names", "Surface", "audit_instance",
+           "audit_or_fail", "clean_caches", "encode", "forget_package", "load_surface", "make_names", "module_source",
+           "numpy_function", "release_api_docs", "write_obfuscated"]
 __getattr__ = front_door(__name__, __all__, {
-    "audit": ("LeakChecker", "Surface"),
-    "names": ("Names",),
-    "surface": ("NUMPY_RENAMED",),
+    "audit": ("LeakChecker", "Surface", "audit_instance"),
+    "names": ("NameGenerator", "Names"),
+    "package": ("encode", "module_source", "numpy_function"),
+    "surface": ("NUMPY_RENAMED", "load_surface"),
     "write": ("DOCS_SOURCES", "audit_or_fail", "clean_caches", "forget_package", "make_names", "release_api_docs",
               "write_obfuscated"),
 })

@@ -16,6 +16,7 @@ test text is close to a train text, every function of a test task has train task
 from __future__ import annotations
 
 import logging
+import os
 import random
 import re
 from collections import defaultdict
@@ -33,7 +34,7 @@ from sebench.tasks.spec import (
     CONSTRUCTOR,
     Template,
     input_string,
-    numpy_names,
+    original_names,
     render_code,
 )
 
@@ -119,11 +120,14 @@ class InputDrawer:
         return DrawnInputs(out, rng.draws, lost)
 
 
-def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: int = 2) -> dict[str, int]:
-    """Writes the three split files of `instance`; returns {split: number of tasks}."""
+def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: int = 2,
+                     templates: list[Template] | None = None, original_path: str = "") -> dict[str, int]:
+    """Writes the three split files of `instance`; returns {split: number of tasks}. `templates` default
+    to NumPy's; `original_path` is the folder of a library's original that is not installed."""
     mapping = instance.mapping()
-    tasks = generate_tasks(instance.package_dir, mapping, seed, sizes, workers=workers)
-    functions = list(mapping["functions"].values())
+    package_dir = Path(f"{instance.package_dir}{os.pathsep}{original_path}") if original_path else instance.package_dir
+    tasks = generate_tasks(package_dir, mapping, seed, sizes, workers=workers, templates=templates)
+    functions = [*mapping["functions"].values(), *mapping.get("types", {}).values()]
     problems = hygiene_problems(tasks, functions if sizes.train >= 2 * len(functions) else None)
     if problems:  # the planner prevents these; a failure here is a bug, not bad input
         raise SebenchError(f"task generation broke the split rules: {'; '.join(problems[:5])}")
@@ -141,7 +145,7 @@ def generate_tasks(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes
         if getattr(sizes, name) < 0:
             raise SebenchError(f"task sizes: {name} must be >= 0, got {getattr(sizes, name)}")
 
-    names = mapping["functions"]
+    names = {**mapping["functions"], **mapping.get("types", {})}
     usable = [t for t in (templates if templates is not None else all_templates())
               if all(f in names for f in t.functions)]
     ctx = _Context(package_dir, mapping, seed, workers)
@@ -297,9 +301,9 @@ class _Context:
     def __init__(self, package_dir: Path, mapping: dict, seed: int, workers: int):
         self.package_dir = package_dir
         self.mapping = mapping
-        self.names = mapping["functions"]
+        self.names = {**mapping["functions"], **mapping.get("types", {})}
         self.package = mapping["package"]
-        self.constructor = mapping.get("constructor") or self.names[CONSTRUCTOR]
+        self.constructor = mapping.get("constructor") or self.names.get(CONSTRUCTOR, "")
         self.repr_name = self.constructor.rsplit(".", 1)[-1]  # the package's arrays print as ctor(...)
         self.workers = workers
         self.drawer = InputDrawer(seed, self.constructor)
@@ -346,9 +350,9 @@ class _Context:
                 self.problems[t.key] = f"{len(drawn.inputs)} distinct inputs, {t.cases} needed{lost}"
                 continue
             pkg_code = render_code(t, self.names, self.package)
-            np_code = render_code(t, numpy_names(t.functions), "numpy", "np")
+            np_code = render_code(t, *original_names(t))
             jobs.append(Job(f"{n}p", pkg_code, t.entry, [s for s, _ in drawn.inputs], "package", self.package))
-            jobs.append(Job(f"{n}n", np_code, t.entry, [s for _, s in drawn.inputs], "numpy", "numpy"))
+            jobs.append(Job(f"{n}n", np_code, t.entry, [s for _, s in drawn.inputs], "numpy", t.library))
             prepared.append((n, d, drawn.inputs, pkg_code))
         out: list[Task | None] = [None] * len(drafts)
         results = run_jobs(self.package_dir, jobs, self.workers)

@@ -82,11 +82,11 @@ class Template:
         return f"def {self.entry}({', '.join(self.params)}):"
 
 
-def render_body(body: str, names: dict[str, str]) -> str:
-    """Replaces each {numpy-name} with names["numpy.<name>"]."""
+def render_body(body: str, names: dict[str, str], library: str = "numpy") -> str:
+    """Replaces each {name} with names["<library>.<name>"]."""
 
     def sub(match: re.Match) -> str:
-        key = "numpy." + match.group(1)
+        key = f"{library}.{match.group(1)}"
         try:
             return names[key]
         except KeyError:
@@ -106,9 +106,17 @@ def numpy_names(keys: list[str] | tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def original_names(template: Template) -> tuple[dict[str, str], str, str | None]:
+    """The names, module and alias that render a template over its original library: NumPy's as `np.x`
+    (numpy_names), any other library's by their dotted keys (`more_itertools.chunked`)."""
+    if template.library == "numpy":
+        return numpy_names(template.functions), "numpy", "np"
+    return {key: key for key in template.functions}, template.library, None
+
+
 def render_code(template: Template, names: dict[str, str], module: str, alias: str | None = None) -> str:
     """A complete program: imports, then `def entry(params):` with the rendered body."""
-    body = render_body(template.body, names)
+    body = render_body(template.body, names, template.library)
     imports = [f"import {module}" + (f" as {alias}" if alias else "")]
     imports += [f"import {m}" for m in STDLIB if re.search(rf"\b{m}\.", body)]
     lines = "\n".join(("    " + line) if line.strip() else "" for line in body.strip("\n").splitlines())

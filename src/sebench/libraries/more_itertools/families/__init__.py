@@ -1,0 +1,27 @@
+"""The more-itertools task families: single-function templates by kind of function, and pipelines."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+from sebench.tasks import Template
+
+MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra",
+           "pipelines")
+
+
+@functools.lru_cache(maxsize=1)
+def all_templates() -> tuple[Template, ...]:
+    """Every template, in a fixed order; keys are unique."""
+    out: list[Template] = []
+    for name in MODULES:
+        out.extend(importlib.import_module(f"{__name__}.{name}").templates())
+    keys = [t.key for t in out]
+    dupes = sorted({k for k in keys if keys.count(k) > 1})
+    if dupes:
+        raise ValueError(f"duplicate template keys: {dupes[:5]}")
+    return tuple(out)
+
+
+__all__ = ["all_templates"]

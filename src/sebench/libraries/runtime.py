@@ -1,0 +1,241 @@
+"""Runtime of a package made from any library (copied verbatim into it as `_core.py`).
+
+The package's `__init__.py` calls `_setup(module_name, namespace, key, blob)`: `blob` is the zlib-compressed
+JSON configuration (public names and their targets, message words) XORed with a keystream derived from
+`key` and base64-encoded, so no package file holds a readable pair of an original name and its new name.
+This file names nothing of the wrapped library: every such name comes from the decoded blob.
+
+What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts and
+sets are converted item by item); instances of the library's public classes become instances of the
+package's renamed classes; any other iterator becomes the package's iterator type; a callable becomes a
+package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
+so that they receive package values. An exception is re-raised as a builtin type (the first builtin
+class of its type's bases) with the original's names in its message replaced by public ones, raised from
+here so that no traceback frame runs through the original's files.
+"""
+
+import binascii as _binascii
+import json as _json
+import os as _os
+import re as _re
+import zlib as _zlib
+
+_S = {}  # the package's runtime state, filled by _setup
+_DATA = frozenset([int, float, complex, bool, str, bytes, type(None), range, slice, type(Ellipsis)])
+_ADDRESS = _re.compile(r" at 0x[0-9a-fA-F]+")
+_SPECIALS = ("__next__", "__len__", "__getitem__", "__contains__", "__bool__", "__eq__", "__lt__", "__le__",
+             "__gt__", "__ge__", "__hash__", "__reversed__", "__call__", "__enter__", "__exit__")
+
+
+def _decode(key, blob):
+    raw = _binascii.a2b_base64(blob)
+    x = int(key, 16)
+    out = bytearray(len(raw))
+    for i, b in enumerate(raw):
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+        out[i] = b ^ (x >> 56)
+    return _json.loads(_zlib.decompress(bytes(out)).decode("utf-8"))
+
+
+def _setup(modname, ns, key, blob):
+    cfg = _decode(key, blob)
+    lib = __import__(cfg["M"])
+    for part in cfg["M"].split(".")[1:]:
+        lib = getattr(lib, part)
+    _S.update(pkg=modname, lib=lib, mod=cfg["M"], words=cfg["W"], classes={}, proxies=set())
+    _S["rule"] = _re.compile(r"\b(?:" + "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
+                             + r")\b") if cfg["W"] else None
+    _S["iter"] = _iterator_type(cfg["I"])
+    docs = _docs()
+    names = []
+    for pub, target in cfg["T"]:
+        ns[pub] = _S["classes"][getattr(lib, target)] = _proxy_type(pub, getattr(lib, target), docs.get(pub))
+        _S["proxies"].add(ns[pub])
+        names.append(pub)
+    for pub, target in cfg["F"]:
+        ns[pub] = _function(getattr(lib, target), pub, docs.get(pub))
+        names.append(pub)
+    ns["_plain"] = _plain
+    ns["__all__"] = sorted(names)
+
+
+def _docs():
+    path = _os.path.join(_os.path.dirname(__file__), "_doc.bin")
+    try:
+        with open(path, "rb") as fh:
+            return _json.loads(_zlib.decompress(fh.read()).decode("utf-8"))
+    except OSError:
+        return {}
+
+
+# ---------------------------------------------------------------- values crossing the surface
+
+def _out(v):
+    """A value the library returns, as the package shows it."""
+    t = type(v)
+    if t in _DATA:
+        return v
+    if t is list:
+        return [_out(x) for x in v]
+    if t is tuple:
+        return tuple(_out(x) for x in v)
+    if t is dict:
+        return {_out(k): _out(x) for k, x in v.items()}
+    if t is set or t is frozenset:
+        return t(_out(x) for x in v)
+    if t in _S["proxies"] or t is _S["iter"]:
+        return v
+    for cls in t.__mro__:
+        if cls in _S["classes"]:
+            return _wrap(_S["classes"][cls], v)
+    if hasattr(v, "__next__") and _foreign(t):
+        return _wrap(_S["iter"], v)
+    if callable(v) and not isinstance(v, type) and _foreign(t):
+        return _callable(v, _out, _in)
+    return v
+
+
+def _in(v):
+    """A value a program hands to the library: the package's wrappers unwrapped, its callables adapted."""
+    t = type(v)
+    if t in _DATA:
+        return v
+    if t in _S["proxies"] or t is _S["iter"]:
+        return object.__getattribute__(v, "_v")
+    if t is list or t is tuple:
+        if any(type(x) in _S["proxies"] or type(x) is _S["iter"] for x in v):
+            return t(_in(x) for x in v)
+        return v
+    if callable(v) and not isinstance(v, type) and t.__module__ != "builtins":
+        return _callable(v, _in, _out)
+    return v
+
+
+def _foreign(t):
+    """Whether a type is not builtin data: its instances would show their own module's names."""
+    return t.__module__ != "builtins" or t.__name__ in ("generator", "function", "method")
+
+
+def _wrap(cls, v):
+    obj = object.__new__(cls)
+    object.__setattr__(obj, "_v", v)
+    return obj
+
+
+def _callable(fn, result, argument):
+    """A callable that converts its arguments with `argument` and its result with `result`."""
+
+    def function(*args, **kwargs):
+        try:
+            r = fn(*[argument(a) for a in args], **{k: argument(x) for k, x in kwargs.items()})
+        except Exception as e:
+            err = _translate(e)
+        else:
+            return result(r)
+        raise err
+
+    function.__module__ = _S["pkg"]
+    return function
+
+
+def _plain(v):
+    """Plain data for the reference runner: the package's iterators as lists, tuples as lists."""
+    t = type(v)
+    if t in _DATA:
+        return v
+    if t is _S["iter"]:
+        return [_plain(x) for x in v]
+    if t in (list, tuple, set, frozenset):
+        return [_plain(x) for x in v]
+    if t is dict:
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+# ---------------------------------------------------------------- errors
+
+def _clean(text):
+    text = _ADDRESS.sub("", text)
+    return _S["rule"].sub(lambda m: _S["words"][m.group(0)], text) if _S["rule"] else text
+
+
+def _translate(e):
+    """The exception to raise instead of `e`: a builtin type with a cleaned message, and no frames."""
+    if isinstance(e, StopIteration):
+        return StopIteration(*[_out(a) for a in e.args])
+    cls = next((c for c in type(e).__mro__ if c.__module__ == "builtins"), Exception)
+    try:
+        err = cls(_clean(str(e))) if e.args else cls()
+    except Exception:
+        err = Exception(_clean(str(e)))
+    err.__cause__ = None
+    err.__suppress_context__ = True
+    return err
+
+
+def _function(target, pub, doc):
+    def function(*args, **kwargs):
+        try:
+            r = target(*[_in(a) for a in args], **{k: _in(x) for k, x in kwargs.items()})
+        except Exception as e:
+            err = _translate(e)
+        else:
+            return _out(r)
+        raise err
+
+    function.__name__ = function.__qualname__ = pub
+    function.__module__ = _S["pkg"]
+    function.__doc__ = doc
+    return function
+
+
+# ---------------------------------------------------------------- the package's classes
+
+def _method(name):
+    def method(self, *args, **kwargs):
+        try:
+            r = getattr(object.__getattribute__(self, "_v"), name)(*[_in(a) for a in args],
+                                                                   **{k: _in(x) for k, x in kwargs.items()})
+        except Exception as e:
+            err = _translate(e)
+        else:
+            return _out(r)
+        raise err
+
+    method.__name__ = name
+    return method
+
+
+def _common(pub, specials):
+    def __repr__(self):
+        return "<" + _S["pkg"] + "." + pub + " object>"
+
+    def __getattr__(self, name):
+        return _out(getattr(object.__getattribute__(self, "_v"), name))
+
+    def __iter__(self):
+        v = object.__getattribute__(self, "_v")
+        return self if hasattr(v, "__next__") else _out(iter(v))
+
+    ns = {"__repr__": __repr__, "__str__": __repr__, "__getattr__": __getattr__, "__iter__": __iter__,
+          "__module__": _S["pkg"], "__slots__": ("_v",)}
+    for name in specials:
+        ns[name] = _method(name)
+    return ns
+
+
+def _iterator_type(pub):
+    return type(pub, (), _common(pub, ("__next__",)))
+
+
+def _proxy_type(pub, target, doc):
+    ns = _common(pub, [n for n in _SPECIALS if getattr(target, n, None) is not None])
+    ns["__doc__"] = doc
+    constructor = _function(target, pub, doc)
+    ns["__new__"] = lambda cls, *args, **kwargs: constructor(*args, **kwargs)
+    if getattr(target, "__hash__", None) is None:
+        ns["__hash__"] = None
+    for name, value in vars(target).items():
+        if not name.startswith("_") and isinstance(value, (staticmethod, classmethod)):
+            ns[name] = staticmethod(_function(getattr(target, name), name, None))
+    return type(pub, (), ns)
