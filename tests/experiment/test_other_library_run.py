@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from sebench.cli import main  # noqa: E402
-from sebench.instance import Instance  # noqa: E402
+from sebench.cli import main
+from sebench.instance import Instance
 
 ORIGINAL_WORDS = ("more_itertools", "more-itertools", "numpy")
 
