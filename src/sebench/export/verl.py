@@ -33,6 +33,7 @@ on the pairs, so the two RL files keep the same tasks.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -43,6 +44,7 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.export.config import ExportConfig
 from sebench.instance import Instance
+from sebench.instance_library import is_numpy
 from sebench.protocols import get as get_protocol
 from sebench.records import Task
 
@@ -77,6 +79,10 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     instance, protocol = Instance.open(cfg.data), get_protocol(cfg.protocol)
     out = Path(cfg.out)
     _refuse_earlier_export(out, cfg.overwrite)
+    numpy = is_numpy(instance)
+    if not numpy and (cfg.reward or protocol.reward) == "original":
+        raise SebenchError(f"--reward original: the original's reward rule is defined for NumPy's instances only; "
+                           f"{instance.root} renames '{instance.library}' (give --reward binary or graded)")
     original = _original_prompts(instance, cfg) if protocol.prompts == "original" else None
     every = instance.tasks("train")
     index = {t.task_id: i for i, t in enumerate(every)}
@@ -87,11 +93,14 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
     by_id = {t.task_id: t for t in every}
     val = [t for t in instance.tasks(cfg.val_split) if t.is_valid]
     val_rows = rl_prompts(instance, val, "closed", "closed", original)
-    with OriginalJudge(instance) as judge:  # the test cases and results as the original's RL data holds them
+    # the test cases and results as the original's RL data holds them (NumPy's: as the original's package prints
+    # them); another library's package has no original printing, so its tasks' own
+    with OriginalJudge(instance) if numpy else contextlib.nullcontext() as judge:
+        reward_data = judge.reward_data if judge is not None else _own_results
         written = [_write_rl(out / RL_FILES[kind], [(by_id[p["task_id"]], p[key]) for p in kept], kind, index,
-                             judge.reward_data) for kind, key in (("open", "sample_prompt"), ("closed", "prompt"))]
+                             reward_data) for kind, key in (("open", "sample_prompt"), ("closed", "prompt"))]
         written.append(_write_rl(out / RL_FILES["test"], list(zip(val, (r["prompt"] for r in val_rows))), "test",
-                                 {t.task_id: i for i, t in enumerate(instance.tasks(cfg.val_split))}, judge.reward_data))
+                                 {t.task_id: i for i, t in enumerate(instance.tasks(cfg.val_split))}, reward_data))
     sft = 0
     if cfg.rollouts is not None:
         verdicts = cfg.verdicts or Path(cfg.rollouts).with_name("verdicts.jsonl")
@@ -109,6 +118,11 @@ def export_verl(cfg: ExportConfig) -> list[Path]:
                        "custom_reward_function.name": "compute_score"}}
     _write_text(out / RECORD, json.dumps(record, indent=1) + "\n")
     return [*written, out / RECORD]
+
+
+def _own_results(task: Task) -> tuple[list, str]:
+    """A task's test cases and its printed results joined by "#" (the RL data of another library than NumPy)."""
+    return task.test_cases, task.right_exe_result
 
 
 def _refuse_earlier_export(out: Path, overwrite: bool) -> None:
