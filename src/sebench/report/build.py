@@ -207,7 +207,8 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
         head += ["noise %", "minutes", "not kept, why"]
         lines = [f"**{label}**\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
-            noise = "" if not r.get("kept") else pct(1 - r.get("agree_with_library", 0) / r["kept"])
+            measured = r.get("agree_with_library") is not None and any("agree_with_library" in x for x in rounds)
+            noise = "" if not r.get("kept") or not measured else pct(1 - r["agree_with_library"] / r["kept"])
             minutes = "" if r.get("seconds") is None else f"{r['seconds'] / 60:.1f}"
             why = ", ".join(f"{REJECTED_SHORT.get(k, k)} {n}" for k, n in (r.get("rejected") or {}).items())
             if r.get("failed_inputs"):
