@@ -41,6 +41,9 @@ def test_surface_is_at_least_100_public_functions_of_the_installed_original():
         assert f.name in public and callable(obj) and not inspect.isclass(obj), f.name
         assert LIBRARY.doc(f.key).strip(), f.name
     assert LIBRARY.version() == mi.__version__
+    leak = re.compile(r"\b(?:" + "|".join(map(re.escape, LIBRARY.leak_words)) + r")\b")
+    assert not [f.name for f in surface if leak.search(LIBRARY.doc(f.key))]
+    assert "seekable" in inspect.getdoc(mi.locate) and "index" in LIBRARY.doc("more_itertools.locate")
     with pytest.raises(KeyError):
         LIBRARY.doc("more_itertools.peekable")
 
@@ -67,6 +70,9 @@ def test_reference_runs_with_the_original_and_gives_json_data(template):
         assert set(kwargs) == set(template.params)
         inputs.add(", ".join(literal(kwargs[p]) for p in template.params))  # as the builder writes inputs
         outputs.append(json.dumps(to_task_data(fn(**kwargs))))  # raises on anything but plain data
+    # a task's example shows inputs and outputs as code: their strings must not hold a function's name
+    words = set(re.findall(r"[A-Za-z_]\w*", " ".join([*inputs, *outputs])))
+    assert not words & NAMES, (template.key, sorted(words & NAMES))
     assert len(inputs) >= template.cases and len(set(outputs)) >= 2, template.key
 
 
