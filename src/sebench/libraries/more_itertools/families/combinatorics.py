@@ -62,7 +62,7 @@ def templates() -> list:
         S("distinct_permutations", "anagrams", "text", "return [''.join(p) for p in {distinct_permutations}(text)]", (
             "List every distinct rearrangement of the letters of `text` (repeated letters make some rearrangements equal; each appears once), in lexicographic order, as strings.",
             "A word game needs all different anagrams of `text`, sorted alphabetically and without duplicates. Return them as a list of strings.",
-        ), G(text=Str((1, 5), "aabc"))),
+        ), G(text=Str((2, 5), "aabcde"))),
         S("distinct_combinations", "distinct_picks", "values size", "return [list(c) for c in {distinct_combinations}(sorted(values), size)]", (
             "A bag holds marbles whose colours are the numbers `values` (colours repeat). Sort the colours ascending and list every different choice of `size` marbles, where two choices with the same colours are the same choice. Return each choice as an ascending list, the choices in lexicographic order.",
             "Return the size-`size` combinations of the ascending-sorted `values` without repeats (equal items are interchangeable), each as a list, in lexicographic order.",
