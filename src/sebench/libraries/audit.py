@@ -32,6 +32,7 @@ from sebench.instance import DATASETS_DIR, Instance
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
 IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 BACKTICK = re.compile(r"`+([^`\n]+?)`+")
+STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
 RUNTIME_POSITION = re.compile(r"(?:(?<=[<.'\"])|(?<=\bfunction )|(?<=\bclass ))([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\(|'|\")")
 
@@ -60,8 +61,8 @@ class LibraryChecker:
             used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
             used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
             used |= {a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-        except SyntaxError:
-            own, used = set(), set(IDENT.findall(text))
+        except SyntaxError:  # an example (`>>> call` and its output): the names outside string literals
+            own, used = set(), set(IDENT.findall(STRING.sub("", text)))
         return [("original-name", name) for name in sorted((used - own) & self.originals)]
 
     def prose(self, text: str) -> list[tuple[str, str]]:

@@ -37,6 +37,7 @@ class Rewriter:
     def __init__(self, library: Library, names: LibraryNames):
         self.package = names.package
         self.public = {key.rpartition(".")[2]: pub.rpartition(".")[2] for key, pub in names.public().items()}
+        self.hidden = (outside_names(library) | set(library.leak_words)) - set(self.public)
         parts = sorted({library.module, *library.module.split(".")[:1]}, key=len, reverse=True)
         self.module = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in parts) + r")((?:\.\w+)*)")
 
@@ -61,9 +62,39 @@ class Rewriter:
         line = CALL.sub(lambda m: self.public.get(m.group(1), m.group(1)) + "(", line)
         return self.module.sub(self._qualified, line)
 
+    def refers_to_hidden(self, paragraph: list[str]) -> bool:
+        """Whether a prose paragraph cross-refers (role, backticks, call) to a name the package lacks."""
+        text = "\n".join(paragraph)
+        spans = ROLE.findall(text) + BACKTICK.findall(text) + CALL.findall(text)
+        return any(set(IDENT.findall(span.replace(".", " "))) & self.hidden for span in spans)
+
     def doc(self, text: str) -> str:
-        lines = inspect.cleandoc(text or "").split("\n")
-        return "\n".join(self.code(ln) if ln.lstrip().startswith((">>>", "...")) else self.prose(ln) for ln in lines)
+        """The docstring rewritten; prose paragraphs that refer to names outside the surface are dropped."""
+        out: list[str] = []
+        paragraph: list[str] = []
+        in_example = False
+        for line in [*inspect.cleandoc(text or "").split("\n"), ""]:
+            if line.lstrip().startswith((">>>", "...")) or not line.strip():
+                if paragraph and not self.refers_to_hidden(paragraph):
+                    out += [self.prose(ln) for ln in paragraph]
+                paragraph = []
+                in_example = bool(line.strip())
+                out.append(self.code(line) if in_example else line)
+            elif in_example:
+                out.append(self.prose(line))  # an example's expected output
+            else:
+                paragraph.append(line)
+        return "\n".join(out).strip("\n")
+
+
+def outside_names(library: Library) -> set[str]:
+    """The names the library defines itself (functions, classes) beyond any surface: what its docs'
+    cross references may point to."""
+    import importlib
+
+    module = importlib.import_module(library.module)
+    return {name for name, obj in vars(module).items()
+            if str(getattr(obj, "__module__", "")).split(".")[0] == library.module.split(".")[0]}
 
 
 def signature(key: str, public: str, rewriter: Rewriter) -> str:
@@ -87,7 +118,7 @@ def with_examples(doc: str, package: str, keep: set[int]) -> str:
             out.append("".join(" " * part.indent + ln + "\n" for ln in lines if ln or part.want))
         index += 1
     text = re.sub(r"\n{3,}", "\n\n", "".join(out)).strip("\n")
-    return text.replace(">>> ", f">>> import {package}\n>>> ", 1) if keep else text
+    return re.sub(r"^([ \t]*)>>> ", rf"\1>>> import {package}\n\1>>> ", text, count=1, flags=re.M) if keep else text
 
 
 def run_child(command: str, request: dict, package_dir: Path, module: str, timeout: float = 600) -> dict:
