@@ -77,6 +77,26 @@ def running_sums(values):
         yield acc
 
 
+def make_scaler(k):
+    """A function that multiplies by *k*.
+
+    >>> make_scaler(2)(3)
+    6
+    """
+    def scale_by(x):
+        return k * x
+    return scale_by
+
+
+def apply_each(fn, items):
+    """*fn* applied to each item.
+
+    >>> apply_each(abs, [-1, 2])
+    [1, 2]
+    """
+    return [fn(item) for item in items]
+
+
 class Tally:
     """Counts how often each item was added.
 
@@ -98,7 +118,8 @@ LIBRARY = '''import tinymod_contract as tm
 from sebench.libraries import ApiFunction, Library
 from sebench.tasks import Template
 
-NAMES = ("sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums", "Tally")
+NAMES = ("sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums", "make_scaler", "apply_each",
+         "Tally")
 
 
 def values(rng, i):
@@ -139,7 +160,7 @@ LIBRARY = Library(
 )
 '''
 ORIGINALS = ("tinymod_contract", "sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums",
-             "Tally", "_helper_norm")
+             "make_scaler", "apply_each", "scale_by", "Tally", "_helper_norm")
 SIZES = ("--n-train", "12", "--n-single", "4", "--n-multiple", "1")
 
 
@@ -175,7 +196,7 @@ def test_the_built_instance_passes_the_audit(built):
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["library"], manifest["library_version"]) == ("tinylib", "1.0")
     mapping = json.loads((out / "private/mapping.json").read_text())
-    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 6
+    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 8
 
 
 def test_no_file_under_datasets_names_the_original(built):
@@ -211,6 +232,19 @@ def test_a_generators_repr_and_an_error_name_nothing_original(built):
             "    print(''.join(traceback.format_exception(e)))\n")
     shown = run_in_package(out, env, code)
     assert "builtins ValueError" in shown and only.rpartition(".")[2] + "() expected one item" in shown
+    assert [w for w in ORIGINALS if w in shown] == []
+
+
+def test_callables_and_the_librarys_objects_cross_the_surface_wrapped(built):
+    out, env = built
+    mapping = json.loads((out / "private/mapping.json").read_text())
+    public = {key.rpartition(".")[2]: name for key, name in {**mapping["functions"], **mapping["types"]}.items()}
+    code = (f"import {mapping['package']}\nscale = {public['make_scaler']}(3)\nprint(repr(scale), scale(2))\n"
+            f"tallies = [{public['Tally']}([1]), {public['Tally']}([2, 2])]\n"
+            f"print({public['apply_each']}(lambda t: (type(t).__name__, t.count(2)), tallies))\n")
+    shown = run_in_package(out, env, code)
+    tally = public["Tally"].rpartition(".")[2]
+    assert " 6\n" in shown and f"[('{tally}', 0), ('{tally}', 2)]" in shown
     assert [w for w in ORIGINALS if w in shown] == []
 
 

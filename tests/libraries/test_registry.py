@@ -43,3 +43,32 @@ def test_an_instance_without_a_library_field_is_numpy(tmp_path):
     assert Instance.open(tmp_path).library == "numpy"
     (tmp_path / "manifest.json").write_text(json.dumps({"package": "zwc", "library": "more-itertools"}))
     assert Instance.open(tmp_path).library == "more-itertools"
+
+
+BROKEN = {
+    "surface key outside the module": ("surface=lambda: (ApiFunction('os.getcwd'),)", "field 'surface'"),
+    "template of another library": ("templates=lambda: (T('x', library='numpy'),)", "field 'templates': 'x'"),
+    "template calling an unlisted name": ("templates=lambda: (T('y', body='return {loads}(s)'),)",
+                                          "template 'y' calls json.loads"),
+    "leak words not a frozenset": ("leak_words=['a']", "field 'leak_words'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_path, monkeypatch):
+    override, expected = BROKEN[case]
+    module = f"reg_broken_{sorted(BROKEN).index(case)}"
+    fields = {"surface": "lambda: (ApiFunction('json.dumps'),)", "templates": "lambda: ()", "leak_words": "frozenset()"}
+    key, _, value = override.partition("=")
+    fields[key] = value
+    (tmp_path / f"{module}.py").write_text(
+        "from sebench.libraries import ApiFunction, Library\nfrom sebench.tasks import Template\n"
+        "def T(key, body='return {dumps}(s)', library='json'):\n"
+        "    return Template(key=key, entry='f', params=('s',), body=body, texts=('t',), gen=None, library=library)\n"
+        "LIBRARY = Library(name='broken', module='json', doc=lambda key: '', version=lambda: '1', "
+        + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SebenchError) as err:
+        load_library(f"{module}:LIBRARY")
+    assert expected in str(err.value) and "\n" not in str(err.value)
+    sys.modules.pop(module, None)

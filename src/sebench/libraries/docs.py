@@ -148,11 +148,23 @@ def original_paths(module: str) -> list[str]:
     return [str(folder.resolve())]
 
 
+def original_doc(library: Library, key: str) -> str:
+    """The library's docstring of a key; a failing or non-text `doc` is one line naming the key."""
+    try:
+        text = library.doc(key)
+    except Exception as exc:  # noqa: BLE001 - a user's library: any failure is one line
+        raise SebenchError(f"library {library.name}: field 'doc': doc({key!r}) failed: {type(exc).__name__}: {exc}") \
+            from None
+    if not isinstance(text, str):
+        raise SebenchError(f"library {library.name}: field 'doc': doc({key!r}) returned {type(text).__name__}, not str")
+    return text
+
+
 def build_docs(package_dir: Path, library: Library, names: LibraryNames) -> list[ApiDoc]:
     """One ApiDoc per surface function, in surface order, with the examples that reproduce."""
     rewriter = Rewriter(library, names)
     public = names.public()
-    texts = {pub.rpartition(".")[2]: rewriter.doc(library.doc(key)) for key, pub in public.items()}
+    texts = {pub.rpartition(".")[2]: rewriter.doc(original_doc(library, key)) for key, pub in public.items()}
     passed = run_child("examples", {"package": names.package, "docs": texts}, package_dir, library.module)
     out = []
     for key, pub in public.items():

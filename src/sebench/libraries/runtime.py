@@ -42,9 +42,11 @@ def _setup(modname, ns, key, blob):
     lib = __import__(cfg["M"])
     for part in cfg["M"].split(".")[1:]:
         lib = getattr(lib, part)
-    _S.update(pkg=modname, lib=lib, mod=cfg["M"], words=cfg["W"], classes={}, proxies=set())
-    _S["rule"] = _re.compile(r"\b(?:" + "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
-                             + r")\b") if cfg["W"] else None
+    _S.update(pkg=modname, lib=lib, mod=cfg["M"], words={**cfg["W"], **cfg["C"]}, classes={}, proxies=set())
+    anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
+    called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
+    _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
+                             + called + r")(?=[>'\"\s])")
     _S["iter"] = _iterator_type(cfg["I"])
     docs = _docs()
     names = []
@@ -106,7 +108,7 @@ def _in(v):
         if any(type(x) in _S["proxies"] or type(x) is _S["iter"] for x in v):
             return t(_in(x) for x in v)
         return v
-    if callable(v) and not isinstance(v, type) and t.__module__ != "builtins":
+    if callable(v) and not isinstance(v, type) and _foreign(t):
         return _callable(v, _in, _out)
     return v
 
@@ -135,6 +137,7 @@ def _callable(fn, result, argument):
         raise err
 
     function.__module__ = _S["pkg"]
+    function.__qualname__ = "function"
     return function
 
 
@@ -155,8 +158,9 @@ def _plain(v):
 # ---------------------------------------------------------------- errors
 
 def _clean(text):
-    text = _ADDRESS.sub("", text)
-    return _S["rule"].sub(lambda m: _S["words"][m.group(0)], text) if _S["rule"] else text
+    """A message without addresses, the module path and leak words anywhere, and the original's names
+    where they are code: called (`name(`), quoted or after `<` or `.`."""
+    return _S["rule"].sub(lambda m: _S["words"][m.group(0)], _ADDRESS.sub("", text))
 
 
 def _translate(e):
