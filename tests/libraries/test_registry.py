@@ -72,3 +72,18 @@ def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_
         load_library(f"{module}:LIBRARY")
     assert expected in str(err.value) and "\n" not in str(err.value)
     sys.modules.pop(module, None)
+
+
+def test_an_installed_entry_point_is_a_known_name(tmp_path, monkeypatch):
+    (tmp_path / "reg_entry_lib.py").write_text(
+        "from sebench.libraries import ApiFunction, Library\n"
+        "LIBRARY = Library(name='entry', module='json', surface=lambda: (ApiFunction('json.dumps'),),\n"
+        "                  templates=lambda: (), doc=lambda key: '', version=lambda: '1')\n")
+    dist = tmp_path / "reg_entry_dist-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: reg-entry-dist\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[sebench.libraries]\nentry-lib = reg_entry_lib:LIBRARY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "entry-lib" in library_names()
+    assert load_library("entry-lib").name == "entry"
+    sys.modules.pop("reg_entry_lib", None)

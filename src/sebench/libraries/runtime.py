@@ -42,7 +42,7 @@ def _setup(modname, ns, key, blob):
     lib = __import__(cfg["M"])
     for part in cfg["M"].split(".")[1:]:
         lib = getattr(lib, part)
-    _S.update(pkg=modname, lib=lib, mod=cfg["M"], words={**cfg["W"], **cfg["C"]}, classes={}, proxies=set())
+    _S.update(pkg=modname, words={**cfg["W"], **cfg["C"]}, classes={}, proxies=set())
     anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
     called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
     _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
