@@ -4,6 +4,7 @@ import json
 import sys
 
 import pytest
+from cli_fixtures import cli, error_line
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
@@ -87,3 +88,12 @@ def test_an_installed_entry_point_is_a_known_name(tmp_path, monkeypatch):
     assert "entry-lib" in library_names()
     assert load_library("entry-lib").name == "entry"
     sys.modules.pop("reg_entry_lib", None)
+
+
+def test_sebench_build_refuses_an_unknown_library_or_numpys_flags_with_one_line(tmp_path):
+    rc, err = cli("build", "--library", "more-itertool", "--out", tmp_path / "a", "--no-tasks")
+    assert rc == 2 and "did you mean 'more-itertools'?" in error_line(err)
+    rc, err = cli("build", "--library", "more-itertools", "--out", tmp_path / "b", "--docs", "original",
+                  "--mapping-from", tmp_path / "none.jsonl")
+    assert rc == 2 and "NumPy's only" in error_line(err)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
