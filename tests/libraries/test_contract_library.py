@@ -199,6 +199,15 @@ def test_the_built_instance_passes_the_audit(built):
     assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 8
 
 
+def test_the_same_seed_gives_the_same_bytes(built, tmp_path):
+    out, env = built
+    again = tmp_path / "again"
+    done = sebench("build", "--library", "tinylib_contract:LIBRARY", "--seed", "3", "--out", again, *SIZES, env=env)
+    assert done.returncode == 0, done.stderr
+    files = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert files == {p.relative_to(again): p.read_bytes() for p in sorted(again.rglob("*")) if p.is_file()}
+
+
 def test_no_file_under_datasets_names_the_original(built):
     out, _ = built
     files = sorted(p for p in (out / "datasets").rglob("*") if p.is_file())

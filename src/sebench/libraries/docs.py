@@ -123,7 +123,8 @@ def with_examples(doc: str, package: str, keep: set[int]) -> str:
 
 def run_child(command: str, request: dict, package_dir: Path, module: str, timeout: float = 600) -> dict:
     """The answer of sebench.libraries.child COMMAND run against the package made from `module`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package_dir), *original_paths(module)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package_dir), *original_paths(module)]),
+           "PYTHONHASHSEED": "0"}  # an example printing a set of strings prints it in one order on every build
     try:
         proc = subprocess.run([sys.executable, "-m", "sebench.libraries.child", command], input=json.dumps(request),
                               capture_output=True, text=True, env=env, timeout=timeout, cwd=str(package_dir))
