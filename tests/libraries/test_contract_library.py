@@ -97,6 +97,29 @@ def apply_each(fn, items):
     return [fn(item) for item in items]
 
 
+class _Window:
+    def __init__(self, values):
+        self.values = list(values)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+    def __repr__(self):
+        return f"_Window({{self.values!r}})"
+
+
+def window_of(values):
+    """A read-only view of *values*.
+
+    >>> len(window_of([1, 2]))
+    2
+    """
+    return _Window(values)
+
+
 class Tally:
     """Counts how often each item was added.
 
@@ -119,7 +142,7 @@ from sebench.libraries import ApiFunction, Library
 from sebench.tasks import Template
 
 NAMES = ("sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums", "make_scaler", "apply_each",
-         "Tally")
+         "window_of", "Tally")
 
 
 def values(rng, i):
@@ -160,7 +183,7 @@ LIBRARY = Library(
 )
 '''
 ORIGINALS = ("tinymod_contract", "sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums",
-             "make_scaler", "apply_each", "scale_by", "Tally", "_helper_norm")
+             "make_scaler", "apply_each", "scale_by", "window_of", "_Window", "Tally", "_helper_norm")
 SIZES = ("--n-train", "12", "--n-single", "4", "--n-multiple", "1")
 
 
@@ -196,7 +219,7 @@ def test_the_built_instance_passes_the_audit(built):
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["library"], manifest["library_version"]) == ("tinylib", "1.0")
     mapping = json.loads((out / "private/mapping.json").read_text())
-    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 8
+    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 9
 
 
 def test_the_same_seed_gives_the_same_bytes(built, tmp_path):
@@ -251,7 +274,9 @@ def test_callables_and_the_librarys_objects_cross_the_surface_wrapped(built):
     code = (f"import {mapping['package']}\nscale = {public['make_scaler']}(3)\nprint(repr(scale), scale(2))\n"
             f"tallies = [{public['Tally']}([1]), {public['Tally']}([2, 2])]\n"
             f"print({public['apply_each']}(lambda t: (type(t).__name__, t.count(2)), tallies))\n")
+    code += f"view = {public['window_of']}([4, 5, 6])\nprint(repr(view), len(view), view[1], list(view))\n"
     shown = run_in_package(out, env, code)
+    assert " 3 5 [4, 5, 6]" in shown
     tally = public["Tally"].rpartition(".")[2]
     assert " 6\n" in shown and f"[('{tally}', 0), ('{tally}', 2)]" in shown
     assert [w for w in ORIGINALS if w in shown] == []

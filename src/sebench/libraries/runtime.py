@@ -7,8 +7,8 @@ This file names nothing of the wrapped library: every such name comes from the d
 
 What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts and
 sets are converted item by item); instances of the library's public classes become instances of the
-package's renamed classes; any other iterator becomes the package's iterator type; a callable becomes a
-package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
+package's renamed classes; any other iterator, and an instance of a library class outside the surface,
+becomes an instance of a package class named as the iterator type; a callable becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
 so that they receive package values. An exception is re-raised as a builtin type (the first builtin
 class of its type's bases) with the original's names in its message replaced by public ones, raised from
 here so that no traceback frame runs through the original's files.
@@ -42,7 +42,8 @@ def _setup(modname, ns, key, blob):
     lib = __import__(cfg["M"])
     for part in cfg["M"].split(".")[1:]:
         lib = getattr(lib, part)
-    _S.update(pkg=modname, words={**cfg["W"], **cfg["C"]}, classes={}, proxies=set())
+    _S.update(pkg=modname, top=cfg["M"].split(".")[0], iname=cfg["I"], words={**cfg["W"], **cfg["C"]},
+              classes={}, proxies=set())
     anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
     called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
     _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
@@ -92,6 +93,8 @@ def _out(v):
             return _wrap(_S["classes"][cls], v)
     if hasattr(v, "__next__") and _foreign(t):
         return _wrap(_S["iter"], v)
+    if str(getattr(t, "__module__", "")).split(".")[0] == _S["top"] and not isinstance(v, BaseException):
+        return _wrap(_other_type(t), v)
     if callable(v) and not isinstance(v, type) and _foreign(t):
         return _callable(v, _out, _in)
     return v
@@ -228,12 +231,25 @@ def _common(pub, specials):
     return ns
 
 
+def _other_type(cls):
+    """The package's class for instances of a library class outside the surface (made on first use, named
+    as the iterator type: nothing of the original's name)."""
+    if cls not in _S["classes"]:
+        _S["classes"][cls] = type(_S["iname"], (), _common(_S["iname"], _specials(cls)))
+        _S["proxies"].add(_S["classes"][cls])
+    return _S["classes"][cls]
+
+
+def _specials(cls):
+    return [n for n in _SPECIALS if getattr(cls, n, None) is not None]
+
+
 def _iterator_type(pub):
     return type(pub, (), _common(pub, ("__next__",)))
 
 
 def _proxy_type(pub, target, doc):
-    ns = _common(pub, [n for n in _SPECIALS if getattr(target, n, None) is not None])
+    ns = _common(pub, _specials(target))
     ns["__doc__"] = doc
     constructor = _function(target, pub, doc)
     ns["__new__"] = lambda cls, *args, **kwargs: constructor(*args, **kwargs)
