@@ -183,7 +183,7 @@ def test_build_runs_the_audit_and_fails_on_a_leak(tmp_path, monkeypatch):
 def test_cli_audit_prints_findings_and_exit_code(tmp_path, capsys):
     import argparse
 
-    from sebench.obfuscate import cli
+    from sebench.builder import cli
 
     root = build_instance(tmp_path / "inst", 9, docs=False)
     parser = argparse.ArgumentParser()

@@ -77,6 +77,49 @@ def running_sums(values):
         yield acc
 
 
+def make_scaler(k):
+    """A function that multiplies by *k*.
+
+    >>> make_scaler(2)(3)
+    6
+    """
+    def scale_by(x):
+        return k * x
+    return scale_by
+
+
+def apply_each(fn, items):
+    """*fn* applied to each item.
+
+    >>> apply_each(abs, [-1, 2])
+    [1, 2]
+    """
+    return [fn(item) for item in items]
+
+
+class _Window:
+    def __init__(self, values):
+        self.values = list(values)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+    def __repr__(self):
+        return f"_Window({{self.values!r}})"
+
+
+def window_of(values):
+    """A read-only view of *values*.
+
+    >>> len(window_of([1, 2]))
+    2
+    """
+    return _Window(values)
+
+
 class Tally:
     """Counts how often each item was added.
 
@@ -98,7 +141,8 @@ LIBRARY = '''import tinymod_contract as tm
 from sebench.libraries import ApiFunction, Library
 from sebench.tasks import Template
 
-NAMES = ("sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums", "Tally")
+NAMES = ("sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums", "make_scaler", "apply_each",
+         "window_of", "Tally")
 
 
 def values(rng, i):
@@ -139,7 +183,7 @@ LIBRARY = Library(
 )
 '''
 ORIGINALS = ("tinymod_contract", "sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums",
-             "Tally", "_helper_norm")
+             "make_scaler", "apply_each", "scale_by", "window_of", "_Window", "Tally", "_helper_norm")
 SIZES = ("--n-train", "12", "--n-single", "4", "--n-multiple", "1")
 
 
@@ -175,7 +219,16 @@ def test_the_built_instance_passes_the_audit(built):
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["library"], manifest["library_version"]) == ("tinylib", "1.0")
     mapping = json.loads((out / "private/mapping.json").read_text())
-    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 6
+    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 9
+
+
+def test_the_same_seed_gives_the_same_bytes(built, tmp_path):
+    out, env = built
+    again = tmp_path / "again"
+    done = sebench("build", "--library", "tinylib_contract:LIBRARY", "--seed", "3", "--out", again, *SIZES, env=env)
+    assert done.returncode == 0, done.stderr
+    files = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert files == {p.relative_to(again): p.read_bytes() for p in sorted(again.rglob("*")) if p.is_file()}
 
 
 def test_no_file_under_datasets_names_the_original(built):
@@ -211,6 +264,21 @@ def test_a_generators_repr_and_an_error_name_nothing_original(built):
             "    print(''.join(traceback.format_exception(e)))\n")
     shown = run_in_package(out, env, code)
     assert "builtins ValueError" in shown and only.rpartition(".")[2] + "() expected one item" in shown
+    assert [w for w in ORIGINALS if w in shown] == []
+
+
+def test_callables_and_the_librarys_objects_cross_the_surface_wrapped(built):
+    out, env = built
+    mapping = json.loads((out / "private/mapping.json").read_text())
+    public = {key.rpartition(".")[2]: name for key, name in {**mapping["functions"], **mapping["types"]}.items()}
+    code = (f"import {mapping['package']}\nscale = {public['make_scaler']}(3)\nprint(repr(scale), scale(2))\n"
+            f"tallies = [{public['Tally']}([1]), {public['Tally']}([2, 2])]\n"
+            f"print({public['apply_each']}(lambda t: (type(t).__name__, t.count(2)), tallies))\n")
+    code += f"view = {public['window_of']}([4, 5, 6])\nprint(repr(view), len(view), view[1], list(view))\n"
+    shown = run_in_package(out, env, code)
+    assert " 3 5 [4, 5, 6]" in shown
+    tally = public["Tally"].rpartition(".")[2]
+    assert " 6\n" in shown and f"[('{tally}', 0), ('{tally}', 2)]" in shown
     assert [w for w in ORIGINALS if w in shown] == []
 
 

@@ -41,6 +41,9 @@ def test_surface_is_at_least_100_public_functions_of_the_installed_original():
         assert f.name in public and callable(obj) and not inspect.isclass(obj), f.name
         assert LIBRARY.doc(f.key).strip(), f.name
     assert LIBRARY.version() == mi.__version__
+    leak = re.compile(r"\b(?:" + "|".join(map(re.escape, LIBRARY.leak_words)) + r")\b")
+    assert not [f.name for f in surface if leak.search(LIBRARY.doc(f.key))]
+    assert "seekable" in inspect.getdoc(mi.locate) and "index" in LIBRARY.doc("more_itertools.locate")
     with pytest.raises(KeyError):
         LIBRARY.doc("more_itertools.peekable")
 
@@ -67,6 +70,9 @@ def test_reference_runs_with_the_original_and_gives_json_data(template):
         assert set(kwargs) == set(template.params)
         inputs.add(", ".join(literal(kwargs[p]) for p in template.params))  # as the builder writes inputs
         outputs.append(json.dumps(to_task_data(fn(**kwargs))))  # raises on anything but plain data
+    # a task's example shows inputs and outputs as code: their strings must not hold a function's name
+    words = set(re.findall(r"[A-Za-z_]\w*", " ".join([*inputs, *outputs])))
+    assert not words & NAMES, (template.key, sorted(words & NAMES))
     assert len(inputs) >= template.cases and len(set(outputs)) >= 2, template.key
 
 
@@ -76,10 +82,11 @@ def drawn_inputs(template, seed: str) -> set[str]:
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t.key)
-def test_a_test_draft_finds_inputs_that_six_train_drafts_did_not_draw(template):
-    """The builder repeats a function's train variant with fresh inputs (about five times at the quick
-    preset's 720 train tasks) and keeps a test case only when no train task of its template drew its input."""
-    train = set().union(*(drawn_inputs(template, f"train|{a}") for a in range(6)))
+def test_a_test_draft_finds_inputs_that_twelve_train_drafts_did_not_draw(template):
+    """The builder repeats a function's train variant with fresh inputs (five or six times at the quick
+    preset's 720 train tasks, twice as many here for a margin) and keeps a test case only when no train task
+    of its template drew its input."""
+    train = set().union(*(drawn_inputs(template, f"train|{a}") for a in range(12)))
     assert len(drawn_inputs(template, "test") - train) >= template.cases, template.key
 
 
@@ -102,6 +109,9 @@ def test_templates_cover_every_surface_function_and_at_least_ten_pipelines():
     singles = {t.focus[0] for t in TEMPLATES if t.kind == "single"}
     pipelines = [t for t in TEMPLATES if t.kind == "multiple"]
     assert singles == {f.key for f in LIBRARY.surface()}  # the builder gives every function train tasks
+    # four statements a function: up to three single-function test tasks and one left for train
+    # (tasks.generate.plan), so that a study of 8 functions gets the quick preset's 24 single-function tasks
+    assert all(len(t.texts) >= 4 for t in TEMPLATES if t.kind == "single")
     assert len(pipelines) >= 10 and all(2 <= len(t.focus) <= 3 for t in pipelines)
     assert len({t.key.split(".")[1] for t in pipelines}) >= 4  # families go whole to train or test
     assert len({t.key for t in TEMPLATES}) == len(TEMPLATES)

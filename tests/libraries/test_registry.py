@@ -4,6 +4,7 @@ import json
 import sys
 
 import pytest
+from cli_fixtures import cli, error_line
 
 from sebench.errors import SebenchError
 from sebench.instance import Instance
@@ -43,3 +44,56 @@ def test_an_instance_without_a_library_field_is_numpy(tmp_path):
     assert Instance.open(tmp_path).library == "numpy"
     (tmp_path / "manifest.json").write_text(json.dumps({"package": "zwc", "library": "more-itertools"}))
     assert Instance.open(tmp_path).library == "more-itertools"
+
+
+BROKEN = {
+    "surface key outside the module": ("surface=lambda: (ApiFunction('os.getcwd'),)", "field 'surface'"),
+    "template of another library": ("templates=lambda: (T('x', library='numpy'),)", "field 'templates': 'x'"),
+    "template calling an unlisted name": ("templates=lambda: (T('y', body='return {loads}(s)'),)",
+                                          "template 'y' calls json.loads"),
+    "leak words not a frozenset": ("leak_words=['a']", "field 'leak_words'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_path, monkeypatch):
+    override, expected = BROKEN[case]
+    module = f"reg_broken_{sorted(BROKEN).index(case)}"
+    fields = {"surface": "lambda: (ApiFunction('json.dumps'),)", "templates": "lambda: ()", "leak_words": "frozenset()"}
+    key, _, value = override.partition("=")
+    fields[key] = value
+    (tmp_path / f"{module}.py").write_text(
+        "from sebench.libraries import ApiFunction, Library\nfrom sebench.tasks import Template\n"
+        "def T(key, body='return {dumps}(s)', library='json'):\n"
+        "    return Template(key=key, entry='f', params=('s',), body=body, texts=('t',), gen=None, library=library)\n"
+        "LIBRARY = Library(name='broken', module='json', doc=lambda key: '', version=lambda: '1', "
+        + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SebenchError) as err:
+        load_library(f"{module}:LIBRARY")
+    assert expected in str(err.value) and "\n" not in str(err.value)
+    sys.modules.pop(module, None)
+
+
+def test_an_installed_entry_point_is_a_known_name(tmp_path, monkeypatch):
+    (tmp_path / "reg_entry_lib.py").write_text(
+        "from sebench.libraries import ApiFunction, Library\n"
+        "LIBRARY = Library(name='entry', module='json', surface=lambda: (ApiFunction('json.dumps'),),\n"
+        "                  templates=lambda: (), doc=lambda key: '', version=lambda: '1')\n")
+    dist = tmp_path / "reg_entry_dist-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: reg-entry-dist\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[sebench.libraries]\nentry-lib = reg_entry_lib:LIBRARY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "entry-lib" in library_names()
+    assert load_library("entry-lib").name == "entry"
+    sys.modules.pop("reg_entry_lib", None)
+
+
+def test_sebench_build_refuses_an_unknown_library_or_numpys_flags_with_one_line(tmp_path):
+    rc, err = cli("build", "--library", "more-itertool", "--out", tmp_path / "a", "--no-tasks")
+    assert rc == 2 and "did you mean 'more-itertools'?" in error_line(err)
+    rc, err = cli("build", "--library", "more-itertools", "--out", tmp_path / "b", "--docs", "original",
+                  "--mapping-from", tmp_path / "none.jsonl")
+    assert rc == 2 and "NumPy's only" in error_line(err)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

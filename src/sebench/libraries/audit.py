@@ -5,11 +5,12 @@ What is scanned, with the rules (kinds of Finding):
       module-path   the original's module path or registry name, anywhere (case-insensitive)
       leak-word     a word of the library's leak_words, anywhere
       original-name an original surface name in a code position: code fields (reference_solution, example,
-                    signature, test inputs, ...) except names the code binds itself; in prose, inside
-                    backticks, on `>>>`/`...` lines, or called (`name(`)
+                    signature, test inputs, ...) except names the code binds itself (an import from a
+                    module still counts) and string literals; in prose, inside backticks, on `>>>`/`...`
+                    lines (outside string literals), or called (`name(`)
   - the package at run time (sebench.libraries.child probe): reprs of every public object and of what it
     returns, and the errors that bad arguments provoke; besides the rules above (an original name counts
-    there when called, quoted or after `<` or `.`):
+    there when called, quoted, before `>`, or after `<`, `.`, "function ", "class " or "object "):
       original-error  an error whose type is not builtin, or whose traceback runs through the original's files
   - the package's files:
       readable-pair   an original name on or beside the line of its public name
@@ -34,7 +35,8 @@ IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 BACKTICK = re.compile(r"`+([^`\n]+?)`+")
 STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
-RUNTIME_POSITION = re.compile(r"(?:(?<=[<.'\"])|(?<=\bfunction )|(?<=\bclass ))([A-Za-z_]\w*)|([A-Za-z_]\w*)(?=\(|'|\")")
+RUNTIME_POSITION = re.compile(r"(?:(?<=[<.'\"])|(?<=\bfunction )|(?<=\bclass )|(?<=\bobject ))([A-Za-z_]\w*)"
+                              r"|([A-Za-z_]\w*)(?=[('\">])")
 
 
 class LibraryChecker:
@@ -57,10 +59,10 @@ class LibraryChecker:
         """An original name used as an identifier, unless the code binds it itself."""
         try:
             tree = ast.parse(text)
-            own = bound_names(ast.walk(tree))
-            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            imported = {a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+            own = bound_names(ast.walk(tree)) - imported  # `from pkg import first` names the original
+            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | imported
             used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-            used |= {a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
         except SyntaxError:  # an example (`>>> call` and its output): the names outside string literals
             own, used = set(), set(IDENT.findall(STRING.sub("", text)))
         return [("original-name", name) for name in sorted((used - own) & self.originals)]
@@ -70,7 +72,7 @@ class LibraryChecker:
         for line in text.split("\n"):
             stripped = line.strip()
             if stripped.startswith((">>>", "...")):
-                hits += [("original-name", n) for n in IDENT.findall(stripped[3:]) if n in self.originals]
+                hits += [("original-name", n) for n in IDENT.findall(STRING.sub("", stripped[3:])) if n in self.originals]
                 continue
             for span in BACKTICK.findall(line):
                 hits += [("original-name", n) for n in IDENT.findall(span) if n in self.originals]

@@ -123,7 +123,8 @@ def with_examples(doc: str, package: str, keep: set[int]) -> str:
 
 def run_child(command: str, request: dict, package_dir: Path, module: str, timeout: float = 600) -> dict:
     """The answer of sebench.libraries.child COMMAND run against the package made from `module`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package_dir), *original_paths(module)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package_dir), *original_paths(module)]),
+           "PYTHONHASHSEED": "0"}  # an example printing a set of strings prints it in one order on every build
     try:
         proc = subprocess.run([sys.executable, "-m", "sebench.libraries.child", command], input=json.dumps(request),
                               capture_output=True, text=True, env=env, timeout=timeout, cwd=str(package_dir))
@@ -148,11 +149,23 @@ def original_paths(module: str) -> list[str]:
     return [str(folder.resolve())]
 
 
+def original_doc(library: Library, key: str) -> str:
+    """The library's docstring of a key; a failing or non-text `doc` is one line naming the key."""
+    try:
+        text = library.doc(key)
+    except Exception as exc:  # noqa: BLE001 - a user's library: any failure is one line
+        raise SebenchError(f"library {library.name}: field 'doc': doc({key!r}) failed: {type(exc).__name__}: {exc}") \
+            from None
+    if not isinstance(text, str):
+        raise SebenchError(f"library {library.name}: field 'doc': doc({key!r}) returned {type(text).__name__}, not str")
+    return text
+
+
 def build_docs(package_dir: Path, library: Library, names: LibraryNames) -> list[ApiDoc]:
     """One ApiDoc per surface function, in surface order, with the examples that reproduce."""
     rewriter = Rewriter(library, names)
     public = names.public()
-    texts = {pub.rpartition(".")[2]: rewriter.doc(library.doc(key)) for key, pub in public.items()}
+    texts = {pub.rpartition(".")[2]: rewriter.doc(original_doc(library, key)) for key, pub in public.items()}
     passed = run_child("examples", {"package": names.package, "docs": texts}, package_dir, library.module)
     out = []
     for key, pub in public.items():

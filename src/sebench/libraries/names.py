@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from sebench.errors import SebenchError
 from sebench.libraries.contract import Library
-from sebench.obfuscate import NameGenerator
+from sebench.obfuscate import NameGenerator, check_package_name
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,14 @@ def library_words(library: Library) -> set[str]:
 
 
 def generate_library_names(library: Library, seed: int, package_name: str | None = None) -> LibraryNames:
-    """All names of an instance of `library`; the same seed gives the same names."""
-    gen = NameGenerator(seed, taken=library_words(library) | ({package_name} if package_name else set()))
+    """All names of an instance of `library`; the same library and seed give the same names, and NumPy's
+    instance of the same seed other ones."""
+    if package_name is not None:
+        check_package_name(package_name)
+        if package_name in library_words(library):
+            raise SebenchError(f"package name '{package_name}': a name of the original library; pick another")
+    stream = f"{library.name}:{seed}"  # another library's instance of the same seed gets other names
+    gen = NameGenerator(stream, taken=library_words(library) | ({package_name} if package_name else set()))
     package = package_name or gen.fresh((2, 2), 1.0)
     iterator_type = gen.fresh((3, 3), 1.0).capitalize()
     functions, types = {}, {}
@@ -63,5 +69,5 @@ def generate_library_names(library: Library, seed: int, package_name: str | None
             types[fn.key] = f"{package}.{gen.fresh((2, 3), 1.0).capitalize()}"
         else:
             functions[fn.key] = f"{package}.{gen.fresh()}"
-    key = random.Random(f"sebench-key-{seed}").getrandbits(64) | 1
+    key = random.Random(f"sebench-key-{stream}").getrandbits(64) | 1
     return LibraryNames(package, iterator_type, key, functions, types)

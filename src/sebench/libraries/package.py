@@ -27,13 +27,18 @@ REPLACEMENT = "object"  # what a leak word becomes in a message
 
 
 def message_words(library: Library, names: LibraryNames) -> dict[str, str]:
-    """Original word -> the word shown instead, for messages: names to public names, the module path to
-    the package, leak words to a plain word."""
+    """Word -> the word shown instead, anywhere in a message: the module path to the package, leak words to
+    a plain word."""
     words = {w: REPLACEMENT for w in library.leak_words}
     words |= {part: names.package for part in library.module.split(".")}
     words[library.module] = names.package
-    words |= {key.rpartition(".")[2]: public.rpartition(".")[2] for key, public in names.public().items()}
     return words
+
+
+def code_words(names: LibraryNames) -> dict[str, str]:
+    """Original name -> public name, where a message uses it as code (called, quoted, after `<` or `.`):
+    a name that is also a plain word ("one") stays where it is prose."""
+    return {key.rpartition(".")[2]: public.rpartition(".")[2] for key, public in names.public().items()}
 
 
 def config(library: Library, names: LibraryNames) -> dict:
@@ -44,6 +49,7 @@ def config(library: Library, names: LibraryNames) -> dict:
         "T": [[public.rpartition(".")[2], key.rpartition(".")[2]] for key, public in names.types.items()],
         "I": names.iterator_type,
         "W": message_words(library, names),
+        "C": code_words(names),
     }
 
 

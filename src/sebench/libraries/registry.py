@@ -12,7 +12,8 @@ import importlib
 import importlib.metadata
 
 from sebench.errors import SebenchError
-from sebench.libraries.contract import Library
+from sebench.libraries.contract import ApiFunction, Library
+from sebench.tasks import Template
 
 ENTRY_POINT_GROUP = "sebench.libraries"
 DEFAULT_LIBRARY = "numpy"
@@ -59,4 +60,35 @@ def _import(target: str, name: str) -> Library:
         raise SebenchError(f"--library {name}: {module_name} has no attribute '{attr}'")
     if not isinstance(obj, Library):
         raise SebenchError(f"--library {name}: {target} is {type(obj).__name__}, not a sebench.libraries.Library")
-    return obj
+    return checked(obj, f"--library {name}: {target}")
+
+
+def checked(library: Library, where: str) -> Library:
+    """The library when its fields keep the contract; else one line naming the field. NumPy is trusted."""
+    if library.module == "numpy":
+        return library
+    for fld in ("name", "module"):
+        if not isinstance(getattr(library, fld), str) or not getattr(library, fld):
+            raise SebenchError(f"{where}: field '{fld}': expected a non-empty string")
+    if not isinstance(library.leak_words, frozenset) or not all(isinstance(w, str) and w for w in library.leak_words):
+        raise SebenchError(f"{where}: field 'leak_words': expected a frozenset of non-empty strings")
+    try:
+        importlib.import_module(library.module)
+        surface, templates = library.surface(), library.templates()
+    except Exception as exc:  # noqa: BLE001 - a user's library: any failure is one line
+        raise SebenchError(f"{where}: importing or listing it failed: {type(exc).__name__}: {exc}") from None
+    if not surface or not all(isinstance(fn, ApiFunction) and fn.key.startswith(library.module + ".") for fn in surface):
+        raise SebenchError(f"{where}: field 'surface': expected ApiFunction items whose keys start with "
+                           f"'{library.module}.'")
+    keys = {fn.key for fn in surface}
+    if len(keys) != len(surface):
+        raise SebenchError(f"{where}: field 'surface': a key is listed twice")
+    for template in templates:
+        if not isinstance(template, Template) or template.library != library.module:
+            raise SebenchError(f"{where}: field 'templates': {getattr(template, 'key', template)!r} is not a "
+                               f"tasks.Template with library='{library.module}'")
+        unknown = [f for f in template.functions if f not in keys]
+        if unknown:
+            raise SebenchError(f"{where}: field 'templates': template '{template.key}' calls {unknown[0]}, "
+                               "which the surface does not list")
+    return library

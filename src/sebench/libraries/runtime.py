@@ -7,8 +7,8 @@ This file names nothing of the wrapped library: every such name comes from the d
 
 What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts and
 sets are converted item by item); instances of the library's public classes become instances of the
-package's renamed classes; any other iterator becomes the package's iterator type; a callable becomes a
-package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
+package's renamed classes; any other iterator, and an instance of a library class outside the surface,
+becomes an instance of a package class named as the iterator type; a callable becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
 so that they receive package values. An exception is re-raised as a builtin type (the first builtin
 class of its type's bases) with the original's names in its message replaced by public ones, raised from
 here so that no traceback frame runs through the original's files.
@@ -42,9 +42,12 @@ def _setup(modname, ns, key, blob):
     lib = __import__(cfg["M"])
     for part in cfg["M"].split(".")[1:]:
         lib = getattr(lib, part)
-    _S.update(pkg=modname, lib=lib, mod=cfg["M"], words=cfg["W"], classes={}, proxies=set())
-    _S["rule"] = _re.compile(r"\b(?:" + "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
-                             + r")\b") if cfg["W"] else None
+    _S.update(pkg=modname, top=cfg["M"].split(".")[0], iname=cfg["I"], words={**cfg["W"], **cfg["C"]},
+              classes={}, proxies=set())
+    anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
+    called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
+    _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
+                             + called + r")(?=[>'\"\s])")
     _S["iter"] = _iterator_type(cfg["I"])
     docs = _docs()
     names = []
@@ -90,6 +93,8 @@ def _out(v):
             return _wrap(_S["classes"][cls], v)
     if hasattr(v, "__next__") and _foreign(t):
         return _wrap(_S["iter"], v)
+    if str(getattr(t, "__module__", "")).split(".")[0] == _S["top"] and not isinstance(v, BaseException):
+        return _wrap(_other_type(t), v)
     if callable(v) and not isinstance(v, type) and _foreign(t):
         return _callable(v, _out, _in)
     return v
@@ -106,7 +111,7 @@ def _in(v):
         if any(type(x) in _S["proxies"] or type(x) is _S["iter"] for x in v):
             return t(_in(x) for x in v)
         return v
-    if callable(v) and not isinstance(v, type) and t.__module__ != "builtins":
+    if callable(v) and not isinstance(v, type) and _foreign(t):
         return _callable(v, _in, _out)
     return v
 
@@ -135,6 +140,7 @@ def _callable(fn, result, argument):
         raise err
 
     function.__module__ = _S["pkg"]
+    function.__qualname__ = "function"
     return function
 
 
@@ -155,8 +161,9 @@ def _plain(v):
 # ---------------------------------------------------------------- errors
 
 def _clean(text):
-    text = _ADDRESS.sub("", text)
-    return _S["rule"].sub(lambda m: _S["words"][m.group(0)], text) if _S["rule"] else text
+    """A message without addresses, the module path and leak words anywhere, and the original's names
+    where they are code: called (`name(`), quoted or after `<` or `.`."""
+    return _S["rule"].sub(lambda m: _S["words"][m.group(0)], _ADDRESS.sub("", text))
 
 
 def _translate(e):
@@ -224,12 +231,25 @@ def _common(pub, specials):
     return ns
 
 
+def _other_type(cls):
+    """The package's class for instances of a library class outside the surface (made on first use, named
+    as the iterator type: nothing of the original's name)."""
+    if cls not in _S["classes"]:
+        _S["classes"][cls] = type(_S["iname"], (), _common(_S["iname"], _specials(cls)))
+        _S["proxies"].add(_S["classes"][cls])
+    return _S["classes"][cls]
+
+
+def _specials(cls):
+    return [n for n in _SPECIALS if getattr(cls, n, None) is not None]
+
+
 def _iterator_type(pub):
     return type(pub, (), _common(pub, ("__next__",)))
 
 
 def _proxy_type(pub, target, doc):
-    ns = _common(pub, [n for n in _SPECIALS if getattr(target, n, None) is not None])
+    ns = _common(pub, _specials(target))
     ns["__doc__"] = doc
     constructor = _function(target, pub, doc)
     ns["__new__"] = lambda cls, *args, **kwargs: constructor(*args, **kwargs)

@@ -88,7 +88,7 @@ def is_valid_name(name: str) -> bool:
 class NameGenerator:
     """Draws fresh names from one seeded stream; never returns the same name twice."""
 
-    def __init__(self, seed: int, taken: set[str] | None = None):
+    def __init__(self, seed: int | str, taken: set[str] | None = None):
         self.rng = random.Random(f"sebench-names-{seed}")
         self.taken = {t.lower() for t in taken or ()}
         self.banned = banned_words()

@@ -1,9 +1,10 @@
 """A task template and its rendering for one instance.
 
-A template's reference solution is written over NumPy names in braces: `{mean}(x, axis=1)`,
+A template's reference solution is written over its library's names in braces: `{mean}(x, axis=1)`,
 `{linalg.inv}(m)`. It is rendered twice: with the instance's public names (`import zwc` ...
-`zwc.kocito(x, axis=1)`, the reference stored in the task) and with NumPy (`import numpy as np` ...
-`np.mean(x, axis=1)`, the cross-check). The functions a task uses are exactly the names in its body.
+`zwc.kocito(x, axis=1)`, the reference stored in the task) and with the original (NumPy's as
+`import numpy as np` ... `np.mean(x, axis=1)`, any other library's by its dotted keys, `import more_itertools`
+... `more_itertools.chunked(v, 2)`: the cross-check). The functions a task uses are exactly the names in its body.
 """
 
 from __future__ import annotations

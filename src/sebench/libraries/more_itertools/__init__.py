@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from importlib import metadata
 
 from sebench.libraries.contract import ApiFunction, Library
@@ -31,12 +32,18 @@ def templates() -> tuple[Template, ...]:
     return all_templates()
 
 
+_LEAK = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(LEAK_WORDS, key=len, reverse=True)) + r")\b")
+
+
 def doc(key: str) -> str:
-    """The original docstring of a surface key ("more_itertools.chunked")."""
+    """The original docstring of a surface key ("more_itertools.chunked"), less its paragraphs that point
+    to what the surface leaves out (`seekable`, `peekable`, UnequalIterablesError): a paragraph, or an
+    example, that needs a left-out class cannot be rewritten with public names."""
     module, _, name = key.rpartition(".")
     if module != MODULE or name not in FUNCTIONS:
         raise KeyError(f"not a more-itertools surface function: {key}")
-    return inspect.getdoc(getattr(importlib.import_module(MODULE), name)) or ""
+    text = inspect.getdoc(getattr(importlib.import_module(MODULE), name)) or ""
+    return "\n\n".join(p for p in text.split("\n\n") if not _LEAK.search(p))
 
 
 def version() -> str:

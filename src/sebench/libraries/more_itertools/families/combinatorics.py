@@ -62,10 +62,10 @@ def templates() -> list:
         S("distinct_permutations", "anagrams", "text", "return [''.join(p) for p in {distinct_permutations}(text)]", (
             "List every distinct rearrangement of the letters of `text` (repeated letters make some rearrangements equal; each appears once), in lexicographic order, as strings.",
             "A word game needs all different anagrams of `text`, sorted alphabetically and without duplicates. Return them as a list of strings.",
-        ), G(text=Str((1, 5), "aabc"))),
-        S("distinct_combinations", "distinct_picks", "values size", "return sorted(sorted(c) for c in {distinct_combinations}(values, size))", (
-            "From the marbles `values` (colours as numbers, possibly repeated) choose `size` marbles in all distinct ways (two picks with the same colours are the same). Return each pick sorted, and the picks sorted.",
-            "Return the distinct size-`size` combinations of `values` (treating equal items as interchangeable), each as a sorted list, the whole list sorted.",
+        ), G(text=Str((2, 5), "aabcde"))),
+        S("distinct_combinations", "distinct_picks", "values size", "return [list(c) for c in {distinct_combinations}(sorted(values), size)]", (
+            "A bag holds marbles whose colours are the numbers `values` (colours repeat). Sort the colours ascending and list every different choice of `size` marbles, where two choices with the same colours are the same choice. Return each choice as an ascending list, the choices in lexicographic order.",
+            "Return the size-`size` combinations of the ascending-sorted `values` without repeats (equal items are interchangeable), each as a list, in lexicographic order.",
         ), G(values=L(0, 3, (1, 6), empty=False), size=I(1, 3))),
         S("partitions", "cut_points", "values", "return [[list(p) for p in part] for part in {partitions}(values)]", (
             "Return every way to cut the list `values` into consecutive non-empty pieces (from no cut to a cut between every pair of items), each way as a list of pieces, in the standard order of cut positions.",

@@ -36,7 +36,7 @@ def templates() -> list:
         S("substrings_indexes", "spans", "text", "return [[s, a, b] for s, a, b in {substrings_indexes}(text, reverse=True)]", (
             "List every non-empty substring of `text` together with its start and end position (end exclusive), longest substrings first and, within one length, left to right. Return [substring, start, end] triples.",
             "A search index stores each contiguous piece of `text` as [piece, start index, stop index]; produce all of them from the whole string down to single characters (same length: by position). Return the list.",
-        ), G(text=Str((1, 4), "abcd"))),
+        ), G(text=Str((2, 5), "abcde"))),
         S("doublestarmap", "format_records", "records",
           "rows = [dict(name=n, qty=q) for n, q in records]\nreturn list({doublestarmap}(lambda name, qty: str(qty) + 'x ' + name, rows))", (
             "Each order line in `records` is a [name, qty] pair. Turn every line into a dict with the keys 'name' and 'qty', then call a formatter with each dict's entries as keyword arguments to build the string '<qty>x <name>'. Return the strings.",
@@ -54,7 +54,7 @@ def templates() -> list:
         S("repeatfunc", "repeated_calls", "base exponent times", "return list({repeatfunc}(pow, times, base, exponent))", (
             "Call pow(`base`, `exponent`) `times` times and return the list of results.",
             "A benchmark repeats the same computation, `base` raised to `exponent`, exactly `times` times and records every result. Return the recorded results.",
-        ), G(base=I(-3, 5), exponent=I(0, 4), times=I(0, 4))),
+        ), G(base=I(-9, 12), exponent=I(0, 5), times=I(0, 4))),
         S("loops", "count_laps", "n", "return sum(1 for _ in {loops}(n))", (
             "A track runner does `n` laps; loop `n` times with a loop helper that yields nothing useful, counting the iterations, and return the count.",
             "Return how many iterations a loop over `n` repetitions (an iterator yielding None `n` times) performs.",

@@ -26,7 +26,7 @@ def _split_sizes(r, i):
 
 
 def _tokens(r, i):
-    pool = ("one", "two", "three", "four", ".", "!", "?")
+    pool = ("red", "two", "three", "four", ".", "!", "?")
     return {"tokens": [r.choice(pool) for _ in range(r.randint(0 if i else 1, 10))]}
 
 

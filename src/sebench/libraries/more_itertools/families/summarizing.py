@@ -13,7 +13,8 @@ def _one_above(r, i):
 def _at_most_one(r, i):
     words = r.sample(("apple", "river", "stone", "cloud", "maple", "tiger", "lemon", "piano", "ocean", "delta"),
                      r.randint(0 if i else 1, 6))
-    return {"words": words, "initial": r.choice("arsclmtpodz")}
+    initials = [w[0] for w in words]
+    return {"words": words, "initial": r.choice(initials) if initials and r.random() < 0.7 else r.choice("befgz")}
 
 
 def _sortedish(r, i):
