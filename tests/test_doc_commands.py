@@ -126,6 +126,7 @@ HOW: dict[Path, dict[str, Check]] = {
         "sebench run --out runs/spec --preset quick --regimes closed-sft closed-sft-random --set "
         "'untrained_modes=[\"closed\",\"numpy\"]' --set 'trained_modes=[\"closed\",\"numpy\"]'": Check(PLAN, TRAINS),
         "sebench run --out runs/recall --preset quick --name-recall": Check(PLAN, TRAINS),
+        "sebench run --library more-itertools --untrained-modes closed,open --out runs/quick-mi": Check(PLAN, TRAINS),
         "sebench judge --data inst --rollouts closed.jsonl --out myrun/evals/untrained/closed/single_test/verdicts.jsonl":
             Check(RUN),
         "sebench report myrun --data inst --out myreport/": Check(RUN),
