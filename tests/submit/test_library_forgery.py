@@ -3,6 +3,10 @@ than its settings build fails with one line, before anything is rebuilt."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from sebench.cli import main
 from sebench.submit.bundle import DATA_MANIFEST
 
@@ -15,3 +19,21 @@ def test_data_of_another_library_than_the_settings_build_is_a_mismatch(forge, sh
     assert code == 1 and out[0] == (f"mismatch: {DATA_MANIFEST}: library 'more-itertools' is not the library the "
                                     "run's settings build ('numpy')"), out
     assert not (tmp_path / "w").exists() or not any((tmp_path / "w").glob("rebuilt-*/instance"))
+
+
+@pytest.mark.slow  # about 90 s: a tiny-model study of more-itertools, its bundle and its verification
+def test_a_bundle_of_another_library_is_re_judged(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    from sebench.models import create_tiny_model
+
+    model, run, bundle = create_tiny_model(tmp_path / "tiny"), tmp_path / "run", tmp_path / "mi.tar.gz"
+    method = Path(__file__).resolve().parents[2] / "examples/reference_sft.py:ReferenceSFT"
+    assert main(["run", "--library", "more-itertools", "--out", str(run), "--model", f"hf:{model}", "--functions", "4",
+                 "--set", "max_train=8", "--set", "max_single=8", "--set", "max_multiple=2", "--max-tokens", "12",
+                 "--set", "rollout.concurrency=2", "--set", "judge.workers=1", "--regimes", str(method),
+                 "-M", "ReferenceSFT.steps=2"]) == 0
+    assert main(["submit", str(run), "--method", "ReferenceSFT", "--out", str(bundle)]) == 0
+    capsys.readouterr()
+    code = main(["verify", str(bundle), "--work", str(tmp_path / "w"), "--store", str(tmp_path / "s")])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert code == 0 and out[-1].startswith("re-judged:"), out
