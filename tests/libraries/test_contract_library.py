@@ -111,6 +111,15 @@ class _Window:
         return f"_Window({{self.values!r}})"
 
 
+def count_kind(items, kind):
+    """How many of *items* are instances of *kind*.
+
+    >>> count_kind([1, 'a', 2], int)
+    2
+    """
+    return sum(isinstance(item, kind) for item in items)
+
+
 def window_of(values):
     """A read-only view of *values*.
 
@@ -142,7 +151,7 @@ from sebench.libraries import ApiFunction, Library
 from sebench.tasks import Template
 
 NAMES = ("sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums", "make_scaler", "apply_each",
-         "window_of", "Tally")
+         "window_of", "count_kind", "Tally")
 
 
 def values(rng, i):
@@ -183,7 +192,8 @@ LIBRARY = Library(
 )
 '''
 ORIGINALS = ("tinymod_contract", "sum_clean", "spread_of", "pairs_of", "repeat_each", "only_one", "running_sums",
-             "make_scaler", "apply_each", "scale_by", "window_of", "_Window", "Tally", "_helper_norm")
+             "make_scaler", "apply_each", "scale_by", "window_of", "count_kind", "_Window", "Tally",
+             "_helper_norm")
 SIZES = ("--n-train", "12", "--n-single", "4", "--n-multiple", "1")
 
 
@@ -219,7 +229,7 @@ def test_the_built_instance_passes_the_audit(built):
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["library"], manifest["library_version"]) == ("tinylib", "1.0")
     mapping = json.loads((out / "private/mapping.json").read_text())
-    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 9
+    assert set(mapping["types"]) == {"tinymod_contract.Tally"} and len(mapping["functions"]) == 10
 
 
 def test_the_same_seed_gives_the_same_bytes(built, tmp_path):
@@ -275,8 +285,9 @@ def test_callables_and_the_librarys_objects_cross_the_surface_wrapped(built):
             f"tallies = [{public['Tally']}([1]), {public['Tally']}([2, 2])]\n"
             f"print({public['apply_each']}(lambda t: (type(t).__name__, t.count(2)), tallies))\n")
     code += f"view = {public['window_of']}([4, 5, 6])\nprint(repr(view), len(view), view[1], list(view))\n"
+    code += f"print('kinds', {public['count_kind']}(tallies + [1], {public['Tally']}))\n"
     shown = run_in_package(out, env, code)
-    assert " 3 5 [4, 5, 6]" in shown
+    assert " 3 5 [4, 5, 6]" in shown and "kinds 2" in shown
     tally = public["Tally"].rpartition(".")[2]
     assert " 6\n" in shown and f"[('{tally}', 0), ('{tally}', 2)]" in shown
     assert [w for w in ORIGINALS if w in shown] == []

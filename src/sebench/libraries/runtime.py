@@ -43,7 +43,7 @@ def _setup(modname, ns, key, blob):
     for part in cfg["M"].split(".")[1:]:
         lib = getattr(lib, part)
     _S.update(pkg=modname, top=cfg["M"].split(".")[0], iname=cfg["I"], words={**cfg["W"], **cfg["C"]},
-              classes={}, proxies=set())
+              classes={}, proxies=set(), originals={})
     anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
     called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
     _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
@@ -54,6 +54,7 @@ def _setup(modname, ns, key, blob):
     for pub, target in cfg["T"]:
         ns[pub] = _S["classes"][getattr(lib, target)] = _proxy_type(pub, getattr(lib, target), docs.get(pub))
         _S["proxies"].add(ns[pub])
+        _S["originals"][ns[pub]] = getattr(lib, target)
         names.append(pub)
     for pub, target in cfg["F"]:
         ns[pub] = _function(getattr(lib, target), pub, docs.get(pub))
@@ -88,6 +89,8 @@ def _out(v):
         return t(_out(x) for x in v)
     if t in _S["proxies"] or t is _S["iter"]:
         return v
+    if isinstance(v, type) and v in _S["classes"]:
+        return _S["classes"][v]
     for cls in t.__mro__:
         if cls in _S["classes"]:
             return _wrap(_S["classes"][cls], v)
@@ -107,6 +110,8 @@ def _in(v):
         return v
     if t in _S["proxies"] or t is _S["iter"]:
         return object.__getattribute__(v, "_v")
+    if isinstance(v, type) and v in _S["originals"]:
+        return _S["originals"][v]
     if t is list or t is tuple:
         if any(type(x) in _S["proxies"] or type(x) is _S["iter"] for x in v):
             return t(_in(x) for x in v)
