@@ -3,6 +3,7 @@ than its settings build fails with one line, before anything is rebuilt."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,17 @@ def test_a_bundle_of_another_library_is_re_judged(tmp_path, capsys):
     code = main(["verify", str(bundle), "--work", str(tmp_path / "w"), "--store", str(tmp_path / "s")])
     out = capsys.readouterr().out.strip().splitlines()
     assert code == 0 and out[-1].startswith("re-judged:"), out
+
+
+def test_another_library_is_a_changed_setting_and_older_runs_are_numpys():
+    from types import SimpleNamespace
+
+    from sebench.experiment import resolve
+    from sebench.submit.crosscheck import changed_settings
+
+    config = dataclasses.asdict(resolve("quick", {}))
+    assert changed_settings(SimpleNamespace(manifest={"config": config})) == []
+    older = {k: v for k, v in config.items() if k != "library"}  # a run recorded before the setting
+    assert changed_settings(SimpleNamespace(manifest={"config": older})) == []
+    other = {**config, "library": "more-itertools"}
+    assert changed_settings(SimpleNamespace(manifest={"config": other})) == ["library"]

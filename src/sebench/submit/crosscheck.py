@@ -24,8 +24,8 @@ CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "bui
         "build_multiple": 300}  # the judge's default limits x 10 and x 8; the paper-sized build (RunConfig)
 
 
-BENCHMARK = ("functions", "max_train", "max_single", "max_multiple", "build_train", "build_single", "build_multiple",
-             "docs_only", "warmup", "lifelong", "splits", "protocol", "original_repo", "rollout.n",
+BENCHMARK = ("library", "functions", "max_train", "max_single", "max_multiple", "build_train", "build_single",
+             "build_multiple", "docs_only", "warmup", "lifelong", "splits", "protocol", "original_repo", "rollout.n",
              "rollout.temperature", "rollout.top_p", "rollout.max_tokens", "rollout.thinking",
              "rollout.context_tokens", "judge.timeout", "judge.memory_mb")  # what the tasks and their judging are
 
@@ -62,9 +62,12 @@ def changed_settings(bundle: Bundle) -> list[str]:
     return [name for name in BENCHMARK if _setting(config, name) != _setting(preset, name)]
 
 
+SETTING_DEFAULTS = {"library": "numpy"}  # what a run recorded before the setting existed had
+
+
 def _setting(config: dict, name: str) -> object:
     section, _, key = name.rpartition(".")
-    return ((config.get(section) or {}) if section else config).get(key)
+    return ((config.get(section) or {}) if section else config).get(key, SETTING_DEFAULTS.get(name))
 
 
 def check_records(bundle: Bundle, *_: object) -> None:
