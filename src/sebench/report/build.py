@@ -31,6 +31,10 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
     `data`: the instance of runs whose directory does not hold or name it (for per-function results);
     `protocol`: only the evaluations judged under it (sebench.protocols)."""
     runs = [load_run(d, data) for d in run_dirs]
+    libraries = sorted({run.library for run in runs})
+    if len(libraries) > 1:
+        raise SebenchError("runs of different libraries are not pooled in one report: " + "; ".join(
+            f"{run.root} ({run.library})" for run in runs) + "; report each library's runs apart")
     if protocol:
         for run in runs:
             run.evals = [ev for ev in run.evals if protocol_of(ev.verdicts) == protocol]
@@ -46,7 +50,8 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
     }
     data = {
         "sebench_version": __version__,
-        "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed} for r in runs],
+        "runs": [{"dir": str(r.root), "model": r.model, "seed": r.seed,
+                  **({"library": r.library} if r.library != "numpy" else {})} for r in runs],
         "main_table": rows,
         "comparisons": comparisons(runs),
         "signals": signal_rows(runs),
@@ -251,7 +256,9 @@ def render_markdown(data: dict) -> str:
     runs = data["runs"]
     parts = [
         "# SE-Bench report\n",
-        f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']})" for r in runs) + "\n",
+        f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']}"
+                                            + (f", library {r['library']}" if r.get("library") else "") + ")"
+                                            for r in runs) + "\n",
         "## Main table\n",
         "Accuracy is the share of samples judged correct (pass@1), with its 95% interval for these models (and, "
         "where seeds are pooled, the method's accuracy over new seeds); "

@@ -69,6 +69,7 @@ class RunData:
     docs_only: list[str] = field(default_factory=list)  # manifest's docs-only functions, named as task_functions
     naming: dict[str, str] = field(default_factory=dict)  # public name -> NumPy original (calls, in report.signals)
     recalls: dict[str, list[dict]] = field(default_factory=dict)  # label -> its name recalls (report.name_recall)
+    library: str = "numpy"  # the library the run's package renames (its settings' `library`)
 
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
@@ -102,6 +103,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         docs_only=sorted({original.get(f, f) for f in manifest.get("docs_only") or []}),
         naming=original,
         recalls={p.parent.name: _read_json(p).get("functions", []) for p in sorted(root.glob("evals/*/name_recall.json"))},
+        library=str((manifest.get("config") or {}).get("library") or "numpy"),
     )
 
 
