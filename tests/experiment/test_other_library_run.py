@@ -85,3 +85,27 @@ def test_lifelong_across_libraries(tmp_path, tiny_model, monkeypatch):
     assert transfer == {("L1", "L2 (more-itertools)", m) for m in ("closed", "open")} | {
         ("L2 (more-itertools)", "L1", m) for m in ("closed", "open")}
     assert all(r["base"]["n"] > 0 and r["trained"]["n"] > 0 for r in report["transfer"])
+
+
+@pytest.mark.slow  # about 2 min: make test-slow
+def test_warm_up_memory_name_recall_and_the_random_control_on_another_library(tmp_path, tiny_model, monkeypatch):
+    """The parts of the cpu and paper-mini presets that read the instance beyond its tasks: the warm-up on the
+    library's other functions, the memory baseline, Open-SFT, name recall, and the Random-FT control (another
+    seed's package of the same library)."""
+    monkeypatch.setenv("SEBENCH_THREADS", "1")
+    out = tmp_path / "run"
+    warmup = {"docs": "compact", "max_examples": 4, "epochs": 1.0, "batch_size": 2, "cache_dir": str(tmp_path / "cache")}
+    args = ["run", "--library", "more-itertools", "--out", str(out), "--model", f"hf:{tiny_model}",
+            "--functions", "3", "--set", "max_train=8", "--set", "max_single=6", "--set", "max_multiple=2",
+            "--max-tokens", "12", "--set", "rollout.concurrency=2", "--set", "train.max_steps=2",
+            "--set", "train.batch_size=4", "--set", "judge.workers=1", "--set", "build_train=80",
+            "--untrained-modes", "closed,open,memory", "--name-recall", "--set", "warmup=" + json.dumps(warmup),
+            "--regimes", "closed-sft", "open-sft", "closed-sft-random"]
+    assert main(args) == 0
+    assert Instance.open(out / "random-instance").library == "more-itertools"
+    report = json.loads((out / "report/report.json").read_text())
+    rows = {(r["regime"], r["mode"], r["split"]) for r in report["main_table"]}
+    assert {("untrained", "memory", "single_test"), ("open-sft", "closed", "single_test"),
+            ("closed-sft-random", "closed", "single_test")} <= rows
+    assert report["name_recall"]["candidates"] == len(Instance.open(out / "data").api_docs())
+    assert {r["regime"] for r in report["name_recall"]["rows"]} >= {"untrained", "closed-sft", "closed-sft-random"}
