@@ -241,11 +241,17 @@ def _docs_text(instance: Instance, functions: list[str]) -> str:
 
 
 def _leak_checker(mapping: dict):
+    """Whether a proposal's text names the original: NumPy's surface (obfuscate.LeakChecker), and for another
+    library its module and its leak words (mapping.json's "module" and "leak_words")."""
     from sebench.obfuscate import LeakChecker, Surface
 
     checker = LeakChecker(Surface.from_mapping(mapping))
+    words = sorted({w for w in (mapping.get("module"), *(mapping.get("leak_words") or ())) if w}, key=len, reverse=True)
+    original = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, words)) + r")(?!\w)") if words else None
 
     def leaks(p: Proposal) -> bool:
+        if original is not None and (original.search(p.query) or original.search(p.function_name)):
+            return True
         return bool(checker.prose(p.query) or checker.code(p.function_name))
     return leaks
 
