@@ -135,7 +135,8 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
         backend = CachedBackend(backend, cache)
     tasks, written, counts = write_tasks(instance, backend, functions, cfg, seed=cfg.seed + k, folder=folder)
     record = {"round": k, **counts}
-    if is_numpy(instance):  # the noise compares with NumPy's own results (another library's: not measured)
+    agree: list[bool] = []  # the noise compares with NumPy's own results (another library's: not measured)
+    if is_numpy(instance):
         agree = library_agreement(instance, tasks, written, workers=cfg.judge_workers or 2)
         record.update(agree_with_library=sum(agree), noise=round(1 - sum(agree) / len(tasks), 4) if tasks else None)
     record.update(seconds_write=round(time.time() - started, 1))
@@ -159,7 +160,7 @@ def play_round(model: Any, tokenizer: Any, instance: Instance, judge: Any, funct
         log.warning("self-play round %d: no task was written and solved; the model is unchanged", k)
     record.update(examples=len(examples), writer_examples=len(writer), reused_answers=getattr(backend, "reused", 0),
                   seconds=round(time.time() - started, 1),
-                  agreement={t.task_id: a for t, a in zip(tasks, agree)})
+                  **({"agreement": {t.task_id: a for t, a in zip(tasks, agree)}} if is_numpy(instance) else {}))
     write_json(folder / "summary.json", record)
     log.info("self-play round %d: %s", k, {key: v for key, v in record.items() if key != "agreement"})
     return model, examples + writer, record
