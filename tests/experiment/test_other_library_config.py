@@ -72,3 +72,17 @@ def test_without_cross_the_schedule_is_numpy_only_and_has_no_transfer():
     plan = schedule(LifelongConfig(libraries=2))
     assert {lib.source for lib in plan.libraries} == {"numpy"} and plan.transfers == ()
     assert plan.open_on("base") == []
+
+
+def test_the_plan_counts_the_open_book_transfer_evaluations(tmp_path):
+    import json
+
+    from sebench.cli import main
+
+    out = tmp_path / "plan"
+    assert main(["run", "--preset", "lifelong", "--out", str(out), "--plan", "--set", "lifelong.libraries=2",
+                 "--set", "lifelong.cross=more-itertools"]) in (0, 1)
+    stages = [s["stage"] for s in json.loads((out / "plan.json").read_text())["stages"]]
+    assert {"base/cross.L2 open single_test", "base/L1 open single_test", "after-L1/cross.L2 open single_test",
+            "cross.reversed.after-L2/L1 open single_test"} == {s for s in stages if " open " in s}
+    assert "cross.reversed.after-L1: SFT" in stages

@@ -363,7 +363,7 @@ def _plain_sft(ctx: _Context, stage: str, examples: int, sequence: float, settin
 def _lifelong(ctx: _Context) -> list[dict]:
     """The lifelong schedule (experiment/lifelong.py): the warm-up, then each step's Closed-SFT on its library's
     reference solutions (and its replayed share of earlier ones), and every model closed-book on the libraries
-    of its tracks."""
+    of its tracks (and open-book on the targets of the cross design's transfers)."""
     from sebench.experiment.lifelong import BASE, LifelongConfig, schedule
 
     cfg = ctx.cfg
@@ -375,9 +375,11 @@ def _lifelong(ctx: _Context) -> list[dict]:
         if step is not None:
             examples = round(ctx.counts.get("train", 0) * (1 + len(step.mixed) * step.mix_share))
             rows.append(_plain_sft(ctx, f"{model}: SFT", examples, example, settings))
-        for library in plan.evaluated_on(model):
+        asked = [(library, "closed") for library in plan.evaluated_on(model)]
+        asked += [(library, "open") for library in plan.open_on(model)]  # the cross design's transfer
+        for library, mode in asked:
             for split in cfg.splits:
-                rows.append(_generation(ctx, f"{model}/{library} closed {split}", "closed", split, cfg.rollout["n"]))
+                rows.append(_generation(ctx, f"{model}/{library} {mode} {split}", mode, split, cfg.rollout["n"]))
     return rows
 
 
