@@ -187,8 +187,8 @@ def sockets(ctx, udp_port, unix_path, abstract):
                                                        f".connect('\\0' + {abstract!r})")},
         "raw or packet or netlink": {"python": any(_make(*m) for m in ((socket.AF_INET, socket.SOCK_RAW, 1),
                                                                          (socket.AF_PACKET, socket.SOCK_RAW, 0),
-                                                                         (socket.AF_NETLINK, socket.SOCK_RAW, 0))),
-                                     "ctypes": any(libc.socket(*m) >= 0 for m in ((2, 3, 1), (17, 3, 0), (16, 3, 0)))},
+                                                                         (socket.AF_NETLINK, socket.SOCK_RAW, 9))),
+                                     "ctypes": any(libc.socket(*m) >= 0 for m in ((2, 3, 1), (17, 3, 0), (16, 3, 9)))},
         "io_uring": {"ctypes": libc.syscall(425, 1, ctypes.create_string_buffer(120)) >= 0},  # makes sockets unseen
     }
     (ctx.workdir / "got.json").write_text(json.dumps(got))

@@ -220,7 +220,7 @@ def enter(fence: Fence, layer: str, report_fd: int | None) -> None:
     elif layer == "bwrap" and fence.ports and not fence.network and landlock.abi() >= 4:
         landlock.restrict_network(fence.ports)
     if not fence.network:
-        seccomp.install(route_netlink=fence.loopback)
+        seccomp.install()
     sys.addaudithook(_Hook(fence, report_fd))
 
 
@@ -270,11 +270,11 @@ class _Hook:
         family, kind, protocol = [*args[1:4], -1, -1, -1][:3]
         if self.fence.network or family in (-1, socket.AF_UNIX):
             return
-        route = family == _AF_NETLINK and self.fence.loopback and protocol in (0, -1)
+        route = family == _AF_NETLINK and protocol in (0, -1)
         tcp = family in (socket.AF_INET, socket.AF_INET6) and kind & 0xF == socket.SOCK_STREAM and protocol in (0, -1, 6)
         if not (route or tcp):
             self._refuse("socket.__new__", f"family {family}, type {kind}, protocol {protocol}", "network",
-                         "only TCP and UNIX sockets exist with the network off (no UDP, raw, packet or netlink socket)")
+                         "only TCP, UNIX and NETLINK_ROUTE sockets exist with the network off (no UDP, raw, packet or other netlink socket)")
 
     def _socket(self, event: str, args: tuple) -> None:
         sock, address = args[0], args[1] if len(args) > 1 else None

@@ -10,8 +10,10 @@ So the rule is on the sockets a process may make at all (`socket`; `socketpair` 
   Python's `connect` to a socket file outside the method's writable folders; docs/methods.md, the layers);
 - AF_INET, AF_INET6: SOCK_STREAM with protocol 0 or TCP only (Landlock's TCP rules, or bubblewrap's network
   namespace, decide where it connects); UDP, raw sockets, SCTP and MPTCP are refused;
-- every other family (AF_PACKET, AF_NETLINK, AF_VSOCK, Bluetooth, ...): refused, except NETLINK_ROUTE for a
-  training across processes (torch and NCCL list the network interfaces through it);
+- AF_NETLINK's NETLINK_ROUTE: allowed (it carries nothing off the machine; torch and NCCL list the network
+  interfaces through it, and bubblewrap brings up the loopback of its own network namespace through it, so a
+  judge's sandbox inside a method keeps bubblewrap);
+- every other family (AF_PACKET, other netlink protocols, AF_VSOCK, Bluetooth, ...): refused;
 - `io_uring_setup`: refused (io_uring makes sockets without the `socket` system call);
 - a system call of another architecture (32-bit x86 through int 0x80, x32): refused.
 
@@ -41,10 +43,8 @@ _IPPROTO_TCP = 6
 _AF_NETLINK, _NETLINK_ROUTE = 16, 0
 
 
-def program(machine: str, route_netlink: bool = False) -> bytes | None:
-    """The filter for `machine` (platform.machine()), as struct sock_filter entries; None where unknown.
-    `route_netlink`: AF_NETLINK's NETLINK_ROUTE is allowed too (a training across processes: torch's and
-    NCCL's list the network interfaces through it)."""
+def program(machine: str) -> bytes | None:
+    """The filter for `machine` (platform.machine()), as struct sock_filter entries; None where unknown."""
     if machine not in _ARCHES:
         return None
     arch, nr_socket, nr_uring, foreign = _ARCHES[machine]
@@ -53,7 +53,7 @@ def program(machine: str, route_netlink: bool = False) -> bytes | None:
         ("", _LD_W_ABS, _NR, None, None), ("", _JGE_K, foreign, "deny", None), ("", _JEQ_K, nr_uring, "deny", None),
         ("", _JEQ_K, nr_socket, None, "allow"),
         ("", _LD_W_ABS, _ARG0, None, None), ("", _JEQ_K, socket.AF_UNIX, "allow", None),
-        ("", _JEQ_K, _AF_NETLINK, "netlink" if route_netlink else "deny", None),
+        ("", _JEQ_K, _AF_NETLINK, "netlink", None),
         ("", _JEQ_K, socket.AF_INET, "inet", None), ("", _JEQ_K, socket.AF_INET6, "inet", "deny"),
         ("inet", _LD_W_ABS, _ARG1, None, None), ("", _AND_K, _SOCK_TYPE_MASK, None, None),
         ("", _JEQ_K, socket.SOCK_STREAM, None, "deny"),
@@ -70,10 +70,10 @@ def program(machine: str, route_netlink: bool = False) -> bytes | None:
                     for i, (_, code, k, yes, no) in enumerate(steps))
 
 
-def install(route_netlink: bool = False) -> bool:
+def install() -> bool:
     """Applies the filter to the calling thread's process and everything it starts (it cannot be lifted);
     False where this machine's architecture is not known. Raises OSError where the kernel refuses it."""
-    code = program(platform.machine(), route_netlink) if sys.platform == "linux" else None
+    code = program(platform.machine()) if sys.platform == "linux" else None
     if code is None:
         return False
     libc = ctypes.CDLL(None, use_errno=True)

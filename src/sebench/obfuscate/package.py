@@ -136,6 +136,7 @@ def encoded_module(doc: str, cfg: dict, key: int, names: Names, tail: str = "") 
 
 
 def module_source(doc: str, key: int, blob: str, tail: str = "") -> str:
+    """A generated module's source: its docstring, then one `_setup` call with the encoded table (and `tail`)."""
     lines = [f'"""{doc}"""', "from ._core import _setup", "", f'_setup(__name__, globals(), "{key:016x}", (']
     lines += [f'    "{blob[i:i + 76]}"' for i in range(0, len(blob), 76)]
     lines += ["))", "del _setup"]
