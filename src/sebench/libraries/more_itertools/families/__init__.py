@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from sebench.tasks import Template
 
-MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra",
+MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra", "second_uses",
            "pipelines")
 
 
