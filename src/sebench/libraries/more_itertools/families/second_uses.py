@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from sebench.libraries.more_itertools.families.common import WORDS, G, I, L, S, Str, W, ints
 
+# Words sharing first letters (for tasks about neighbours with equal initials).
+INITIALS = ("apple", "amber", "ant", "birch", "bee", "cloud", "cedar", "cat", "delta")
+
 
 def _words_limit_most(r, i):
     words = [r.choice(WORDS) for _ in range(r.randint(1, 9))]
@@ -171,7 +174,7 @@ def templates() -> list:
         S("unique_justseen", "new_initials", "words", "return list({unique_justseen}(words, key=lambda w: w[0]))", (
             "A radio reads out the titles `words` but skips a title when it starts with the same letter as the title just before it. Return the titles read out.",
             "Remove every item of `words` whose first letter equals the first letter of the item right before it, keeping the first of each such run. Return the list.",
-        ), G(words=W((1, 9), pool=WORDS[:12]))),
+        ), G(words=W((1, 9), pool=INITIALS))),
         S("unique", "ascending_distinct", "values", "return list({unique}(values))", (
             "A librarian collects the shelf numbers `values` and returns each number once, smallest first.",
             "Return the distinct items of `values` in increasing order.",
@@ -179,7 +182,7 @@ def templates() -> list:
         S("locate", "repeat_positions", "values", "return list({locate}(values, lambda a, b: a == b, window_size=2))", (
             "A heart monitor logs `values`. Return the positions at which a reading equals the reading right after it (each pair is reported at its first position).",
             "Return the indices i of `values` with values[i] equal to values[i + 1], in increasing order.",
-        ), G(values=L(0, 3, (0, 10)))),
+        ), G(values=L(0, 2, (2, 10)))),
         S("rlocate", "last_big_index", "values limit", "return next({rlocate}(values, lambda v: v > limit), -1)", (
             "A sprinter's times are `values`. Return the position of the last time above `limit`, or -1 if there is none.",
             "Return the largest index of an item of `values` greater than `limit`, or -1 when no item is.",

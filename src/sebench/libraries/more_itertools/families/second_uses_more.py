@@ -4,6 +4,7 @@ same function with other arguments, inputs or post-processing, so that test and 
 from __future__ import annotations
 
 from sebench.libraries.more_itertools.families.common import WORDS, C, G, I, L, S, Str, W, ints
+from sebench.libraries.more_itertools.families.second_uses import INITIALS
 
 
 def _nonempty_words(r, i):
@@ -14,8 +15,12 @@ def _word_lists(r, i):
     return {"words": ["".join(r.choice("abcdef") for _ in range(r.randint(0, 4))) for _ in range(r.randint(1, 4))]}
 
 
+def _letter_words(r, i):
+    return {"words": ["".join(r.choice("abcdef") for _ in range(r.randint(1, 4))) for _ in range(r.randint(1, 4))]}
+
+
 def _two_lists(r, i):
-    n = r.randint(0 if i else 1, 7)
+    n = r.randint(1 if i else 0, 7)
     return {"left": [r.randint(-5, 9) for _ in range(n)], "right": [r.randint(-5, 9) for _ in range(n)]}
 
 
@@ -28,7 +33,7 @@ def _nested(r, i):
         if depth < 2 and r.random() < 0.4:
             return [item(depth + 1) for _ in range(r.randint(0, 3))]
         return r.randint(0, 9)
-    return {"nested": [item(0) for _ in range(r.randint(0 if i else 1, 5))]}
+    return {"nested": [item(0) for _ in range(r.randint(1 if i else 0, 5))]}
 
 
 def _pairs(r, i):
@@ -46,7 +51,7 @@ def _rows(r, i):
 
 
 def _multiset(r, i):
-    return {"values": sorted(r.randint(0, 3) for _ in range(r.randint(0 if i else 1, 6))), "size": r.randint(1, 3)}
+    return {"values": sorted(r.randint(0, 3) for _ in range(r.randint(1 if i else 0, 6))), "size": r.randint(1, 3)}
 
 
 def _indexed(r, i):
@@ -75,7 +80,7 @@ def templates() -> list:
         S("exactly_n", "exactly_nonzero", "values n", "return {exactly_n}(values, n)", (
             "A lamp panel reports brightness levels `values`, 0 meaning off. Is the number of lamps that are on exactly `n`? Return a boolean.",
             "Return True when exactly `n` items of `values` are non-zero, else False.",
-        ), G(values=L(0, 2, (0, 8)), n=I(0, 4))),
+        ), G(values=L(0, 2, (0, 9)), n=I(1, 4))),
         S("is_sorted", "strictly_falling", "values", "return {is_sorted}(values, reverse=True, strict=True)", (
             "A countdown is valid when its numbers `values` strictly decrease from one to the next. Return whether it is valid (an empty or one-number countdown is).",
             "Return True if every item of `values` is greater than the item after it, else False.",
@@ -123,7 +128,7 @@ def templates() -> list:
         S("duplicates_justseen", "same_initial_as_before", "words", "return list({duplicates_justseen}(words, key=lambda w: w[0]))", (
             "A radio host reads the titles `words` and notes every title that starts with the same letter as the title read just before it. Return the noted titles.",
             "Return, in order, the items of `words` whose first character equals the first character of the item right before them.",
-        ), G(words=W((0, 9), pool=WORDS[:12]))),
+        ), G(words=W((0, 9), pool=INITIALS))),
         S("unique_to_each", "exclusive_counts", "groups", "return [len(u) for u in {unique_to_each}(*groups)]", (
             "Several shops stock the products in `groups`, one list per shop. For each shop, return how many of its listed products no other shop stocks (repeats in its list count each time).",
             "For every list in `groups`, count its items that appear in no other list, and return the counts in order.",
@@ -135,7 +140,7 @@ def templates() -> list:
         S("interleave", "alternate_letters", "words", "return ''.join({interleave}(*words))", (
             "A cipher takes one letter from each word of `words` in turn and stops as soon as one word runs out of letters. Return the letters taken, as a string.",
             "Join the characters of the strings in `words` taken alternately, one from each, stopping when the shortest string is exhausted.",
-        ), _word_lists),
+        ), _letter_words),
         S("interleave_longest", "merged_letters", "words", "return ''.join({interleave_longest}(*words))", (
             "A weaver takes one letter from each word of `words` in turn, skipping words that have run out, until all letters are used. Return the woven string.",
             "Return a string of the characters of the strings in `words` taken alternately, one from each, continuing with the longer ones after the shorter run out.",
