@@ -10,10 +10,11 @@ from collections import Counter
 import more_itertools as mi
 import pytest
 
+from sebench.experiment.select import choose_functions
 from sebench.judge import Rules
 from sebench.judge.static import check_code
 from sebench.libraries.more_itertools import LIBRARY
-from sebench.tasks.generate import DRAWS_PER_CASE, SIMILAR_TEXT, similarity, trigrams
+from sebench.tasks.generate import DRAWS_PER_CASE, SIMILAR_TEXT, TaskSizes, plan, similarity, trigrams
 from sebench.tasks.gens import BudgetedRandom
 from sebench.values import literal, to_task_data
 
@@ -137,3 +138,32 @@ def test_every_reference_passes_the_judges_static_rules():
         code = "import zwc\n\n\n" + t.signature() + "\n" + "".join(f"    {line}\n" for line in body.splitlines())
         result = check_code(code, t.entry, rules, [functions[f] for f in t.focus])
         assert result.verdict is None, (t.key, result.message)
+
+
+def planned_share_of_test_bodies_trained(templates, seed: int, sizes) -> tuple[int, int]:
+    """(single-function test slots whose template a train slot of the same function also uses, all of
+    them), in the builder's plan: such a test task's reference has the same body as a train task's."""
+    functions = sorted({t.focus[0] for t in templates if t.kind == "single"})
+    slots = plan(list(templates), seed, sizes, functions)
+    trained = {(s[0].template.focus[0], s[0].template.key) for s in slots["train"]}
+    tests = [s[0].template for s in slots["single_test"]][:sizes.single]
+    return sum((t.focus[0], t.key) in trained for t in tests), len(tests)
+
+
+def test_functions_with_several_templates_get_test_tasks_whose_body_train_does_not_show():
+    """A function with a second template (another use of it) can have a single-function test task whose
+    reference body no train task of the function shares; at the quick preset's sizes (3 test tasks of 4
+    variants a function) at most a third of them share one, where one template a function gives all."""
+    per_fn = Counter(t.focus[0] for t in TEMPLATES if t.kind == "single")
+    several = {f for f, n in per_fn.items() if n >= 2}
+    assert len(several) >= 60
+    assert all(len(t.texts) >= 2 for t in TEMPLATES if t.kind == "single" and t.focus[0] in several)
+    quick = TaskSizes(train=720, single=24, multiple=0)
+    for seed in range(3):
+        chosen = set(choose_functions(list(TEMPLATES), {f: f for f in several}, 8, seed))
+        keep = [t for t in TEMPLATES if t.kind == "single" and t.focus[0] in chosen]
+        shared, total = planned_share_of_test_bodies_trained(keep, seed, quick)
+        assert total == 24 and shared <= total // 3, (seed, shared, total)
+        one_template = [t for t in keep if t.key == min(u.key for u in keep if u.focus == t.focus)]
+        one_shared, one_total = planned_share_of_test_bodies_trained(one_template, seed, quick)
+        assert one_shared == one_total > 0  # every test body is a train body: the measure can fail
