@@ -9,7 +9,7 @@ from dataclasses import replace
 from sebench.tasks import Template
 
 MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra", "second_uses",
-           "second_uses_more",
+           "second_uses_more", "second_uses_extra",
            "pipelines")
 
 
