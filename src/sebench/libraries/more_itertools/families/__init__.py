@@ -10,6 +10,7 @@ from sebench.tasks import Template
 
 MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra", "second_uses",
            "second_uses_more", "second_uses_extra",
+           "second_uses_rest",
            "pipelines")
 
 
