@@ -48,6 +48,13 @@ def _orders(r, i):
     return {"orders": [[r.randint(1, 20), r.randint(0, 5)] for _ in range(r.randint(1 if i else 0, 5))]}
 
 
+def _two_tables(r, i):
+    products = r.sample(WORDS[:12], r.randint(0 if i == 0 else 1, 5))
+    others = r.sample(WORDS[:12], r.randint(1, 5))
+    return {"products": products, "prices": [r.randint(1, 9) for _ in products],
+            "others": others, "stock": [r.randint(0, 9) for _ in others]}
+
+
 def templates() -> list:
     return [
         S("repeat_last", "label_with_last", "names values default", "return [[n, v] for n, v in zip(names, {repeat_last}(values, default))]", (
@@ -114,4 +121,20 @@ def templates() -> list:
             "A teacher peeks at the first name of the register `words` and then reads the whole register (the first name included), picking the names that begin with the same letter as that first name. Return them (nothing for an empty register).",
             "Return every item of `words`, the first included, whose first letter equals the first letter of the first item (an empty list for no items).",
         ), G(words=lambda r, i: [] if i == 0 else [r.choice(INITIALS) for _ in range(r.randint(1, 8))])),
+        S("unique_in_window", "fresh_lengths", "words size", "return list({unique_in_window}(words, size, key=len))", (
+            "A poem generator drops a word `words` when a word of the same length occurs among the `size` - 1 words right before it in the input (dropped or not). Return the words kept, in order.",
+            "Return the items of `words` whose length differs from the lengths of each of the `size` - 1 input items directly before them.",
+        ), lambda r, i: {"words": [] if i == 0 else [r.choice(WORDS) for _ in range(r.randint(1, 9))], "size": r.randint(2, 4)}),
+        S("one", "the_repeated_value", "values", "return {one}(set(values))", (
+            "A vending machine's log `values` holds one or more entries that are all the same coin. Return that coin.",
+            "All items of the non-empty list `values` are equal; return that value.",
+        ), lambda r, i: (lambda v: {"values": [v] * r.randint(1, 6)})(r.randint(0, 99))),
+        S("join_mappings", "count_products", "products prices others stock", "table = {join_mappings}(price=dict(zip(products, prices)), stock=dict(zip(others, stock)))\nreturn len(table)", (
+            "A price list pairs `products` with `prices`, and a stock list pairs `others` with `stock`. Joining the two lists by product, how many different products appear in at least one of them?",
+            "Build a dict from `products` to `prices` and one from `others` to `stock`, merge them into one table keyed by product, and return the table's number of keys.",
+        ), _two_tables),
+        S("polynomial_derivative", "slope_at_one", "coefficients", "return sum({polynomial_derivative}(coefficients))", (
+            "A curve is the polynomial with coefficients `coefficients`, highest power first. Return its slope (the value of its derivative) at x = 1.",
+            "Differentiate the polynomial whose coefficients, highest degree first, are `coefficients`, and return the sum of the derivative's coefficients.",
+        ), G(coefficients=L(-5, 5, (1, 6), empty=False))),
     ]
