@@ -8,10 +8,8 @@ from dataclasses import replace
 
 from sebench.tasks import Template
 
-MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra", "second_uses",
-           "second_uses_more", "second_uses_extra",
-           "second_uses_rest",
-           "pipelines")
+MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "combinatorics", "numbers", "extra",
+           "second_uses", "second_uses_more", "second_uses_extra", "second_uses_rest", "pipelines")
 
 
 @functools.lru_cache(maxsize=1)

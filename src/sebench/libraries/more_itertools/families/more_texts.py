@@ -1,6 +1,8 @@
-"""A third and a fourth statement for every single-function template (same signature and reference, other
-words), so that the single-function test split can hold up to three tasks a function (tasks.generate.plan)
-and train still keeps one variant. The fourth states the computation plainly, without a setting."""
+"""A third and a fourth statement for the single-function templates of the functions that have no second
+template (same signature and reference, other words), so that every function has four statements: the
+single-function test split can hold up to three tasks a function (tasks.generate.plan) and train still
+keeps one variant. The fourth states the computation plainly, without a setting. (The other functions'
+third and fourth statements belong to their second template, in the second_uses modules.)"""
 
 THIRD = {
     "mit.interleave_evenly.spread_evenly": "A chef spreads the toppings `left` and `right` over a pizza line so that each kind is distributed as evenly as possible, keeping each kind's own order. Return the combined line.",
