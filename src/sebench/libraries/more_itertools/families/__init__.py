@@ -1,10 +1,14 @@
-"""The more-itertools task families: single-function templates by kind of function, and pipelines."""
+"""The more-itertools task families: single-function templates by kind of function, and pipelines.
+
+Every function has two single-function templates of two statements each: its first use (the modules by kind
+of function) and a second use (the second_uses modules: other arguments or keywords, another kind of input,
+or the result post-processed), so that a single-function test task can have a reference body that no train
+task of its function has (tasks.generate.plan reserves test variants per function)."""
 
 from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import replace
 
 from sebench.tasks import Template
 
@@ -15,16 +19,9 @@ MODULES = ("grouping", "augmenting", "selecting", "summarizing", "combining", "c
 @functools.lru_cache(maxsize=1)
 def all_templates() -> tuple[Template, ...]:
     """Every template, in a fixed order; keys are unique."""
-    from sebench.libraries.more_itertools.families.more_texts import FOURTH, THIRD
-
     out: list[Template] = []
     for name in MODULES:
         out.extend(importlib.import_module(f"{__name__}.{name}").templates())
-    for extra in (THIRD, FOURTH):
-        out = [replace(t, texts=(*t.texts, " ".join(extra[t.key].split()))) if t.key in extra else t for t in out]
-        unknown = sorted(set(extra) - {t.key for t in out})
-        if unknown:
-            raise ValueError(f"more texts for unknown templates: {unknown[:5]}")
     keys = [t.key for t in out]
     dupes = sorted({k for k in keys if keys.count(k) > 1})
     if dupes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from sebench.libraries.more_itertools.families.common import WORDS, G, L, S, Str, ints
+from sebench.libraries.more_itertools.families.common import WORDS, G, I, L, S, Str, ints
 from sebench.libraries.more_itertools.families.second_uses import INITIALS
 
 
@@ -137,4 +137,20 @@ def templates() -> list:
             "A curve is the polynomial with coefficients `coefficients`, highest power first. Return its slope (the value of its derivative) at x = 1.",
             "Differentiate the polynomial whose coefficients, highest degree first, are `coefficients`, and return the sum of the derivative's coefficients.",
         ), G(coefficients=L(-5, 5, (1, 6), empty=False))),
+        S("interleave_evenly", "even_letter_mix", "left right", "return ''.join({interleave_evenly}([left, right]))", (
+            "A typesetter mixes the letters of `left` with the letters of `right`, each word keeping its own letter order, so that the letters of each word are spread as evenly as possible over the result. Return the mixed string.",
+            "Merge the characters of the strings `left` and `right`, each in order, distributing both evenly over the merged sequence, and return it as a string.",
+        ), G(left=Str((1, 7), "abc"), right=Str((1, 4), "xyz"))),
+        S("strictly_n", "first_n_of_enough", "values n", "return list({strictly_n}(values, n, too_long=lambda got: None))", (
+            "A ballot `values` has at least `n` marks; a counter that insists on exactly `n` marks is told to ignore any extra ones. Return the marks it counts.",
+            "Pass `values` (at least `n` items long) through an exact-length check whose too-long handler does nothing, and return the first `n` items it yields.",
+        ), lambda r, i: (lambda v: {"values": v, "n": r.randint(0, len(v))})(ints(r, i, 0, 20, (0, 8)))),
+        S("repeatfunc", "repeated_division", "a b times", "return [list(x) for x in {repeatfunc}(divmod, times, a, b)]", (
+            "A teacher asks `times` pupils in turn to divide `a` by `b`, each giving [quotient, remainder]. Return their answers.",
+            "Call divmod(`a`, `b`) `times` times and return the results as a list of [quotient, remainder] lists.",
+        ), G(a=I(0, 99), b=I(1, 9), times=I(0, 4))),
+        S("loops", "lap_number_sum", "n", "return sum(k for k, _ in enumerate({loops}(n)))", (
+            "A runner does `n` laps, numbered from 0. Running a plain loop of `n` repetitions and numbering them, return the sum of all lap numbers.",
+            "Enumerate a loop of `n` repetitions (an iterator yielding None `n` times) from 0 and return the sum of the indices.",
+        ), G(n=I(0, 500))),
     ]
