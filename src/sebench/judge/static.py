@@ -10,7 +10,10 @@ In order, the first failing rule gives the verdict:
 - `forbidden_access`: a name or attribute that reaches around the rules: any attribute starting with "_",
   any dunder name but `__name__`, the builtins that reach underscore names with strings or read files
   (getattr, setattr, delattr, vars, globals, locals, eval, exec, compile, open, breakpoint, input, help,
-  __import__, attrgetter, methodcaller, get_type_hints), strings that name underscore attributes
+  __import__, attrgetter, methodcaller, get_type_hints; string.Formatter and its get_field, which resolve
+  "{0.__globals__}" to the object; functools' update_wrapper and wraps, which copy attributes named by
+  strings), the attributes that lead to frames (gi_frame, cr_frame, ag_frame, tb_frame, f_back,
+  f_builtins, f_globals, ...: a frame's builtins hold all of the above), strings that name underscore attributes
   ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
 - `not_using_package`: the value returned by the entry function does not depend on a call into the
@@ -44,6 +47,15 @@ ALLOWED_MODULES = frozenset({
 BANNED_NAMES = frozenset({
     "getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile", "open",
     "breakpoint", "input", "help", "__import__", "attrgetter", "methodcaller", "get_type_hints",
+    # getattr with a built string: a format field resolved to its object, or an attribute copied by name
+    "Formatter", "get_field", "update_wrapper", "wraps",
+})
+# Frames and what leads to them (a generator's, a coroutine's, a traceback's): a frame's builtins and
+# globals hold everything the rules above refuse (__import__, getattr, eval) and the harness's own state.
+FRAME_ATTRIBUTES = frozenset({
+    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "cr_origin", "ag_frame",
+    "ag_code", "ag_await", "tb_frame", "tb_next", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
+    "f_trace",
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
 RULES_FILE = "judge_rules.json"  # a training view's rules (it has no private mapping)
@@ -293,7 +305,7 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
             if node.attr.startswith("_"):
                 raise _Violation("forbidden_access", f"attribute '{node.attr}' (names starting with '_' are "
                                                      "not allowed)", node)
-            if node.attr in BANNED_NAMES:
+            if node.attr in BANNED_NAMES or node.attr in FRAME_ATTRIBUTES:
                 raise _Violation("forbidden_access", f"'{node.attr}' is not allowed", node)
             _check_package_attribute(node, rules, scope)
         elif isinstance(node, ast.Name):

@@ -1,0 +1,141 @@
+"""Hostile programs on a built more-itertools instance: each reaches the original library (or the builtins
+it would need to) without an underscore attribute, getattr or an import, computes the task's answer with
+the original's function and calls the package only so that the data-flow rule is met. Each must be
+refused before it runs, under bubblewrap and without it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sebench.instance import Instance
+from sebench.judge import Judge
+from sebench.judge.static import Rules, check_code
+
+from .conftest import fenced
+
+# Each escape defines BUILTINS: the builtins' dict, reached without an underscore name.
+ESCAPES = {
+    "own generator frame": '''
+def gen():
+    yield 1
+
+BUILTINS = gen().gi_frame.f_builtins
+''',
+    "coroutine frame": '''
+async def co():
+    return 1
+
+c = co()
+BUILTINS = c.cr_frame.f_builtins
+c.close()
+''',
+    "traceback of an exception given to __exit__": '''
+BOX = []
+
+class Catch:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        BOX.append(tb.tb_frame.f_builtins)
+        return True
+
+with Catch():
+    1 / 0
+BUILTINS = BOX[0]
+''',
+    "string.Formatter resolving a dunder field": '''
+import string
+
+BOX = []
+
+class Grab(string.Formatter):
+    def format_field(self, value, spec):
+        BOX.append(value)
+        return ""
+
+def probe():
+    return 1
+
+Grab().format("{0." + "_" * 2 + "builtins" + "_" * 2 + "}", probe)
+BUILTINS = BOX[0]
+''',
+    "Formatter.get_field": '''
+from string import Formatter
+
+def probe():
+    return 1
+
+BUILTINS = Formatter().get_field("0." + "_" * 2 + "builtins" + "_" * 2, (probe,), {})[0]
+''',
+    "functools.update_wrapper copying a dunder attribute": '''
+import functools
+
+BOX = []
+
+class Catch:
+    def __setattr__(self, name, value):
+        BOX.append(value)
+
+def probe():
+    return 1
+
+functools.update_wrapper(Catch(), probe, ("_" * 2 + "builtins" + "_" * 2,), ())
+BUILTINS = BOX[0]
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def instance(tmp_path_factory):
+    from sebench.builder import build_instance
+    from sebench.tasks import TaskSizes
+
+    out = tmp_path_factory.mktemp("redteam-mi") / "instance"
+    return Instance.open(build_instance(out, seed=3, task_sizes=TaskSizes(train=20, single=20, multiple=10),
+                                        library="more-itertools"))
+
+
+def _attack(instance: Instance, escape: str):
+    """(task, program): the task's reference with every package call sent to the original instead."""
+    task = instance.tasks("single_test")[0]
+    functions = instance.mapping()["functions"]
+    original = {public.rpartition(".")[2]: key.rpartition(".")[2] for key, public in functions.items()}
+    package = instance.package_name
+    guard = functions["more_itertools.all_equal"].rpartition(".")[2]
+    body = re.sub(rf"\b{package}\.(\w+)\(", lambda m: f'orig("{original[m.group(1)]}")(', task.reference_solution)
+    body = body.replace(f"def {task.entry_point}(", "def inner(")
+    program = (f"import {package}\n{escape}\n"
+               'MODULE = BUILTINS["_" * 2 + "import" + "_" * 2]("more" + "_" + "itertools")\n\n'
+               'def orig(name):\n    return BUILTINS["get" + "attr"](MODULE, name)\n\n'
+               f"{body}\n\ndef {task.entry_point}(*args, **kwargs):\n"
+               f"    if {package}.{guard}([1]):\n        return inner(*args, **kwargs)\n")
+    return task, program
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_an_escape_to_the_builtins_is_refused_statically(instance, name):
+    task, program = _attack(instance, ESCAPES[name])
+    got = check_code(program, task.entry_point, Rules.of_instance(instance), task.selected_functions)
+    assert got.verdict == "forbidden_access", (name, got)
+
+
+@pytest.mark.parametrize("bwrap", [None, False], ids=["auto", "no-bwrap"])
+def test_no_escape_gets_a_correct_verdict(instance, bwrap):
+    items = [(_attack(instance, ESCAPES[name])[0], fenced(_attack(instance, ESCAPES[name])[1]), i)
+             for i, name in enumerate(sorted(ESCAPES))]
+    with Judge(instance, workers=2, timeout_s=5.0, bwrap=bwrap) as judge:
+        verdicts = judge.judge_many(items)
+    assert [v.verdict for v in verdicts] == ["forbidden_access"] * len(ESCAPES), \
+        [(name, v.verdict, v.detail.get("message")) for name, v in zip(sorted(ESCAPES), verdicts)]
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_the_same_escapes_are_refused_for_a_numpy_package(mini_instance, name):
+    program = (f"import zwc\n{ESCAPES[name]}\n"
+               'MODULE = BUILTINS["_" * 2 + "import" + "_" * 2]("num" + "py")\n\n'
+               "def solve(a):\n    return zwc.kocito(MODULE.asarray(a))\n")
+    got = check_code(program, "solve", Rules.of_instance(Instance.open(mini_instance)), ["zwc.kocito"])
+    assert got.verdict == "forbidden_access", (name, got)
