@@ -23,6 +23,9 @@ import zlib as _zlib
 _S = {}  # the package's runtime state, filled by _setup
 _DATA = frozenset([int, float, complex, bool, str, bytes, type(None), range, slice, type(Ellipsis)])
 _ADDRESS = _re.compile(r" at 0x[0-9a-fA-F]+")
+# Attributes a wrapped value never shows: its own dunders (a generator's __name__ is the original's) and
+# the ways to its frame and code (gi_frame, cr_code...).
+_HIDDEN = ("_", "gi_", "cr_", "ag_")
 _SPECIALS = ("__next__", "__len__", "__getitem__", "__contains__", "__bool__", "__eq__", "__lt__", "__le__",
              "__gt__", "__ge__", "__hash__", "__reversed__", "__call__", "__enter__", "__exit__")
 
@@ -94,11 +97,11 @@ def _out(v):
     for cls in t.__mro__:
         if cls in _S["classes"]:
             return _wrap(_S["classes"][cls], v)
-    if hasattr(v, "__next__") and _foreign(t):
+    if hasattr(v, "__next__"):  # builtin iterators too: a zip or map runs the original's code lazily
         return _wrap(_S["iter"], v)
     if str(getattr(t, "__module__", "")).split(".")[0] == _S["top"] and not isinstance(v, BaseException):
         return _wrap(_other_type(t), v)
-    if callable(v) and not isinstance(v, type) and _foreign(t):
+    if callable(v) and not isinstance(v, type):  # a bound builtin method (a generator's send) too
         return _callable(v, _out, _in)
     return v
 
@@ -223,7 +226,15 @@ def _common(pub, specials):
         return "<" + _S["pkg"] + "." + pub + " object>"
 
     def __getattr__(self, name):
-        return _out(getattr(object.__getattribute__(self, "_v"), name))
+        if name.startswith(_HIDDEN):
+            raise AttributeError("'" + pub + "' object has no attribute '" + name + "'")
+        try:
+            r = getattr(object.__getattribute__(self, "_v"), name)
+        except Exception as e:
+            err = _translate(e)
+        else:
+            return _out(r)
+        raise err
 
     def __iter__(self):
         v = object.__getattribute__(self, "_v")

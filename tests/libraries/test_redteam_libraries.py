@@ -1,0 +1,99 @@
+"""What a program sees of a built more-itertools package shows no original name: the attributes a wrapped
+value delegates, the iterators the original builds from builtins (zip, map), and a generator's send."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from pathlib import Path
+
+import more_itertools
+import pytest
+
+from sebench.libraries.audit import LibraryChecker
+
+HOME = str(Path(more_itertools.__file__).parent)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(package module, its runtime, original name -> public function, the audit's checker)."""
+    from sebench.builder import build_instance
+    from sebench.instance import Instance
+    from sebench.tasks import TaskSizes
+
+    out = tmp_path_factory.mktemp("redteam-libraries") / "instance"
+    inst = Instance.open(build_instance(out, seed=3, task_sizes=TaskSizes(train=20, single=20, multiple=10),
+                                        library="more-itertools"))
+    mapping = inst.mapping()
+    sys.path.insert(0, str(inst.package_dir))
+    try:
+        pkg = importlib.import_module(inst.package_name)
+        core = sys.modules[f"{inst.package_name}._core"]
+    finally:
+        sys.path.remove(str(inst.package_dir))
+    functions = {key.rpartition(".")[2]: getattr(pkg, public.rpartition(".")[2])
+                 for key, public in mapping["functions"].items()}
+    yield pkg, core, functions, LibraryChecker(mapping)
+    for name in [m for m in sys.modules if m == inst.package_name or m.startswith(inst.package_name + ".")]:
+        del sys.modules[name]
+
+
+def _wrapped(core, value) -> bool:
+    return type(value) in core._S["proxies"] or type(value) is core._S["iter"]
+
+
+@pytest.mark.parametrize("attribute", ["__name__", "__qualname__", "gi_code", "gi_frame", "gi_yieldfrom"])
+def test_a_returned_generator_hides_its_name_code_and_frame(built, attribute):
+    _pkg, core, fn, _checker = built
+    value = fn["substrings"]("abc")
+    assert _wrapped(core, value)
+    with pytest.raises(AttributeError) as caught:
+        getattr(value, attribute)
+    assert "substrings" not in str(caught.value)
+
+
+def test_no_wrapped_value_of_any_function_shows_an_original_name_through_its_attributes(built):
+    _pkg, core, fn, checker = built
+    arguments = (([3, 1, 2],), ([3, 1, 2], 2), ("abc",), ([[1, 2], [3]],), (lambda x: x > 1, [3, 1, 2]))
+    seen = []
+    for original, function in fn.items():
+        for args in arguments:
+            try:
+                value = function(*args)
+            except Exception:  # noqa: BLE001 - bad arguments are expected here
+                continue
+            for item in [value, *(value if type(value) in (list, tuple) else ())]:
+                if not _wrapped(core, item):
+                    continue
+                for attribute in ("__name__", "__qualname__", "__module__", "gi_code"):
+                    shown = getattr(item, attribute, "")
+                    seen.append((original, attribute, str(shown)))
+    assert seen
+    leaks = [(o, a, s) for o, a, s in seen if checker.runtime(f"<{s}>") or s.split(".")[0] in fn]
+    assert leaks == []
+
+
+@pytest.mark.parametrize("original, args", [
+    ("adjacent", (2, [3, 1, 2])),  # a zip over the original's windowed generator
+    ("chunked", ([3, 1, 2], "x")),  # a callable_iterator over the original's take
+])
+def test_a_builtin_iterator_over_the_original_is_wrapped_and_its_errors_are_translated(built, original, args):
+    pkg, core, fn, checker = built
+    value = fn[original](*args)
+    assert _wrapped(core, value) and repr(value) == f"<{pkg.__name__}.{core._S['iname']} object>"
+    with pytest.raises(Exception) as caught:
+        list(value)
+    assert type(caught.value).__module__ == "builtins"
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert [f.filename for f in frames if f.filename.startswith(HOME)] == []
+    assert [f.name for f in frames if f.name == original] == []
+    assert checker.runtime(str(caught.value)) == []
+
+
+def test_a_generators_send_gives_package_values(built):
+    _pkg, core, fn, _checker = built
+    chunks = fn["ichunked"]([1, 2, 3, 4], 2)  # yields the original's islice objects
+    first = chunks.send(None)
+    assert _wrapped(core, first) and list(first) == [1, 2]
