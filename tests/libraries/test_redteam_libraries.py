@@ -4,6 +4,8 @@ value delegates, the iterators the original builds from builtins (zip, map), and
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -97,3 +99,13 @@ def test_a_generators_send_gives_package_values(built):
     chunks = fn["ichunked"]([1, 2, 3, 4], 2)  # yields the original's islice objects
     first = chunks.send(None)
     assert _wrapped(core, first) and list(first) == [1, 2]
+
+
+def test_the_librarys_warnings_never_reach_stderr(built):
+    pkg, _core, fn, _checker = built
+    public = fn["sort_together"].__name__  # its strict=True goes through zip_equal's DeprecationWarning
+    code = f"import {pkg.__name__} as p\nprint(p.{public}([[2, 1], [3, 4]], strict=True))"
+    done = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(pkg.__file__).parent.parent)}, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "[(1, 2), (4, 3)]", done.stderr
+    assert done.stderr == ""

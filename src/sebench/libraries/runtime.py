@@ -11,13 +11,14 @@ package's renamed classes; any other iterator, and an instance of a library clas
 becomes an instance of a package class named as the iterator type; a callable becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
 so that they receive package values. An exception is re-raised as a builtin type (the first builtin
 class of its type's bases) with the original's names in its message replaced by public ones, raised from
-here so that no traceback frame runs through the original's files.
+here so that no traceback frame runs through the original's files. The library's warnings are ignored.
 """
 
 import binascii as _binascii
 import json as _json
 import os as _os
 import re as _re
+import warnings as _warnings
 import zlib as _zlib
 
 _S = {}  # the package's runtime state, filled by _setup
@@ -52,6 +53,8 @@ def _setup(modname, ns, key, blob):
     _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
                              + called + r")(?=[>'\"\s])")
     _S["iter"] = _iterator_type(cfg["I"])
+    # the library's own warnings name it and its functions: never shown, as in NumPy's package
+    _warnings.filterwarnings("ignore", module="^(" + _re.escape(_S["top"]) + "|" + _re.escape(modname) + r")(\.|$)")
     docs = _docs()
     names = []
     for pub, target in cfg["T"]:
