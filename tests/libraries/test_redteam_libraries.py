@@ -109,3 +109,19 @@ def test_the_librarys_warnings_never_reach_stderr(built):
                           env={**os.environ, "PYTHONPATH": str(Path(pkg.__file__).parent.parent)}, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "[(1, 2), (4, 3)]", done.stderr
     assert done.stderr == ""
+
+
+def test_the_audit_flags_another_modules_function_of_an_original_name_in_prose():
+    checker = LibraryChecker({"library": "more-itertools", "module": "more_itertools", "package": "zwc",
+                              "functions": {"more_itertools.pairwise": "zwc.kocito", "more_itertools.strip": "zwc.tefi"}})
+    assert checker.prose("This is an alias for `itertools.pairwise`.") == [("original-name", "itertools.pairwise")]
+    assert checker.prose("It is analogous to `str.strip`.") == [("original-name", "str.strip")]
+    assert checker.prose("See `zwc.kocito` and `itertools.chain`.") == []
+
+
+def test_no_doc_tells_an_original_name_through_another_modules_function(built):
+    _pkg, _core, fn, _checker = built
+    docs = {original: function.__doc__ for original, function in fn.items()}
+    told = {original: doc for original, doc in docs.items()
+            if any(f"{head}.{original}`" in doc for head in ("itertools", "str"))}
+    assert told == {}
