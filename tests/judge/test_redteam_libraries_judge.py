@@ -70,6 +70,22 @@ def probe():
 
 BUILTINS = Formatter().get_field("0." + "_" * 2 + "builtins" + "_" * 2, (probe,), {})[0]
 ''',
+    "a class pattern's keyword reading a dunder attribute": '''
+def probe():
+    return 1
+
+match probe:
+    case object(__builtins__=found):
+        BUILTINS = found
+''',
+    "a class pattern's keyword reading a frame": '''
+def gen():
+    yield 1
+
+match gen():
+    case object(gi_frame=object(f_builtins=found)):
+        BUILTINS = found
+''',
     "functools.update_wrapper copying a dunder attribute": '''
 import functools
 

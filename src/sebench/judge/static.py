@@ -13,7 +13,8 @@ In order, the first failing rule gives the verdict:
   __import__, attrgetter, methodcaller, get_type_hints; string.Formatter and its get_field, which resolve
   "{0.__globals__}" to the object; functools' update_wrapper and wraps, which copy attributes named by
   strings), the attributes that lead to frames (gi_frame, cr_frame, ag_frame, tb_frame, f_back,
-  f_builtins, f_globals, ...: a frame's builtins hold all of the above), strings that name underscore attributes
+  f_builtins, f_globals, ...: a frame's builtins hold all of the above), the same attributes read by a
+  class pattern's keyword (`case object(__globals__=g)`), strings that name underscore attributes
   ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
 - `not_using_package`: the value returned by the entry function does not depend on a call into the
@@ -318,6 +319,10 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
                                                      f"'{node.id}.<name>'", node)
         elif isinstance(node, ast.alias) and node.name in BANNED_NAMES:
             raise _Violation("forbidden_access", f"'{node.name}' is not allowed", node)
+        elif isinstance(node, ast.MatchClass):  # `case object(__globals__=g)` reads the attribute
+            for attr in node.kwd_attrs:
+                if attr.startswith("_") or attr in BANNED_NAMES or attr in FRAME_ATTRIBUTES:
+                    raise _Violation("forbidden_access", f"pattern keyword '{attr}' is not allowed", node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inert:
             _check_string(node)
 
