@@ -15,7 +15,8 @@ from sebench.judge.static import Rules, check_code
 
 from .conftest import fenced
 
-# Each escape defines BUILTINS: the builtins' dict, reached without an underscore name.
+# Each escape defines BUILTINS, the builtins' dict reached without an underscore name, or `orig(name)`, the
+# original library's function of that name.
 ESCAPES = {
     "own generator frame": '''
 def gen():
@@ -86,6 +87,28 @@ match gen():
     case object(gi_frame=object(f_builtins=found)):
         BUILTINS = found
 ''',
+    "an allowed module's own import of sys": '''
+import warnings
+
+MEMBERS = dict(warnings.sys.modules["dataclasses"].inspect.getmembers(warnings.sys.modules["more" + "_" + "itertools"]))
+
+def orig(name):
+    return MEMBERS[name]
+''',
+    "an allowed module's own imports of sys and inspect, imported from it": '''
+from dataclasses import inspect as look
+from dataclasses import sys as system
+
+def orig(name):
+    return dict(look.getmembers(system.modules["more" + "_" + "itertools"]))[name]
+''',
+    "an allowed module reached through another one": '''
+import typing
+
+def orig(name):
+    return dict(typing.sys.modules["dataclasses"].inspect.getmembers(typing.contextlib.sys.modules[
+        "more" + "_" + "itertools"]))[name]
+''',
     "functools.update_wrapper copying a dunder attribute": '''
 import functools
 
@@ -102,6 +125,8 @@ functools.update_wrapper(Catch(), probe, ("_" * 2 + "builtins" + "_" * 2,), ())
 BUILTINS = BOX[0]
 ''',
 }
+
+REFUSED = ("forbidden_access", "forbidden_import")
 
 
 @pytest.fixture(scope="module")
@@ -123,9 +148,10 @@ def _attack(instance: Instance, escape: str):
     guard = functions["more_itertools.all_equal"].rpartition(".")[2]
     body = re.sub(rf"\b{package}\.(\w+)\(", lambda m: f'orig("{original[m.group(1)]}")(', task.reference_solution)
     body = body.replace(f"def {task.entry_point}(", "def inner(")
+    if "BUILTINS =" in escape:
+        escape += ('MODULE = BUILTINS["_" * 2 + "import" + "_" * 2]("more" + "_" + "itertools")\n\n'
+                   'def orig(name):\n    return BUILTINS["get" + "attr"](MODULE, name)\n')
     program = (f"import {package}\n{escape}\n"
-               'MODULE = BUILTINS["_" * 2 + "import" + "_" * 2]("more" + "_" + "itertools")\n\n'
-               'def orig(name):\n    return BUILTINS["get" + "attr"](MODULE, name)\n\n'
                f"{body}\n\ndef {task.entry_point}(*args, **kwargs):\n"
                f"    if {package}.{guard}([1]):\n        return inner(*args, **kwargs)\n")
     return task, program
@@ -135,7 +161,7 @@ def _attack(instance: Instance, escape: str):
 def test_an_escape_to_the_builtins_is_refused_statically(instance, name):
     task, program = _attack(instance, ESCAPES[name])
     got = check_code(program, task.entry_point, Rules.of_instance(instance), task.selected_functions)
-    assert got.verdict == "forbidden_access", (name, got)
+    assert got.verdict in REFUSED, (name, got)
 
 
 @pytest.mark.parametrize("bwrap", [None, False], ids=["auto", "no-bwrap"])
@@ -144,7 +170,7 @@ def test_no_escape_gets_a_correct_verdict(instance, bwrap):
              for i, name in enumerate(sorted(ESCAPES))]
     with Judge(instance, workers=2, timeout_s=5.0, bwrap=bwrap) as judge:
         verdicts = judge.judge_many(items)
-    assert [v.verdict for v in verdicts] == ["forbidden_access"] * len(ESCAPES), \
+    assert all(v.verdict in REFUSED for v in verdicts), \
         [(name, v.verdict, v.detail.get("message")) for name, v in zip(sorted(ESCAPES), verdicts)]
 
 
@@ -154,4 +180,4 @@ def test_the_same_escapes_are_refused_for_a_numpy_package(mini_instance, name):
                'MODULE = BUILTINS["_" * 2 + "import" + "_" * 2]("num" + "py")\n\n'
                "def solve(a):\n    return zwc.kocito(MODULE.asarray(a))\n")
     got = check_code(program, "solve", Rules.of_instance(Instance.open(mini_instance)), ["zwc.kocito"])
-    assert got.verdict == "forbidden_access", (name, got)
+    assert got.verdict in REFUSED, (name, got)

@@ -13,7 +13,9 @@ In order, the first failing rule gives the verdict:
   __import__, attrgetter, methodcaller, get_type_hints; string.Formatter and its get_field, which resolve
   "{0.__globals__}" to the object; functools' update_wrapper and wraps, which copy attributes named by
   strings), the attributes that lead to frames (gi_frame, cr_frame, ag_frame, tb_frame, f_back,
-  f_builtins, f_globals, ...: a frame's builtins hold all of the above), the same attributes read by a
+  f_builtins, f_globals, ...: a frame's builtins hold all of the above), the modules an allowed module
+  holds under a name (MODULES_HELD: `warnings.sys`, `dataclasses.inspect`, `enum.bltns`, as an attribute
+  of anything or imported from it), the same attributes read by a
   class pattern's keyword (`case object(__globals__=g)`), strings that name underscore attributes
   ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
@@ -59,6 +61,27 @@ FRAME_ATTRIBUTES = frozenset({
     "f_trace",
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
+
+
+def _modules_held(allowed: frozenset) -> frozenset:
+    """The attribute names under which an allowed module holds a module that is not allowed (dataclasses.sys,
+    dataclasses.inspect, enum.bltns, contextlib.os): `warnings.sys.modules[...]` would reach what an import
+    may not."""
+    import importlib
+    import types
+
+    names = set()
+    for name in allowed:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        names |= {attr for attr, value in vars(module).items()
+                  if isinstance(value, types.ModuleType) and value.__name__ not in allowed}
+    return frozenset(names)
+
+
+MODULES_HELD = _modules_held(ALLOWED_MODULES)
 RULES_FILE = "judge_rules.json"  # a training view's rules (it has no private mapping)
 IN_PLACE = ("numpy.copyto", "numpy.place", "numpy.put", "numpy.putmask")
 # Functions whose result holds the values of their (first) argument, unchanged, for every input: NumPy's
@@ -266,6 +289,11 @@ def _check_imports(nodes: list, rules: Rules) -> _Scope:
                     _bind_from_package(scope, module, alias, rules, node)
             elif not _module_allowed(module, rules):
                 raise _Violation("forbidden_import", f"import from '{module}' is not allowed", node)
+            else:
+                for alias in node.names:
+                    if alias.name in MODULES_HELD:
+                        raise _Violation("forbidden_import", f"import of '{module}.{alias.name}' (a module that "
+                                                             "may not be imported) is not allowed", node)
     return scope
 
 
@@ -308,6 +336,9 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
                                                      "not allowed)", node)
             if node.attr in BANNED_NAMES or node.attr in FRAME_ATTRIBUTES:
                 raise _Violation("forbidden_access", f"'{node.attr}' is not allowed", node)
+            if node.attr in MODULES_HELD:
+                raise _Violation("forbidden_access", f"attribute '{node.attr}' (a module that may not be imported, "
+                                                     "as an allowed module's attribute) is not allowed", node)
             _check_package_attribute(node, rules, scope)
         elif isinstance(node, ast.Name):
             if node.id.startswith("__") and node.id not in ALLOWED_DUNDERS:
