@@ -109,6 +109,20 @@ def orig(name):
     return dict(typing.sys.modules["dataclasses"].inspect.getmembers(typing.contextlib.sys.modules[
         "more" + "_" + "itertools"]))[name]
 ''',
+    "a class pattern's positional field named by a built __match_args__": '''
+class Always(type):
+    def __instancecheck__(cls, instance):
+        return True
+
+Reader = Always("Reader", (), {"_" * 2 + "match" + "_" + "args" + "_" * 2: ("_" * 2 + "builtins" + "_" * 2,)})
+
+def probe():
+    return 1
+
+match probe:
+    case Reader(found):
+        BUILTINS = found
+''',
     "functools.update_wrapper copying a dunder attribute": '''
 import functools
 

@@ -15,9 +15,10 @@ In order, the first failing rule gives the verdict:
   strings), the attributes that lead to frames (gi_frame, cr_frame, ag_frame, tb_frame, f_back,
   f_builtins, f_globals, ...: a frame's builtins hold all of the above), the modules an allowed module
   holds under a name (MODULES_HELD: `warnings.sys`, `dataclasses.inspect`, `enum.bltns`, as an attribute
-  of anything or imported from it), the same attributes read by a
-  class pattern's keyword (`case object(__globals__=g)`), strings that name underscore attributes
-  ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
+  of anything or imported from it), the same attributes read by a class pattern's keyword
+  (`case object(__globals__=g)`), positional fields of a class pattern but a builtin's (`case int(n)`;
+  others read what a class's `__match_args__`, made from strings, names), strings that name underscore
+  attributes ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
 - `not_using_package`: the value returned by the entry function does not depend on a call into the
   package (data flow through assignments, loops, comprehensions, container mutation, helper functions
@@ -61,6 +62,10 @@ FRAME_ATTRIBUTES = frozenset({
     "f_trace",
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
+
+# The builtin classes whose class pattern matches the subject itself (`case int(n)`): no attribute is read.
+SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str",
+                           "tuple"})
 
 
 def _modules_held(allowed: frozenset) -> frozenset:
@@ -354,6 +359,10 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
             for attr in node.kwd_attrs:
                 if attr.startswith("_") or attr in BANNED_NAMES or attr in FRAME_ATTRIBUTES:
                     raise _Violation("forbidden_access", f"pattern keyword '{attr}' is not allowed", node)
+            if node.patterns and not (isinstance(node.cls, ast.Name) and node.cls.id in SELF_MATCHING
+                                      and node.cls.id not in bound):
+                raise _Violation("forbidden_access", "a class pattern with positional fields reads the attributes "
+                                                     "its class's __match_args__ names: use keywords", node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inert:
             _check_string(node)
 
