@@ -125,3 +125,24 @@ def test_no_doc_tells_an_original_name_through_another_modules_function(built):
     told = {original: doc for original, doc in docs.items()
             if any(f"{head}.{original}`" in doc for head in ("itertools", "str"))}
     assert told == {}
+
+
+def test_a_wrapped_value_keeps_its_class_and_copies_as_a_wrapped_value(built):
+    """copy's reconstruction sets attributes by name: `__class__` set to a class of the same layout (a slot
+    `_v`, say a slotted dataclass) would show the original object in its repr and fields."""
+    import copy
+    import dataclasses
+
+    _pkg, core, fn, checker = built
+    value = fn["substrings"]("abc")
+    same_layout = dataclasses.make_dataclass("Same", [("_v", object)], slots=True)
+
+    class Trick:
+        def __reduce_ex__(self, protocol):
+            return (lambda: value, (), (None, {"__class__": same_layout}))
+
+    with pytest.raises(AttributeError):
+        copy.copy(Trick())
+    assert _wrapped(core, value) and checker.runtime(repr(value)) == []
+    twin = copy.copy(value)
+    assert _wrapped(core, twin) and next(twin) == ("a",) and next(value) == ("b",)

@@ -243,8 +243,18 @@ def _common(pub, specials):
         v = object.__getattribute__(self, "_v")
         return self if hasattr(v, "__next__") else _out(iter(v))
 
+    def __setattr__(self, name, value):  # `__class__` too: a class of the same layout would show `_v`
+        raise AttributeError("'" + pub + "' object attributes are read-only")
+
+    def __delattr__(self, name):
+        __setattr__(self, name, None)
+
+    def __copy__(self):
+        return _wrap(type(self), object.__getattribute__(self, "_v"))
+
     ns = {"__repr__": __repr__, "__str__": __repr__, "__getattr__": __getattr__, "__iter__": __iter__,
-          "__module__": _S["pkg"], "__slots__": ("_v",)}
+          "__setattr__": __setattr__, "__delattr__": __delattr__, "__copy__": __copy__, "__module__": _S["pkg"],
+          "__slots__": ("_v",)}
     for name in specials:
         ns[name] = _method(name)
     return ns
