@@ -101,14 +101,20 @@ def test_a_generators_send_gives_package_values(built):
     assert _wrapped(core, first) and list(first) == [1, 2]
 
 
-def test_the_librarys_warnings_never_reach_stderr(built):
-    pkg, _core, fn, _checker = built
+def test_the_librarys_warnings_never_reach_stderr_and_name_nothing_where_shown(built):
+    pkg, _core, fn, checker = built
     public = fn["sort_together"].__name__  # its strict=True goes through zip_equal's DeprecationWarning
     code = f"import {pkg.__name__} as p\nprint(p.{public}([[2, 1], [3, 4]], strict=True))"
     done = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(pkg.__file__).parent.parent)}, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "[(1, 2), (4, 3)]", done.stderr
     assert done.stderr == ""
+    # a program may show every warning
+    shown = code.replace("\nprint", "\nimport warnings\nwarnings.simplefilter('always')\nprint")
+    done = subprocess.run([sys.executable, "-c", shown], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(pkg.__file__).parent.parent)}, check=False)
+    assert done.returncode == 0 and "DeprecationWarning" in done.stderr
+    assert checker.runtime(done.stderr) == [] and HOME not in done.stderr, done.stderr
 
 
 def test_the_audit_flags_another_modules_function_of_an_original_name_in_prose():

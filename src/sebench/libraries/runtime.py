@@ -11,13 +11,15 @@ package's renamed classes; any other iterator, and an instance of a library clas
 becomes an instance of a package class named as the iterator type; a callable becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
 so that they receive package values. An exception is re-raised as a builtin type (the first builtin
 class of its type's bases) with the original's names in its message replaced by public ones, raised from
-here so that no traceback frame runs through the original's files. The library's warnings are ignored.
+here so that no traceback frame runs through the original's files. The library's warnings are ignored, and
+cleaned where a program shows every warning.
 """
 
 import binascii as _binascii
 import json as _json
 import os as _os
 import re as _re
+import sys as _sys
 import warnings as _warnings
 import zlib as _zlib
 
@@ -53,8 +55,10 @@ def _setup(modname, ns, key, blob):
     _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
                              + called + r")(?=[>'\"\s])")
     _S["iter"] = _iterator_type(cfg["I"])
-    # the library's own warnings name it and its functions: never shown, as in NumPy's package
+    # the library's own warnings name it and its functions: ignored, as in NumPy's package, and cleaned where a
+    # program shows them all (warnings.simplefilter("always"))
     _warnings.filterwarnings("ignore", module="^(" + _re.escape(_S["top"]) + "|" + _re.escape(modname) + r")(\.|$)")
+    _clean_warnings()
     docs = _docs()
     names = []
     for pub, target in cfg["T"]:
@@ -67,6 +71,31 @@ def _setup(modname, ns, key, blob):
         names.append(pub)
     ns["_plain"] = _plain
     ns["__all__"] = sorted(names)
+
+
+class _Warnings:
+    """What the library's modules see as `warnings`: `warn` cleaned, the rest the warnings module's."""
+
+    def __getattr__(self, name):
+        return getattr(_warnings, name)
+
+    @staticmethod
+    def warn(message, category=None, stacklevel=1, source=None):
+        cls = category if isinstance(category, type) and issubclass(category, Warning) else UserWarning
+        cls = next((c for c in cls.__mro__ if c.__module__ == "builtins"), UserWarning)
+        _warnings.warn_explicit(_clean(str(message)), cls, _S["pkg"], 0, module=_S["pkg"])
+
+
+def _clean_warnings():
+    """The library's modules warn through _Warnings (their global `warnings`, or `warn` imported from it)."""
+    shim = _Warnings()
+    for name, module in list(_sys.modules.items()):
+        if name == _S["top"] or name.startswith(_S["top"] + "."):
+            space = getattr(module, "__dict__", {})
+            if space.get("warnings") is _warnings:
+                space["warnings"] = shim
+            if space.get("warn") is _warnings.warn:
+                space["warn"] = shim.warn
 
 
 def _docs():
