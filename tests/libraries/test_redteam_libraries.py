@@ -152,3 +152,14 @@ def test_a_wrapped_value_keeps_its_class_and_copies_as_a_wrapped_value(built):
     assert _wrapped(core, value) and checker.runtime(repr(value)) == []
     twin = copy.copy(value)
     assert _wrapped(core, twin) and next(twin) == ("a",) and next(value) == ("b",)
+
+
+@pytest.mark.parametrize("original, make", [
+    ("windowed", lambda fn: fn["windowed"]([1, 2, 3], 2)),  # its generator's repr in one()'s message
+    ("iter_suppress", lambda fn: fn["unzip"]([(1, 2), (3, 4)])[0]),  # a generator the original made itself
+])
+def test_a_message_showing_the_originals_generators_names_none(built, original, make):
+    _pkg, _core, fn, checker = built
+    with pytest.raises(ValueError, match="Expected exactly one item") as caught:
+        fn["one"]([make(fn), make(fn)])
+    assert original not in str(caught.value) and checker.runtime(str(caught.value)) == []

@@ -52,8 +52,10 @@ def _setup(modname, ns, key, blob):
               classes={}, proxies=set(), originals={})
     anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
     called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
-    _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
-                             + called + r")(?=[>'\"\s])")
+    # a name called, or in a repr: quoted, after `<`, `.`, "object ", "function " or "class " (`<generator object
+    # name>`, `<function name.<locals>.inner>`), before `>`, a quote, `.`, `(` or a space
+    _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?:(?<=[<.'\"])|"
+                             r"(?<=\bobject )|(?<=\bfunction )|(?<=\bclass ))(?:" + called + r")(?=[>'\".(\s]|$)")
     _S["iter"] = _iterator_type(cfg["I"])
     # the library's own warnings name it and its functions: ignored, as in NumPy's package, and cleaned where a
     # program shows them all (warnings.simplefilter("always"))
