@@ -182,10 +182,14 @@ def test_an_escape_to_the_builtins_is_refused_statically(instance, name):
 def test_no_escape_gets_a_correct_verdict(instance, bwrap):
     items = [(_attack(instance, ESCAPES[name])[0], fenced(_attack(instance, ESCAPES[name])[1]), i)
              for i, name in enumerate(sorted(ESCAPES))]
+    task = items[0][0]
     with Judge(instance, workers=2, timeout_s=5.0, bwrap=bwrap) as judge:
         verdicts = judge.judge_many(items)
+        reference = judge.judge(task, fenced(task.reference_solution))
     assert all(v.verdict in REFUSED for v in verdicts), \
         [(name, v.verdict, v.detail.get("message")) for name, v in zip(sorted(ESCAPES), verdicts)]
+    # the layers the escapes would have run under (each was judged correct under both before the rules held)
+    assert reference.verdict == "correct" and ("bwrap" in reference.detail["layers"]) == (bwrap is None)
 
 
 @pytest.mark.parametrize("name", sorted(ESCAPES))
