@@ -199,3 +199,24 @@ def test_the_same_escapes_are_refused_for_a_numpy_package(mini_instance, name):
                "def solve(a):\n    return zwc.kocito(MODULE.asarray(a))\n")
     got = check_code(program, "solve", Rules.of_instance(Instance.open(mini_instance)), ["zwc.kocito"])
     assert got.verdict in REFUSED, (name, got)
+
+
+@pytest.mark.parametrize("spelling", [
+    'FIELD.format({package}.{function})',
+    'str.format(FIELD, {package}.{function})',
+    'FIELD.format_map({{"f": {package}.{function}}})',
+    'FIELD.format',
+])
+def test_a_format_string_built_at_run_time_is_refused(instance, spelling):
+    """"{0.__globals__[_S][words]}" built from pieces: the runtime's table, every original name with its public one."""
+    task = instance.tasks("single_test")[0]
+    public = instance.mapping()["functions"]["more_itertools.chunked"].rpartition(".")[2]
+    call = spelling.format(package=instance.package_name, function=public)
+    program = (f"import {instance.package_name}\n"
+               'FIELD = "{0." + "_" * 2 + "globals" + "_" * 2 + "[" + "_" + "S][words]}"\n'
+               f"{task.reference_solution}\nLEAK = {call}\n")
+    got = check_code(program, task.entry_point, Rules.of_instance(instance), task.selected_functions)
+    assert got.verdict == "forbidden_access", got
+    literal = f'import {instance.package_name}\n{task.reference_solution}\nSHOWN = "{{:>4}}|{{0!r}}".format(3)\n'
+    assert check_code(literal, task.entry_point, Rules.of_instance(instance), task.selected_functions).verdict is None
+

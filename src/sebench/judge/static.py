@@ -18,7 +18,8 @@ In order, the first failing rule gives the verdict:
   of anything or imported from it), the same attributes read by a class pattern's keyword
   (`case object(__globals__=g)`), positional fields of a class pattern but a builtin's (`case int(n)`;
   others read what a class's `__match_args__`, made from strings, names), strings that name underscore
-  attributes ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
+  attributes ("__class__", "{0._x}"), `.format`/`.format_map` of anything but a string literal (a built
+  "{0.__globals__}" would read what the rules refuse), a package attribute that is not public (`zwc.np`), or the package module
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
 - `not_using_package`: the value returned by the entry function does not depend on a call into the
   package (data flow through assignments, loops, comprehensions, container mutation, helper functions
@@ -341,6 +342,10 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
                                                      "not allowed)", node)
             if node.attr in BANNED_NAMES or node.attr in FRAME_ATTRIBUTES:
                 raise _Violation("forbidden_access", f"'{node.attr}' is not allowed", node)
+            if node.attr in ("format", "format_map") and not (isinstance(node.value, ast.Constant)
+                                                             and isinstance(node.value.value, str)):
+                raise _Violation("forbidden_access", f"'.{node.attr}' of a string that is not written out: its "
+                                                     "fields would read attributes the rules cannot see", node)
             if node.attr in MODULES_HELD:
                 raise _Violation("forbidden_access", f"attribute '{node.attr}' (a module that may not be imported, "
                                                      "as an allowed module's attribute) is not allowed", node)
