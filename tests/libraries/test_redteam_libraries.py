@@ -163,3 +163,16 @@ def test_a_message_showing_the_originals_generators_names_none(built, original, 
     with pytest.raises(ValueError, match="Expected exactly one item") as caught:
         fn["one"]([make(fn), make(fn)])
     assert original not in str(caught.value) and checker.runtime(str(caught.value)) == []
+
+
+def test_a_keyboard_interrupt_from_a_callback_shows_no_frame_of_the_original(built):
+    _pkg, _core, fn, checker = built
+
+    def stop(item):
+        raise KeyboardInterrupt("stop")
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        fn["map_reduce"]([1, 2], stop)
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert [(f.filename, f.name) for f in frames if f.filename.startswith(HOME) or f.name == "map_reduce"] == []
+    assert checker.runtime(str(caught.value)) == []

@@ -175,7 +175,7 @@ def _callable(fn, result, argument):
     def function(*args, **kwargs):
         try:
             r = fn(*[argument(a) for a in args], **{k: argument(x) for k, x in kwargs.items()})
-        except Exception as e:
+        except BaseException as e:  # KeyboardInterrupt too: its frames would run through the original
             err = _translate(e)
         else:
             return result(r)
@@ -226,7 +226,7 @@ def _function(target, pub, doc):
     def function(*args, **kwargs):
         try:
             r = target(*[_in(a) for a in args], **{k: _in(x) for k, x in kwargs.items()})
-        except Exception as e:
+        except BaseException as e:
             err = _translate(e)
         else:
             return _out(r)
@@ -245,7 +245,7 @@ def _method(name):
         try:
             r = getattr(object.__getattribute__(self, "_v"), name)(*[_in(a) for a in args],
                                                                    **{k: _in(x) for k, x in kwargs.items()})
-        except Exception as e:
+        except BaseException as e:
             err = _translate(e)
         else:
             return _out(r)
@@ -264,7 +264,7 @@ def _common(pub, specials):
             raise AttributeError("'" + pub + "' object has no attribute '" + name + "'")
         try:
             r = getattr(object.__getattribute__(self, "_v"), name)
-        except Exception as e:
+        except BaseException as e:
             err = _translate(e)
         else:
             return _out(r)
