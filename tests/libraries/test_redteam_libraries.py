@@ -176,3 +176,12 @@ def test_a_keyboard_interrupt_from_a_callback_shows_no_frame_of_the_original(bui
     frames = traceback.extract_tb(caught.value.__traceback__)
     assert [(f.filename, f.name) for f in frames if f.filename.startswith(HOME) or f.name == "map_reduce"] == []
     assert checker.runtime(str(caught.value)) == []
+
+
+def test_a_defaultdict_of_package_values_holds_package_values(built):
+    """map_reduce stores what a program's value function returns (unwrapped on its way in) in a defaultdict."""
+    _pkg, core, fn, checker = built
+    grouped = fn["map_reduce"]([1, 2], lambda x: x % 2, lambda x: fn["windowed"]([1, 2, 3], 2))
+    assert type(grouped).__name__ == "defaultdict" and sorted(grouped) == [0, 1]
+    assert all(_wrapped(core, item) for items in grouped.values() for item in items)
+    assert checker.runtime(repr(grouped)) == [] and list(grouped[1][0]) == [(1, 2), (2, 3)]

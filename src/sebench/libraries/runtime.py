@@ -16,6 +16,8 @@ cleaned where a program shows every warning.
 """
 
 import binascii as _binascii
+import collections as _collections
+import copy as _copy
 import json as _json
 import os as _os
 import re as _re
@@ -124,6 +126,13 @@ def _out(v):
         return {_out(k): _out(x) for k, x in v.items()}
     if t is set or t is frozenset:
         return t(_out(x) for x in v)
+    if isinstance(v, dict) and t.__module__ == "collections":  # map_reduce's defaultdict: a copy, items converted
+        w = _copy.copy(v)
+        w.clear()
+        w.update({_out(k): _out(x) for k, x in v.items()})
+        return w
+    if t is _collections.deque:
+        return _collections.deque((_out(x) for x in v), v.maxlen)
     if t in _S["proxies"] or t is _S["iter"]:
         return v
     if isinstance(v, type) and v in _S["classes"]:
