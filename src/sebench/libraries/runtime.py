@@ -5,14 +5,15 @@ JSON configuration (public names and their targets, message words) XORed with a 
 `key` and base64-encoded, so no package file holds a readable pair of an original name and its new name.
 This file names nothing of the wrapped library: every such name comes from the decoded blob.
 
-What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts and
-sets are converted item by item); instances of the library's public classes become instances of the
-package's renamed classes; any other iterator, and an instance of a library class outside the surface,
-becomes an instance of a package class named as the iterator type; a callable becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
-so that they receive package values. An exception is re-raised as a builtin type (the first builtin
-class of its type's bases) with the original's names in its message replaced by public ones, raised from
-here so that no traceback frame runs through the original's files. The library's warnings are ignored, and
-cleaned where a program shows every warning.
+What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts, sets and
+the collections module's dicts and deque are converted item by item); instances of the library's public
+classes become instances of the package's renamed classes; any other iterator, and an instance of a library
+class outside the surface, becomes an instance of a package class named as the iterator type; a callable
+becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are
+wrapped so that they receive package values. An exception is re-raised as a builtin type (the first builtin
+class of its type's bases) with the original's names in its message replaced by public ones, raised from here
+so that no traceback frame runs through the original's files. The library's warnings are ignored, and cleaned
+where a program shows every warning.
 """
 
 import binascii as _binascii
