@@ -10,8 +10,16 @@ In order, the first failing rule gives the verdict:
 - `forbidden_access`: a name or attribute that reaches around the rules: any attribute starting with "_",
   any dunder name but `__name__`, the builtins that reach underscore names with strings or read files
   (getattr, setattr, delattr, vars, globals, locals, eval, exec, compile, open, breakpoint, input, help,
-  __import__, attrgetter, methodcaller, get_type_hints), strings that name underscore attributes
-  ("__class__", "{0._x}"), a package attribute that is not public (`zwc.np`), or the package module
+  __import__, attrgetter, methodcaller, get_type_hints; string.Formatter and its get_field, which resolve
+  "{0.__globals__}" to the object; functools' update_wrapper and wraps, which copy attributes named by
+  strings), the attributes that lead to frames (gi_frame, cr_frame, ag_frame, tb_frame, f_back,
+  f_builtins, f_globals, ...: a frame's builtins hold all of the above), the modules an allowed module
+  holds under a name (MODULES_HELD: `warnings.sys`, `dataclasses.inspect`, `enum.bltns`, as an attribute
+  of anything or imported from it), the same attributes read by a class pattern's keyword
+  (`case object(__globals__=g)`), positional fields of a class pattern but a builtin's (`case int(n)`;
+  others read what a class's `__match_args__`, made from strings, names), strings that name underscore
+  attributes ("__class__", "{0._x}"), `.format`/`.format_map` of anything but a string literal (a built
+  "{0.__globals__}" would read what the rules refuse), a package attribute that is not public (`zwc.np`), or the package module
   used as a value (`m = zwc`) instead of as `zwc.<name>`.
 - `not_using_package`: the value returned by the entry function does not depend on a call into the
   package (data flow through assignments, loops, comprehensions, container mutation, helper functions
@@ -44,8 +52,42 @@ ALLOWED_MODULES = frozenset({
 BANNED_NAMES = frozenset({
     "getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile", "open",
     "breakpoint", "input", "help", "__import__", "attrgetter", "methodcaller", "get_type_hints",
+    # getattr with a built string: a format field resolved to its object, or an attribute copied by name
+    "Formatter", "get_field", "update_wrapper", "wraps",
+})
+# Frames and what leads to them (a generator's, a coroutine's, a traceback's): a frame's builtins and
+# globals hold everything the rules above refuse (__import__, getattr, eval) and the harness's own state.
+FRAME_ATTRIBUTES = frozenset({
+    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "cr_origin", "ag_frame",
+    "ag_code", "ag_await", "tb_frame", "tb_next", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
+    "f_trace",
 })
 ALLOWED_DUNDERS = frozenset({"__name__"})
+
+# The builtin classes whose class pattern matches the subject itself (`case int(n)`): no attribute is read.
+SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str",
+                           "tuple"})
+
+
+def _modules_held(allowed: frozenset) -> frozenset:
+    """The attribute names under which an allowed module holds a module that is not allowed (dataclasses.sys,
+    dataclasses.inspect, enum.bltns, contextlib.os): `warnings.sys.modules[...]` would reach what an import
+    may not."""
+    import importlib
+    import types
+
+    names = set()
+    for name in allowed:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        names |= {attr for attr, value in vars(module).items()
+                  if isinstance(value, types.ModuleType) and value.__name__ not in allowed}
+    return frozenset(names)
+
+
+MODULES_HELD = _modules_held(ALLOWED_MODULES)
 RULES_FILE = "judge_rules.json"  # a training view's rules (it has no private mapping)
 IN_PLACE = ("numpy.copyto", "numpy.place", "numpy.put", "numpy.putmask")
 # Functions whose result holds the values of their (first) argument, unchanged, for every input: NumPy's
@@ -253,6 +295,11 @@ def _check_imports(nodes: list, rules: Rules) -> _Scope:
                     _bind_from_package(scope, module, alias, rules, node)
             elif not _module_allowed(module, rules):
                 raise _Violation("forbidden_import", f"import from '{module}' is not allowed", node)
+            else:
+                for alias in node.names:
+                    if alias.name in MODULES_HELD:
+                        raise _Violation("forbidden_import", f"import of '{module}.{alias.name}' (a module that "
+                                                             "may not be imported) is not allowed", node)
     return scope
 
 
@@ -293,8 +340,15 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
             if node.attr.startswith("_"):
                 raise _Violation("forbidden_access", f"attribute '{node.attr}' (names starting with '_' are "
                                                      "not allowed)", node)
-            if node.attr in BANNED_NAMES:
+            if node.attr in BANNED_NAMES or node.attr in FRAME_ATTRIBUTES:
                 raise _Violation("forbidden_access", f"'{node.attr}' is not allowed", node)
+            if node.attr in ("format", "format_map") and not (isinstance(node.value, ast.Constant)
+                                                             and isinstance(node.value.value, str)):
+                raise _Violation("forbidden_access", f"'.{node.attr}' of a string that is not written out: its "
+                                                     "fields would read attributes the rules cannot see", node)
+            if node.attr in MODULES_HELD:
+                raise _Violation("forbidden_access", f"attribute '{node.attr}' (a module that may not be imported, "
+                                                     "as an allowed module's attribute) is not allowed", node)
             _check_package_attribute(node, rules, scope)
         elif isinstance(node, ast.Name):
             if node.id.startswith("__") and node.id not in ALLOWED_DUNDERS:
@@ -306,6 +360,14 @@ def _check_access(nodes: list, rules: Rules, scope: _Scope) -> None:
                                                      f"'{node.id}.<name>'", node)
         elif isinstance(node, ast.alias) and node.name in BANNED_NAMES:
             raise _Violation("forbidden_access", f"'{node.name}' is not allowed", node)
+        elif isinstance(node, ast.MatchClass):  # `case object(__globals__=g)` reads the attribute
+            for attr in node.kwd_attrs:
+                if attr.startswith("_") or attr in BANNED_NAMES or attr in FRAME_ATTRIBUTES:
+                    raise _Violation("forbidden_access", f"pattern keyword '{attr}' is not allowed", node)
+            if node.patterns and not (isinstance(node.cls, ast.Name) and node.cls.id in SELF_MATCHING
+                                      and node.cls.id not in bound):
+                raise _Violation("forbidden_access", "a class pattern with positional fields reads the attributes "
+                                                     "its class's __match_args__ names: use keywords", node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inert:
             _check_string(node)
 

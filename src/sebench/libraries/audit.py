@@ -6,8 +6,9 @@ What is scanned, with the rules (kinds of Finding):
       leak-word     a word of the library's leak_words, anywhere
       original-name an original surface name in a code position: code fields (reference_solution, example,
                     signature, test inputs, ...) except names the code binds itself (an import from a
-                    module still counts) and string literals; in prose, inside backticks, on `>>>`/`...`
-                    lines (outside string literals), or called (`name(`)
+                    module still counts) and string literals; in prose, inside backticks (another
+                    module's name ending in one too: `itertools.pairwise`), on `>>>`/`...` lines (outside
+                    string literals), or called (`name(`)
   - the package at run time (sebench.libraries.child probe): reprs of every public object and of what it
     returns, and the errors that bad arguments provoke; besides the rules above (an original name counts
     there when called, quoted, before `>`, or after `<`, `.`, "function ", "class " or "object "):
@@ -35,6 +36,7 @@ IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 BACKTICK = re.compile(r"`+([^`\n]+?)`+")
 STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)")  # `itertools.pairwise`: (head, last)
 RUNTIME_POSITION = re.compile(r"(?:(?<=[<.'\"])|(?<=\bfunction )|(?<=\bclass )|(?<=\bobject ))([A-Za-z_]\w*)"
                               r"|([A-Za-z_]\w*)(?=[('\">])")
 
@@ -45,6 +47,7 @@ class LibraryChecker:
     def __init__(self, mapping: dict):
         self.originals = frozenset(k.rpartition(".")[2] for k in {**mapping["functions"], **mapping.get("types", {})})
         self.originals -= set(dir(builtins))
+        self.package = mapping.get("package", "")
         words = {mapping["module"], mapping["module"].split(".")[0], mapping["library"]}
         self.module = re.compile(r"(?i)(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len,
                                                                                              reverse=True)) + r")(?![\w-])")
@@ -76,6 +79,8 @@ class LibraryChecker:
                 continue
             for span in BACKTICK.findall(line):
                 hits += [("original-name", n) for n in IDENT.findall(span) if n in self.originals]
+                hits += [("original-name", f"{head}.{n}") for head, n in DOTTED.findall(span)
+                         if n in self.originals and head.split(".")[0] != self.package]
             hits += [("original-name", n) for n in CALL.findall(line) if n in self.originals]
         return hits
 

@@ -3,8 +3,10 @@ against the built package and kept only where they reproduce (docs/libraries.md)
 
 Rewriting: Sphinx roles (:func:`chunked`) become backticked public names; in code positions (`>>>` and
 `...` lines, backticks, `name(` in prose) an original name becomes the public one (`pkg.name` in examples,
-which start with `>>> import pkg`); the module path becomes the package's name everywhere. Plain prose
-words are left alone ("the first item"): the leak audit checks what is left.
+which start with `>>> import pkg`); the module path becomes the package's name everywhere. A prose paragraph
+that cross-refers to a name the package lacks, or to another module's function of an original name
+(`itertools.pairwise`), is dropped. Plain prose words are left alone ("the first item"): the leak audit
+checks what is left.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ BACKTICK = re.compile(r"``?([^`\n]+?)``?")
 IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
 CALL = re.compile(r"(?<![\w.`])([A-Za-z_]\w*)\(")
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)")  # `itertools.pairwise`: (head, last)
 IMPORT = re.compile(r"^(\s*(?:>>>|\.\.\.)\s*)from\s+[\w.]+\s+import\s+(.*)$")
 
 
@@ -66,7 +69,13 @@ class Rewriter:
         """Whether a prose paragraph cross-refers (role, backticks, call) to a name the package lacks."""
         text = "\n".join(paragraph)
         spans = ROLE.findall(text) + BACKTICK.findall(text) + CALL.findall(text)
-        return any(set(IDENT.findall(span.replace(".", " "))) & self.hidden for span in spans)
+        return any(set(IDENT.findall(span.replace(".", " "))) & self.hidden or self.names_elsewhere(span)
+                   for span in spans)
+
+    def names_elsewhere(self, span: str) -> bool:
+        """Whether `span` names another module's function of an original name (`itertools.pairwise`,
+        `str.strip`): it would tell the original name of a public one."""
+        return any(m.group(2) in self.public and not self.module.fullmatch(m.group(1)) for m in DOTTED.finditer(span))
 
     def doc(self, text: str) -> str:
         """The docstring rewritten; prose paragraphs that refer to names outside the surface are dropped."""

@@ -36,7 +36,7 @@ def message_words(library: Library, names: LibraryNames) -> dict[str, str]:
 
 
 def code_words(names: LibraryNames) -> dict[str, str]:
-    """Original name -> public name, where a message uses it as code (called, quoted, after `<` or `.`):
+    """Original name -> public name, where a message uses it as code (called, quoted, after `<`, `.` or "object "):
     a name that is also a plain word ("one") stays where it is prose."""
     return {key.rpartition(".")[2]: public.rpartition(".")[2] for key, public in names.public().items()}
 

@@ -5,24 +5,33 @@ JSON configuration (public names and their targets, message words) XORed with a 
 `key` and base64-encoded, so no package file holds a readable pair of an original name and its new name.
 This file names nothing of the wrapped library: every such name comes from the decoded blob.
 
-What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts and
-sets are converted item by item); instances of the library's public classes become instances of the
-package's renamed classes; any other iterator, and an instance of a library class outside the surface,
-becomes an instance of a package class named as the iterator type; a callable becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are wrapped
-so that they receive package values. An exception is re-raised as a builtin type (the first builtin
-class of its type's bases) with the original's names in its message replaced by public ones, raised from
-here so that no traceback frame runs through the original's files.
+What crosses the public surface is converted. Going out: builtin data passes (lists, tuples, dicts, sets and
+the collections module's dicts and deque are converted item by item); instances of the library's public
+classes become instances of the package's renamed classes; any other iterator, and an instance of a library
+class outside the surface, becomes an instance of a package class named as the iterator type; a callable
+becomes a package function. Going in, the package's wrappers are unwrapped and a program's callables are
+wrapped so that they receive package values. An exception is re-raised as a builtin type (the first builtin
+class of its type's bases) with the original's names in its message replaced by public ones, raised from here
+so that no traceback frame runs through the original's files. The library's warnings are ignored, and cleaned
+where a program shows every warning.
 """
 
 import binascii as _binascii
+import collections as _collections
+import copy as _copy
 import json as _json
 import os as _os
 import re as _re
+import sys as _sys
+import warnings as _warnings
 import zlib as _zlib
 
 _S = {}  # the package's runtime state, filled by _setup
 _DATA = frozenset([int, float, complex, bool, str, bytes, type(None), range, slice, type(Ellipsis)])
 _ADDRESS = _re.compile(r" at 0x[0-9a-fA-F]+")
+# Attributes a wrapped value never shows: its own dunders (a generator's __name__ is the original's) and
+# the ways to its frame and code (gi_frame, cr_code...).
+_HIDDEN = ("_", "gi_", "cr_", "ag_")
 _SPECIALS = ("__next__", "__len__", "__getitem__", "__contains__", "__bool__", "__eq__", "__lt__", "__le__",
              "__gt__", "__ge__", "__hash__", "__reversed__", "__call__", "__enter__", "__exit__")
 
@@ -46,9 +55,15 @@ def _setup(modname, ns, key, blob):
               classes={}, proxies=set(), originals={})
     anywhere = "|".join(_re.escape(w) for w in sorted(cfg["W"], key=len, reverse=True))
     called = "|".join(_re.escape(w) for w in sorted(cfg["C"], key=len, reverse=True))
-    _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?<=[<.'\"])(?:"
-                             + called + r")(?=[>'\"\s])")
+    # a name called, or in a repr: quoted, after `<`, `.`, "object ", "function " or "class " (`<generator object
+    # name>`, `<function name.<locals>.inner>`), before `>`, a quote, `.`, `(` or a space
+    _S["rule"] = _re.compile(r"\b(?:" + anywhere + r")\b|(?<![\w.])(?:" + called + r")(?=\()|(?:(?<=[<.'\"])|"
+                             r"(?<=\bobject )|(?<=\bfunction )|(?<=\bclass ))(?:" + called + r")(?=[>'\".(\s]|$)")
     _S["iter"] = _iterator_type(cfg["I"])
+    # the library's own warnings name it and its functions: ignored, as in NumPy's package, and cleaned where a
+    # program shows them all (warnings.simplefilter("always"))
+    _warnings.filterwarnings("ignore", module="^(" + _re.escape(_S["top"]) + "|" + _re.escape(modname) + r")(\.|$)")
+    _clean_warnings()
     docs = _docs()
     names = []
     for pub, target in cfg["T"]:
@@ -61,6 +76,31 @@ def _setup(modname, ns, key, blob):
         names.append(pub)
     ns["_plain"] = _plain
     ns["__all__"] = sorted(names)
+
+
+class _Warnings:
+    """What the library's modules see as `warnings`: `warn` cleaned, the rest the warnings module's."""
+
+    def __getattr__(self, name):
+        return getattr(_warnings, name)
+
+    @staticmethod
+    def warn(message, category=None, stacklevel=1, source=None):
+        cls = category if isinstance(category, type) and issubclass(category, Warning) else UserWarning
+        cls = next((c for c in cls.__mro__ if c.__module__ == "builtins"), UserWarning)
+        _warnings.warn_explicit(_clean(str(message)), cls, _S["pkg"], 0, module=_S["pkg"])
+
+
+def _clean_warnings():
+    """The library's modules warn through _Warnings (their global `warnings`, or `warn` imported from it)."""
+    shim = _Warnings()
+    for name, module in list(_sys.modules.items()):
+        if name == _S["top"] or name.startswith(_S["top"] + "."):
+            space = getattr(module, "__dict__", {})
+            if space.get("warnings") is _warnings:
+                space["warnings"] = shim
+            if space.get("warn") is _warnings.warn:
+                space["warn"] = shim.warn
 
 
 def _docs():
@@ -87,6 +127,13 @@ def _out(v):
         return {_out(k): _out(x) for k, x in v.items()}
     if t is set or t is frozenset:
         return t(_out(x) for x in v)
+    if isinstance(v, dict) and t.__module__ == "collections":  # map_reduce's defaultdict: a copy, items converted
+        w = _copy.copy(v)
+        w.clear()
+        w.update({_out(k): _out(x) for k, x in v.items()})
+        return w
+    if t is _collections.deque:
+        return _collections.deque((_out(x) for x in v), v.maxlen)
     if t in _S["proxies"] or t is _S["iter"]:
         return v
     if isinstance(v, type) and v in _S["classes"]:
@@ -94,11 +141,11 @@ def _out(v):
     for cls in t.__mro__:
         if cls in _S["classes"]:
             return _wrap(_S["classes"][cls], v)
-    if hasattr(v, "__next__") and _foreign(t):
+    if hasattr(v, "__next__"):  # builtin iterators too: a zip or map runs the original's code lazily
         return _wrap(_S["iter"], v)
     if str(getattr(t, "__module__", "")).split(".")[0] == _S["top"] and not isinstance(v, BaseException):
         return _wrap(_other_type(t), v)
-    if callable(v) and not isinstance(v, type) and _foreign(t):
+    if callable(v) and not isinstance(v, type):  # a bound builtin method (a generator's send) too
         return _callable(v, _out, _in)
     return v
 
@@ -138,7 +185,7 @@ def _callable(fn, result, argument):
     def function(*args, **kwargs):
         try:
             r = fn(*[argument(a) for a in args], **{k: argument(x) for k, x in kwargs.items()})
-        except Exception as e:
+        except BaseException as e:  # KeyboardInterrupt too: its frames would run through the original
             err = _translate(e)
         else:
             return result(r)
@@ -189,7 +236,7 @@ def _function(target, pub, doc):
     def function(*args, **kwargs):
         try:
             r = target(*[_in(a) for a in args], **{k: _in(x) for k, x in kwargs.items()})
-        except Exception as e:
+        except BaseException as e:
             err = _translate(e)
         else:
             return _out(r)
@@ -208,7 +255,7 @@ def _method(name):
         try:
             r = getattr(object.__getattribute__(self, "_v"), name)(*[_in(a) for a in args],
                                                                    **{k: _in(x) for k, x in kwargs.items()})
-        except Exception as e:
+        except BaseException as e:
             err = _translate(e)
         else:
             return _out(r)
@@ -223,14 +270,32 @@ def _common(pub, specials):
         return "<" + _S["pkg"] + "." + pub + " object>"
 
     def __getattr__(self, name):
-        return _out(getattr(object.__getattribute__(self, "_v"), name))
+        if name.startswith(_HIDDEN):
+            raise AttributeError("'" + pub + "' object has no attribute '" + name + "'")
+        try:
+            r = getattr(object.__getattribute__(self, "_v"), name)
+        except BaseException as e:
+            err = _translate(e)
+        else:
+            return _out(r)
+        raise err
 
     def __iter__(self):
         v = object.__getattribute__(self, "_v")
         return self if hasattr(v, "__next__") else _out(iter(v))
 
+    def __setattr__(self, name, value):  # `__class__` too: a class of the same layout would show `_v`
+        raise AttributeError("'" + pub + "' object attributes are read-only")
+
+    def __delattr__(self, name):
+        __setattr__(self, name, None)
+
+    def __copy__(self):
+        return _wrap(type(self), object.__getattribute__(self, "_v"))
+
     ns = {"__repr__": __repr__, "__str__": __repr__, "__getattr__": __getattr__, "__iter__": __iter__,
-          "__module__": _S["pkg"], "__slots__": ("_v",)}
+          "__setattr__": __setattr__, "__delattr__": __delattr__, "__copy__": __copy__, "__module__": _S["pkg"],
+          "__slots__": ("_v",)}
     for name in specials:
         ns[name] = _method(name)
     return ns
