@@ -30,6 +30,7 @@ from pathlib import Path
 
 from sebench.code_names import bound_names
 from sebench.instance import DATASETS_DIR, Instance
+from sebench.obfuscate import json_strings
 
 CODE_FIELDS = {"reference_solution", "function_name", "example", "input", "code", "signature"}
 IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
@@ -112,24 +113,12 @@ def _scan_datasets(root: Path, checker: LibraryChecker) -> list:
             except json.JSONDecodeError:
                 out.append((rel, lineno, "unreadable", "line", "not valid JSON"))
                 continue
-            for field, text in _strings(record, "text"):
+            for field, text in json_strings(record, "text"):
                 hits = checker.anywhere(text)
                 hits += checker.code(f"_f({text})" if field == "input" else text) if field in CODE_FIELDS \
                     else checker.prose(text)
                 out += [(rel, lineno, kind, field, word) for kind, word in hits]
     return out
-
-
-def _strings(obj, key: str):
-    """(field name, string) for every string inside a JSON value; list items keep their field's name."""
-    if isinstance(obj, str):
-        yield key, obj
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _strings(v, k)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _strings(v, key)
 
 
 def _scan_probe(probe: dict, checker: LibraryChecker, module: str) -> list:

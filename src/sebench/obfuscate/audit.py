@@ -349,7 +349,7 @@ def _scan_record(rel: str, lineno: int, line: str, checker: LeakChecker) -> list
     if isinstance(record, dict) and isinstance(record.get("doc"), str):
         params = doc_params(record["doc"]) | doc_params(str(record.get("signature", "")))
     out = []
-    for key, value in _strings(record):
+    for key, value in json_strings(record):
         if key == "doc":
             hits = [(k, f"doc line {i}: {s}") for i, k, s in checker.doc(value, params)]
         elif key in NAME_FIELDS:
@@ -363,16 +363,16 @@ def _scan_record(rel: str, lineno: int, line: str, checker: LeakChecker) -> list
     return out
 
 
-def _strings(obj, key: str = ""):
+def json_strings(obj, key: str = ""):
     """(field name, string) for every string inside a JSON value; list items keep their field's name."""
     if isinstance(obj, str):
         yield key, obj
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            yield from _strings(v, k)
+            yield from json_strings(v, k)
     elif isinstance(obj, list):
         for v in obj:
-            yield from _strings(v, key)
+            yield from json_strings(v, key)
 
 
 def _scan_probe(probe: dict, checker: LeakChecker) -> list[Finding]:
