@@ -24,9 +24,10 @@ demo: install
 	$(VENV)/bin/sebench run --preset quick --out $(RUN_DIR)
 
 # two workers (pytest-xdist): the suite's tests are independent, and half of their time is spent waiting on
-# processes, sandboxes and servers, so two workers on 2 cores halve it; the slow tests run one at a time
+# processes, sandboxes and servers, so two workers on 2 cores halve it; the slow tests run one at a time.
+# --dist loadgroup: tests marked with one xdist_group (those sharing a session run) go to one worker
 test: install
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench

@@ -51,7 +51,7 @@ def report(tmp_path):
 
 def test_failure_kinds_follow_the_verdicts_and_messages():
     kinds = [failure_kind(v) for v in UNTRAINED + TRAINED]
-    assert kinds == ["no code", "NumPy used", "no pkg", "no code", "wrong value", "no code",
+    assert kinds == ["no code", "original used", "no pkg", "no code", "wrong value", "no code",
                      "wrong value", "wrong arguments", "wrong name", "wrong value", "wrong value", "timeout"]
     assert set(kinds) <= set(FAILURES)
     # a failure that is a whole verdict has the main table's name for it (one source: VERDICT_SHORT)
@@ -88,7 +88,7 @@ def test_the_markdown_puts_the_signals_beside_pass_at_1(report):
     section = md.split("## Below the pass@1 floor")[1]
     line = next(x for x in section.splitlines() if x.startswith("| closed-sft | closed | single_test"))
     assert line.startswith("| closed-sft | closed | single_test | 0.0 (") and "| 83.3 (" in line and "; Δ +" in line
-    assert "| no code % | NumPy used % | no pkg % | wrong name % | wrong arguments % | wrong value % | timeout % |" \
+    assert "| no code % | original used % | no pkg % | wrong name % | wrong arguments % | wrong value % | timeout % |" \
         in section  # the kinds seen, each named as in the main table's columns
 
 
@@ -113,3 +113,12 @@ def test_signals_are_split_by_docs_only_group_with_that_groups_pass_at_1(tmp_pat
     assert rows[("closed-sft", "all")]["right_call"]["share"] == pytest.approx(5 / 6)
     line = next(x for x in md.splitlines() if x.startswith("| closed-sft | closed | single_test | docs only | 0.0 ("))
     assert "75.0 (" in line
+
+
+def test_importing_another_renamed_library_is_original_used_and_numpy_there_is_not():
+    other = frozenset({"more_itertools"})
+    imported = Verdict("a", 0, "forbidden_import", 0, 4, {"message": "import from 'more_itertools.more' is not allowed"})
+    numpy = Verdict("a", 1, "forbidden_import", 0, 4, {"message": "import of 'numpy' is not allowed"})
+    assert failure_kind(imported, other) == "original used"
+    assert failure_kind(numpy, other) == VERDICT_SHORT["forbidden_import"]
+    assert failure_kind(imported) == VERDICT_SHORT["forbidden_import"]  # a NumPy run: more_itertools is just refused

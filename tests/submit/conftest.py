@@ -18,6 +18,18 @@ SMALL = ["--functions", "6", "--build-train", "60", "--build-single", "40", "--b
          "--set", "judge.workers=1"]
 
 
+# the fixtures whose session run (about a minute) every test that takes them shares: `make test` sends those
+# tests to one xdist worker (--dist loadgroup), so the run is made once, not once a worker
+_SHARED_RUN = {"submitted", "submitted_sampled", "tiny_model", "rebuilt_tests", "forge"}
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:  # every item of the session: this folder's only
+        if item.path.is_relative_to(here) and _SHARED_RUN & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("submit-run"))
+
+
 def _submit(root: Path, name: str, extra: list[str]) -> tuple[Path, Path, str]:
     from sebench.cli import main
     from sebench.models import create_tiny_model

@@ -275,7 +275,7 @@ def render_markdown(data: dict) -> str:
                   "needs, the share each answer calls, correct or not (from the calls the judge records); **tests "
                   "passed**: the share of test cases passed; each with its 95% interval for these models and its "
                   "paired Δ vs the untrained model (points, interval, p). Then the failure kinds: each answer that is "
-                  "not correct falls in one (NumPy used: a NumPy import; wrong name: a name the package lacks; wrong "
+                  "not correct falls in one (original used: an import of the library the package renames, NumPy by default; wrong name: a name the package lacks; wrong "
                   "arguments: a TypeError; wrong value: it ran and returned a wrong output; every other answer "
                   "under its verdict's name in the main table: no code, no pkg, error, syntax, timeout, ...).\n",
                   signals_markdown(data["signals"], _pass1_by_group(data))]
@@ -341,7 +341,8 @@ def render_markdown(data: dict) -> str:
         parts += [
             "## Per-function internalization\n",
             f"{functions['mode'].capitalize()}-book accuracy per function on {functions['split']} "
-            f"(functions named by their NumPy originals where the instance's mapping is available).\n",
+            f"(functions named by their originals, the renamed library's names, where the instance's mapping is "
+            "available).\n",
             functions_markdown(functions),
         ]
         if "functions" in figures:

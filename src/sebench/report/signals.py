@@ -31,11 +31,10 @@ from sebench.report.fmt import VERDICT_SHORT, p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, protocol_of, row_sort_key
 
 # kinds that split a verdict by its message, then every other failing verdict under its VERDICT_SHORT name
-REFINED = ("NumPy used", "wrong name", "wrong arguments", "wrong value")
+REFINED = ("original used", "wrong name", "wrong arguments", "wrong value")
 FAILURES = (VERDICT_SHORT["no_code"], REFINED[0], VERDICT_SHORT["not_using_package"], *REFINED[1:],
             *(name for verdict, name in VERDICT_SHORT.items()
               if verdict not in ("correct", "wrong_answer", "no_code", "not_using_package")))
-_NUMPY = re.compile(r"\bnumpy\b")
 _WRONG_NAME = re.compile(r"is not a public name of the package|AttributeError: module .* has no attribute")
 _WRONG_ARGS = re.compile(r"\bTypeError\b")
 Hits = Callable[[RunData, Verdict], tuple[int, int] | None]  # an answer's (hits, trials), None if unknown
@@ -43,15 +42,16 @@ ALL = "all"
 GroupRow = tuple[str, str, str, str, str, str]  # (model, regime, mode, split, protocol, group)
 
 
-def failure_kind(v: Verdict) -> str | None:
-    """The failure kind of an answer (FAILURES); None when it is correct."""
+def failure_kind(v: Verdict, originals: frozenset[str] = frozenset({"numpy"})) -> str | None:
+    """The failure kind of an answer (FAILURES); None when it is correct. `originals`: the top-level modules of
+    the library the package renames (RunData.original_modules): importing one is "original used"."""
     message = str(v.detail.get("message") or "")
     if v.verdict == "correct":
         return None
     if v.verdict in ("no_code", "not_using_package"):
         return VERDICT_SHORT[v.verdict]
-    if v.verdict == "forbidden_import" and _NUMPY.search(message):
-        return "NumPy used"
+    if v.verdict == "forbidden_import" and any(re.search(rf"\b{re.escape(m)}\b", message) for m in originals):
+        return "original used"
     if _WRONG_NAME.search(message):
         return "wrong name"
     if v.verdict == "runtime_error" and _WRONG_ARGS.search(message):
@@ -75,7 +75,7 @@ def tests_passed(run: RunData, v: Verdict) -> tuple[int, int] | None:
 
 
 def _failure(kind: str) -> Hits:
-    return lambda run, v: (int(failure_kind(v) == kind), 1)
+    return lambda run, v: (int(failure_kind(v, run.original_modules) == kind), 1)
 
 
 SIGNALS: dict[str, Hits] = {"right_call": right_call, "tests_passed": tests_passed,

@@ -71,6 +71,13 @@ class RunData:
     recalls: dict[str, list[dict]] = field(default_factory=dict)  # label -> its name recalls (report.name_recall)
     library: str = "numpy"  # the library the run's package renames (its settings' `library`)
 
+    @property
+    def original_modules(self) -> frozenset[str]:
+        """The top-level modules of the library the package renames: the roots of its originals' names (the
+        mapping), else the library's registry name as a module name."""
+        roots = frozenset(name.split(".", 1)[0] for name in self.naming.values() if "." in name)
+        return roots or frozenset({self.library.replace("-", "_")})
+
 
 def load_run(root: str | Path, data: Path | None = None) -> RunData:
     """Reads one run directory; a directory without any verdicts is an error naming the expected layout.
