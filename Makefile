@@ -25,9 +25,10 @@ demo: install
 
 # two workers (pytest-xdist): the suite's tests are independent, and half of their time is spent waiting on
 # processes, sandboxes and servers, so two workers on 2 cores halve it; the slow tests run one at a time.
-# --dist loadgroup: tests marked with one xdist_group (those sharing a session run) go to one worker
+# --dist loadfile: a file's tests run on one worker in their order (the README's and the docs' commands use
+# what earlier commands of their page built)
 test: install
-	$(PY) -m pytest -q -n 2 --dist loadgroup
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench

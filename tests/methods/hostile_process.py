@@ -297,12 +297,15 @@ def stuck(ctx, token):
 
 def regicide(ctx, token):
     """Leaves a daemon, then tries to kill the process that holds its tree (its parent, and any process it
-    can see that runs sebench's keeper), so that the daemon outlives it."""
+    can see that runs sebench's keeper of its own job: the keeper's command line names the job's file in the
+    workdir; a test running beside it keeps its own keeper), so that the daemon outlives it."""
     start_daemon("double-fork", token, ctx.workdir)
     targets = {os.getppid()}
+    own_job = str(Path(ctx.workdir) / "job.json").encode()
     for name in os.listdir("/proc"):
         try:
-            if name.isdigit() and b"keeper.py" in Path(f"/proc/{name}/cmdline").read_bytes():
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes() if name.isdigit() else b""
+            if b"keeper.py" in cmdline and own_job in cmdline:
                 targets.add(int(name))
         except OSError:
             continue

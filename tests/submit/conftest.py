@@ -18,19 +18,7 @@ SMALL = ["--functions", "6", "--build-train", "60", "--build-single", "40", "--b
          "--set", "judge.workers=1"]
 
 
-# the fixtures whose session run (about a minute) every test that takes them shares: `make test` sends those
-# tests to one xdist worker (--dist loadgroup), so the run is made once, not once a worker
-_SHARED_RUN = {"submitted", "submitted_sampled", "tiny_model", "rebuilt_tests", "forge"}
-
-
-def pytest_collection_modifyitems(items):
-    here = Path(__file__).parent
-    for item in items:  # every item of the session: this folder's only
-        if item.path.is_relative_to(here) and _SHARED_RUN & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("submit-run"))
-
-
-def _submit(root: Path, name: str, extra: list[str]) -> tuple[Path, Path, str]:
+def _submit(root: Path, name: str, extra: list[str]) -> None:
     from sebench.cli import main
     from sebench.models import create_tiny_model
 
@@ -41,20 +29,38 @@ def _submit(root: Path, name: str, extra: list[str]) -> tuple[Path, Path, str]:
     assert main(["run", "--out", str(run), "--model", f"hf:{model}", *SMALL, *extra, "--regimes",
                  f"{EXAMPLES}/reference_sft.py:{LABEL}", "-M", f"{LABEL}.steps=2"]) == 0
     assert main(["submit", str(run), "--method", LABEL, "--out", str(bundle)]) == 0
-    return run, bundle, f"hf:{model}"
 
 
 @pytest.fixture(scope="session")
 def submit_root(tmp_path_factory):
+    """Where the shared runs live: beside every xdist worker's own temporary folder, so that the workers of
+    one session make each run once and share it (they only read it)."""
+    import os
+
     pytest.importorskip("transformers")
-    return tmp_path_factory.mktemp("submit")
+    base = tmp_path_factory.getbasetemp()  # under xdist: this session's folder/popen-gwN
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "submit-shared"
+    root.mkdir(exist_ok=True)
+    return root
+
+
+def _once(root: Path, name: str, extra: list[str]) -> tuple[Path, Path]:
+    """The run `name` and its bundle, made by the first worker that asks (the others wait on a lock)."""
+    import fcntl
+
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = root / f"{name}.done"
+        if not done.is_file():
+            _submit(root, name, extra)
+            done.write_text("")
+    return root / f"run-{name}", root / f"{name}.tar.gz"
 
 
 @pytest.fixture(scope="session")
 def submitted(submit_root):
     """(run directory, bundle) of a greedy tiny-model run of examples/reference_sft.py, seed 0."""
-    run, bundle, _ = _submit(submit_root, "greedy", [])
-    return run, bundle
+    return _once(submit_root, "greedy", [])
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +72,7 @@ def tiny_model(submitted, submit_root):
 @pytest.fixture(scope="session")
 def submitted_sampled(submit_root, submitted):
     """(run directory, bundle) of the same run with sampled decoding: 2 samples a task at temperature 0.7."""
-    run, bundle, _ = _submit(submit_root, "sampled", ["--set", "rollout.n=2", "--set", "rollout.temperature=0.7"])
-    return run, bundle
+    return _once(submit_root, "sampled", ["--set", "rollout.n=2", "--set", "rollout.temperature=0.7"])
 
 
 @pytest.fixture(scope="session")
