@@ -26,6 +26,7 @@ import csv
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from sebench.errors import SebenchError
@@ -71,10 +72,11 @@ class RunData:
     recalls: dict[str, list[dict]] = field(default_factory=dict)  # label -> its name recalls (report.name_recall)
     library: str = "numpy"  # the library the run's package renames (its settings' `library`)
 
-    @property
+    @cached_property
     def original_modules(self) -> frozenset[str]:
         """The top-level modules of the library the package renames: the roots of its originals' names (the
-        mapping), else the library's registry name as a module name."""
+        mapping), else the library's registry name as a module name. Computed once a run: the failure kinds
+        ask it for every verdict."""
         roots = frozenset(name.split(".", 1)[0] for name in self.naming.values() if "." in name)
         return roots or frozenset({self.library.replace("-", "_")})
 
