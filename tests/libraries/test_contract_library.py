@@ -265,6 +265,15 @@ def test_every_reference_runs_against_the_package_and_agrees(built):
     assert verdicts and set(verdicts) == {"True"}
 
 
+def test_a_template_calls_a_surface_class_by_its_capitalised_name(built):
+    out, _ = built
+    tally = json.loads((out / "private/mapping.json").read_text())["types"]["tinymod_contract.Tally"]
+    tasks = [json.loads(line) for split in ("train/train", "test/single_test")
+             for line in (out / f"datasets/{split}.jsonl").read_text().splitlines()]
+    using = [t for t in tasks if t["selected_functions"] == [tally]]
+    assert using and all(f"{tally}(values)" in t["reference_solution"] for t in using)
+
+
 def test_a_generators_repr_and_an_error_name_nothing_original(built):
     out, env = built
     mapping = json.loads((out / "private/mapping.json").read_text())

@@ -18,7 +18,7 @@ from typing import Any
 from sebench.obfuscate import NUMPY_RENAMED
 from sebench.values import literal
 
-NAME_RE = re.compile(r"\{((?:linalg\.)?[a-z_][a-z0-9_]*)\}")
+NAME_RE = re.compile(r"\{((?:linalg\.)?[A-Za-z_][A-Za-z0-9_]*)\}")  # a class too: {Tally}
 CONSTRUCTOR = "numpy.array"
 # Standard modules a reference may use (all on the judge's allowlist).
 STDLIB = ("math", "cmath", "itertools", "functools")
