@@ -310,3 +310,33 @@ def test_a_leak_planted_in_a_docstring_fails_the_build_with_one_line(tmp_path):
     line = error_line(done.stderr)
     assert "datasets/train/api_doc.jsonl:1: leak-word: field 'doc': _helper_norm" in line, line
     assert not (tmp_path / "inst").exists()
+
+
+BROKEN_TEMPLATES = {
+    "a surface name no template calls": (
+        "(ApiFunction('tinymod_contract.sum_clean'), ApiFunction('tinymod_contract.spread_of'))",
+        "return {sum_clean}(values)",
+        "field 'templates': no single-function template calls tinymod_contract.spread_of"),
+    "a reference that never runs": (
+        "(ApiFunction('tinymod_contract.sum_clean'),)", "return {sum_clean}(values, 3)",
+        "field 'templates': template 'sum.broken' (tinymod_contract.sum_clean): no draft verified: 0 of"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_TEMPLATES))
+def test_a_function_left_without_a_train_task_is_one_line_naming_the_template(case, tmp_path):
+    surface, body, expected = BROKEN_TEMPLATES[case]
+    env = write_library(tmp_path / "lib")
+    (tmp_path / "lib" / "tinylib_broken.py").write_text(
+        "from sebench.libraries import ApiFunction, Library\nfrom sebench.tasks import Template\n"
+        "def values(rng, i):\n    return {'values': [rng.randint(-9, 9) for _ in range(rng.randint(2, 7))]}\n"
+        f"T = Template(key='sum.broken', entry='f', params=('values',), body={body!r}, texts=('a', 'b'), gen=values,\n"
+        "             library='tinymod_contract')\n"
+        f"LIBRARY = Library(name='broken', module='tinymod_contract', surface=lambda: {surface},\n"
+        "                  templates=lambda: (T,), doc=lambda key: '', version=lambda: '1')\n")
+    done = sebench("build", "--library", "tinylib_broken:LIBRARY", "--seed", "0", "--out", tmp_path / "inst",
+                   "--n-train", "8", "--n-single", "1", "--n-multiple", "0", env=env)
+    assert done.returncode == 2, done.stderr
+    line = error_line(done.stderr)
+    assert f"library broken: {expected}" in line, line
+    assert not (tmp_path / "inst").exists()

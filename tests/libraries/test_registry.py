@@ -52,6 +52,12 @@ BROKEN = {
     "template calling an unlisted name": ("templates=lambda: (T('y', body='return {loads}(s)'),)",
                                           "template 'y' calls json.loads"),
     "leak words not a frozenset": ("leak_words=['a']", "field 'leak_words'"),
+    "surface without its tuple's comma": ("surface=lambda: (ApiFunction('json.dumps'))",
+                                          "field 'surface': expected a callable returning a tuple, got ApiFunction"),
+    "surface not a callable": ("surface=(ApiFunction('json.dumps'),)", "field 'surface': expected a callable"),
+    "template calling no surface name": ("templates=lambda: (T('z', body='return s'),)",
+                                         "template 'z' calls no surface name"),
+    "forbidden imports a string": ("forbidden_imports='cjson'", "field 'forbidden_imports'"),
 }
 
 
@@ -61,6 +67,7 @@ def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_
     module = f"reg_broken_{sorted(BROKEN).index(case)}"
     fields = {"surface": "lambda: (ApiFunction('json.dumps'),)", "templates": "lambda: ()", "leak_words": "frozenset()"}
     key, _, value = override.partition("=")
+    assert key in fields or key == "forbidden_imports"
     fields[key] = value
     (tmp_path / f"{module}.py").write_text(
         "from sebench.libraries import ApiFunction, Library\nfrom sebench.tasks import Template\n"
@@ -73,6 +80,20 @@ def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_
         load_library(f"{module}:LIBRARY")
     assert expected in str(err.value) and "\n" not in str(err.value)
     sys.modules.pop(module, None)
+
+
+def test_a_module_failing_at_import_is_one_line_naming_its_file_and_line(tmp_path, monkeypatch):
+    (tmp_path / "reg_missing_field.py").write_text(
+        "from sebench.libraries import ApiFunction, Library\n"
+        "LIBRARY = Library(name='m', module='json', surface=lambda: (ApiFunction('json.dumps'),),\n"
+        "                  templates=lambda: (), doc=lambda key: '')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SebenchError) as err:
+        load_library("reg_missing_field:LIBRARY")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("--library reg_missing_field:LIBRARY: importing")
+    assert f"{tmp_path / 'reg_missing_field.py'}:2: TypeError" in message and "'version'" in message
+    sys.modules.pop("reg_missing_field", None)
 
 
 def test_an_installed_entry_point_is_a_known_name(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.metadata
+import traceback
 
 from sebench.errors import SebenchError
 from sebench.libraries.contract import ApiFunction, Library
@@ -55,12 +56,21 @@ def _import(target: str, name: str) -> Library:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise SebenchError(f"--library {name}: cannot import {module_name}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a user's module: a failure at import (a Library missing a field) is one line
+        raise SebenchError(f"--library {name}: importing {module_name} failed at {_raised_at(exc)}: "
+                           f"{type(exc).__name__}: {exc}") from None
     obj = getattr(module, attr, None)
     if obj is None:
         raise SebenchError(f"--library {name}: {module_name} has no attribute '{attr}'")
     if not isinstance(obj, Library):
         raise SebenchError(f"--library {name}: {target} is {type(obj).__name__}, not a sebench.libraries.Library")
-    return checked(obj, f"--library {name}: {target}")
+    return checked(obj, f"--library {name}" if name == target else f"--library {name}: {target}")
+
+
+def _raised_at(exc: BaseException) -> str:
+    """"file:line" of the innermost frame of exc's traceback outside importlib (the user's line)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "import"
 
 
 def checked(library: Library, where: str) -> Library:
@@ -72,11 +82,21 @@ def checked(library: Library, where: str) -> Library:
             raise SebenchError(f"{where}: field '{fld}': expected a non-empty string")
     if not isinstance(library.leak_words, frozenset) or not all(isinstance(w, str) and w for w in library.leak_words):
         raise SebenchError(f"{where}: field 'leak_words': expected a frozenset of non-empty strings")
+    if not isinstance(library.forbidden_imports, tuple) or not all(isinstance(m, str) and m
+                                                                    for m in library.forbidden_imports):
+        raise SebenchError(f"{where}: field 'forbidden_imports': expected a tuple of module names")
+    for fld in ("surface", "templates", "doc", "version"):
+        if not callable(getattr(library, fld)):
+            raise SebenchError(f"{where}: field '{fld}': expected a callable, got {type(getattr(library, fld)).__name__}")
     try:
         importlib.import_module(library.module)
         surface, templates = library.surface(), library.templates()
     except Exception as exc:  # noqa: BLE001 - a user's library: any failure is one line
         raise SebenchError(f"{where}: importing or listing it failed: {type(exc).__name__}: {exc}") from None
+    for fld, value in (("surface", surface), ("templates", templates)):
+        if not isinstance(value, (tuple, list)):
+            raise SebenchError(f"{where}: field '{fld}': expected a callable returning a tuple, got "
+                               f"{type(value).__name__} (a one-item tuple needs its comma)")
     if not surface or not all(isinstance(fn, ApiFunction) and fn.key.startswith(library.module + ".") for fn in surface):
         raise SebenchError(f"{where}: field 'surface': expected ApiFunction items whose keys start with "
                            f"'{library.module}.'")
@@ -87,6 +107,9 @@ def checked(library: Library, where: str) -> Library:
         if not isinstance(template, Template) or template.library != library.module:
             raise SebenchError(f"{where}: field 'templates': {getattr(template, 'key', template)!r} is not a "
                                f"tasks.Template with library='{library.module}'")
+        if not template.functions:
+            raise SebenchError(f"{where}: field 'templates': template '{template.key}' calls no surface name "
+                               "(write each as {name} in its body)")
         unknown = [f for f in template.functions if f not in keys]
         if unknown:
             raise SebenchError(f"{where}: field 'templates': template '{template.key}' calls {unknown[0]}, "

@@ -126,19 +126,43 @@ def write_task_files(instance: Instance, seed: int, sizes: TaskSizes, workers: i
     to NumPy's; `original_path` is the folder of a library's original that is not installed."""
     mapping = instance.mapping()
     package_dir = Path(f"{instance.package_dir}{os.pathsep}{original_path}") if original_path else instance.package_dir
-    tasks = generate_tasks(package_dir, mapping, seed, sizes, workers=workers, templates=templates)
+    dropped: dict[str, str] = {}
+    tasks = generate_tasks(package_dir, mapping, seed, sizes, workers=workers, templates=templates, dropped=dropped)
     functions = [*mapping["functions"].values(), *mapping.get("types", {}).values()]
-    problems = hygiene_problems(tasks, functions if sizes.train >= 2 * len(functions) else None)
-    if problems:  # the planner prevents these; a failure here is a bug, not bad input
-        raise SebenchError(f"task generation broke the split rules: {'; '.join(problems[:5])}")
+    required = functions if sizes.train >= 2 * len(functions) else None
+    problems = hygiene_problems(tasks, required)
+    if problems:  # the planner prevents all but a library's function that no template gives a train task
+        raise SebenchError(_untrained_reason(tasks, required or [], mapping, templates, dropped)
+                           or f"task generation broke the split rules: {'; '.join(problems[:5])}")
     for split, items in tasks.items():
         write_records(instance.split_path(split), items)
     return {split: len(items) for split, items in tasks.items()}
 
 
+def _untrained_reason(tasks: dict, required: list[str], mapping: dict, templates: list[Template] | None,
+                      dropped: dict[str, str]) -> str | None:
+    """One line on the first function of a library (not NumPy) left without a train task: no template
+    calls it alone, or its templates never verified (the last reason); None when neither explains it."""
+    if templates is None:
+        return None
+    trained = {f for t in tasks.get("train", []) for f in t.selected_functions}
+    original = {public: key for key, public in {**mapping["functions"], **mapping.get("types", {})}.items()}
+    for public in (f for f in required if f not in trained):
+        key, where = original[public], f"library {mapping.get('library', '?')}: field 'templates'"
+        own = [t for t in templates if t.kind == "single" and t.focus == (key,)]
+        if not own:
+            return (f"{where}: no single-function template calls {key}; the build gives every surface name a "
+                    "train task (add a template, or build with --no-tasks)")
+        failed = [t.key for t in own if t.key in dropped]
+        if failed:
+            return f"{where}: template '{failed[0]}' ({key}): no draft verified: {dropped[failed[0]]}"
+    return None
+
+
 def generate_tasks(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes, workers: int = 2,
-             templates: list[Template] | None = None) -> dict[str, list[Task]]:
-    """{split: tasks} for the instance whose package lives in package_dir and whose names are mapping."""
+             templates: list[Template] | None = None, dropped: dict[str, str] | None = None) -> dict[str, list[Task]]:
+    """{split: tasks} for the instance whose package lives in package_dir and whose names are mapping.
+    `dropped`, when given, receives each template none of whose drafts verified, with the last reason."""
     from sebench.tasks.families import all_templates
 
     for name in ("train", "single", "multiple"):
@@ -151,6 +175,9 @@ def generate_tasks(package_dir: Path, mapping: dict, seed: int, sizes: TaskSizes
     ctx = _Context(package_dir, mapping, seed, workers)
     slots = plan(usable, seed, sizes, list(names))
     done = ctx.fill_all(slots)  # one batch of reference runs per round, for all groups at once
+    if dropped is not None:
+        verified = {draft.template.key for group in done.values() for _, draft in group}
+        dropped.update({key: why for key, why in ctx.problems.items() if key not in verified})
     n_multi = min(len(done["train_multi"]), round(sizes.train * TRAIN_MULTI_SHARE))
     train = done["train"][:sizes.train - n_multi]
     train += done["train_multi"][:sizes.train - len(train)]
