@@ -113,3 +113,19 @@ def test_an_example_the_release_columns_cannot_hold_is_one_line_naming_the_task(
     assert example_dict(task)["input"] == task.test_cases[0]["input"]
     with pytest.raises(SebenchError, match=f"task {task.task_id}: field 'example'"):
         example_dict(replace(task, example=f"{task.entry_point}(...) returns 3"))
+
+
+def test_another_librarys_export_imports_into_a_fresh_build_byte_for_byte(tmp_path):
+    """The card's commands for a more-itertools instance: build the same seed without tasks, import the folder."""
+    logging.getLogger("sebench").setLevel(logging.WARNING)
+    sizes = ["--n-train", "40", "--n-single", "12", "--n-multiple", "4"]
+    source, fresh, out = tmp_path / "mi", tmp_path / "fresh", tmp_path / "mi-hf"
+    assert main(["build", "--library", "more-itertools", "--seed", "3", "--out", str(source), *sizes]) == 0
+    assert main(["export", "--format", "hf", "--data", str(source), "--out", str(out)]) == 0
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "sebench tasks import --official" in card and "test inputs are plain data" in card
+    assert "constructor" not in card and "example_output" not in card  # NumPy's words: no release of this library
+    assert main(["build", "--library", "more-itertools", "--seed", "3", "--out", str(fresh), "--no-tasks"]) == 0
+    assert main(["tasks", "import", "--official", str(out), "--data", str(fresh)]) == 0
+    for split in SPLIT_FILES:
+        assert Instance.open(fresh).split_path(split).read_bytes() == Instance.open(source).split_path(split).read_bytes()

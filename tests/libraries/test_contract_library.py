@@ -340,3 +340,17 @@ def test_a_function_left_without_a_train_task_is_one_line_naming_the_template(ca
     line = error_line(done.stderr)
     assert f"library broken: {expected}" in line, line
     assert not (tmp_path / "inst").exists()
+
+
+def test_the_judge_refuses_with_one_line_an_original_outside_site_packages(built, tmp_path):
+    out, env = built  # the original is on PYTHONPATH only: the sandbox, which mounts site-packages, cannot import it
+    task = json.loads((out / "datasets/test/single_test.jsonl").read_text().splitlines()[0])
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text(json.dumps({"task_id": task["task_id"], "sample_idx": 0, "mode": "closed", "model": "ref",
+                                    "prompt": "", "response": f"```python\n{task['reference_solution']}```",
+                                    "code": task["reference_solution"], "finish_reason": "stop"}) + "\n")
+    done = sebench("judge", "--data", out, "--rollouts", rollouts, "--out", tmp_path / "v.jsonl", env=env)
+    assert done.returncode == 2, done.stderr
+    line = error_line(done.stderr)
+    assert "'tinymod_contract' is imported from" in line and "outside site-packages" in line, line
+    assert not (tmp_path / "v.jsonl").exists()

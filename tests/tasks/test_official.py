@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+from other_library import REFERENCES, write_other_instance
 
 from sebench.cli import main
 from sebench.instance import Instance
@@ -120,3 +121,19 @@ def test_trailing_separator_of_the_original_harness(instance, tmp_path):
     import_official([_write(tmp_path / "single_test.jsonl", [row])], instance.root, overwrite=True)
     task = instance.tasks("single_test")[0]
     assert task.expected[0] == [1.5, 4.0] and task.expected[2] == [4.0]
+
+
+def test_an_output_holding_the_separator_is_read_from_its_test_case(instance, tmp_path):
+    cases = [{"input": "temps=[[1, 2]]", "output": "'#1'"}, {"input": "temps=[[3, 5]]", "output": "'#2#'"}]
+    row = _row(test_cases=cases, right_exe_result="'#1'#'#2#'")
+    import_official([_write(tmp_path / "single_test.jsonl", [row])], instance.root, overwrite=True)
+    task = instance.tasks("single_test")[0]
+    assert [c["output"] for c in task.test_cases] == ["'#1'", "'#2#'"] and task.expected == ["#1", "#2#"]
+
+
+def test_export_official_of_another_library_keeps_its_plain_inputs(tmp_path):
+    root = write_other_instance(tmp_path / "qel")
+    (path,) = export_tasks(root, "official", tmp_path / "out")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["selected_functions"] for r in rows] == [["chunked"], ["first"], ["windowed", "first"], ["peekable"]]
+    assert [[c["input"] for c in r["test_cases"]] for r in rows] == [inputs for _, inputs, _, _ in REFERENCES.values()]

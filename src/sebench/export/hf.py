@@ -129,7 +129,9 @@ def _card_text(seed, package: str, protocol: str, rows: dict[str, int], library:
     flag = "" if library == "numpy" else f" --library {library}"
     license_of_docs = "(BSD-3-Clause)" if library == "numpy" else "(under that library's license)"
     counts = "\n".join(f"| `{c}` | {n} | `{data_file(c)}` |" for c, n in rows.items())
-    left_out = "\n".join(f"- `{column}`: {why.format(original=original)}" for column, why in LEFT_OUT.items())
+    release = LEFT_OUT if library == "numpy" else {}  # another library has no release whose columns are left out
+    left_out = "".join(f"- `{column}`: {why.format(original=original)}\n" for column, why in release.items())
+    inputs = "test inputs use its constructor" if library == "numpy" else "test inputs are plain data"
     return f"""# SE-Bench instance, seed {seed}
 
 A fresh instance of [SE-Bench](https://arxiv.org/abs/2602.04811) made with sebench {__version__}: coding tasks
@@ -151,14 +153,13 @@ docs = load_dataset("PATH_OR_REPO", "docs")["train"]
 
 Task configs have the columns of the original release (`query`, `function_name`, `example`, `test_cases`,
 `right_exe_result`, `selected_functions`, `is_valid`, `right_code`), written with this instance's names:
-`selected_functions` holds `{package}`'s names, test inputs use its constructor, and `right_code` is a
+`selected_functions` holds `{package}`'s names, {inputs}, and `right_code` is a
 reference solution that uses `{package}`. sebench's columns follow: `task_id`, `split`, `kind` (single or
 multiple), `entry_point` and `expected` (each test's output as JSON text, which the judge compares with).
 The `docs` config has one row per function of `{package}`: `name`, `signature` and `doc`.
 
 Not included:
-{left_out}
-- the package `{package}` itself and the mapping from its names to {original}'s: both would tell which {original}
+{left_out}- the package `{package}` itself and the mapping from its names to {original}'s: both would tell which {original}
   function stands behind each name. Rebuild the package with `sebench build{flag} --seed {seed}` (same sebench and
   {original} versions as in the metadata above).
 

@@ -53,6 +53,8 @@ class Judge:
         self._selected_as = self._numpy_names() if library == "numpy" else {}
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.sandbox_urls = list(sandbox_urls or [])
+        if not self.sandbox_urls:
+            self._check_original_importable()
         self.timeout_s = float(timeout_s)
         self._bwrap = bwrap
         self._memory_mb = memory_mb
@@ -60,6 +62,20 @@ class Judge:
         self._remote = None
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+
+    def _check_original_importable(self) -> None:
+        """One line, before any answer is judged, when the sandbox could not import the library that a
+        non-NumPy instance's package imports (a training view, without the mapping, is not checked)."""
+        from sebench.judge.sandbox import unimportable_original
+
+        if not self.instance.mapping_path.is_file():
+            return
+        module = self.instance.mapping().get("module", "numpy")
+        why = unimportable_original(module) if module != "numpy" and isinstance(module, str) else None
+        if why:
+            raise SebenchError(f"{self.instance.root}: its package imports the original library, but {why}: the "
+                               "judge's sandbox imports from site-packages only; install it there (pip install, "
+                               "not -e), see docs/libraries.md")
 
     # ---------------------------------------------------------------------------------- lifecycle
     def __enter__(self) -> Judge:

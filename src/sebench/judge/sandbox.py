@@ -180,6 +180,21 @@ def site_dirs() -> list[str]:
     return dirs
 
 
+def unimportable_original(module: str) -> str | None:
+    """Why the zygote could not import `module` (the original library a package imports): not installed, or
+    found outside site-packages (an editable install, PYTHONPATH), which the sandbox does not mount; None
+    when it can."""
+    import importlib.util
+
+    top = module.split(".")[0]
+    spec = importlib.util.find_spec(top)
+    if spec is None:
+        return f"'{top}' is not installed in this environment"
+    places = [spec.origin] if spec.origin and spec.has_location else list(spec.submodule_search_locations or [])
+    outside = [p for p in map(os.path.realpath, places) if not any(_under(p, d) for d in site_dirs())]
+    return f"'{top}' is imported from {outside[0]}, outside site-packages" if outside else None
+
+
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 

@@ -257,8 +257,12 @@ def _test_cases(row: dict, where: str) -> list[dict]:
 
 
 def _outputs(row: dict, cases: list[dict], where: str) -> list[str]:
-    """The printed outputs: right_exe_result split on '#' (the executed ground truth)."""
+    """The printed outputs: right_exe_result split on '#' (the executed ground truth); the test cases'
+    outputs where they join to it exactly (an output holding '#' included)."""
     result = _text(row, "right_exe_result", where)
+    listed = [c["output"] for c in cases]
+    if "#".join(listed) == result:
+        return [p.strip() for p in listed]
     parts = result.split("#")
     if len(parts) == len(cases) + 1 and not parts[-1].strip():
         parts.pop()  # the original harness prints "#" after every case, the last one included
@@ -300,9 +304,10 @@ class _Converter:
 
     def __init__(self, mapping: dict):
         self.functions = mapping["functions"]
-        self.constructor = mapping.get("constructor") or self.functions["numpy.array"]
+        # another library's instance has no constructor: its inputs are plain data (`np.array(` stays unconverted)
+        self.constructor = mapping.get("constructor") or self.functions.get("numpy.array", "")
         self.package = mapping["package"]
-        self.wrappers = {"array", self.constructor.rsplit(".", 1)[-1]}
+        self.wrappers = {"array", self.constructor.rsplit(".", 1)[-1]} - {""}
         self.publics = set(self.functions.values())
         self.ok = True
 
@@ -330,7 +335,7 @@ class _Converter:
 
     def _name(self, match: re.Match) -> str:
         name = match.group(1)
-        if name == "array":
+        if name == "array" and self.constructor:
             return self.constructor
         if name in CONSTANTS:
             return CONSTANTS[name]
@@ -473,8 +478,8 @@ def export_tasks(data_dir: Path, fmt: str, out: Path) -> list[Path]:
     if not splits:
         raise SebenchError(f"{data_dir}: the instance has no task files; build it with tasks first")
     if fmt == "official":
-        back = {v: k for k, v in inst.mapping()["functions"].items()}
-        constructor = inst.mapping().get("constructor") or inst.mapping()["functions"]["numpy.array"]
+        back = {v: k for k, v in {**inst.mapping()["functions"], **inst.mapping().get("types", {})}.items()}
+        constructor = inst.mapping().get("constructor") or inst.mapping()["functions"].get("numpy.array", "")
         paths = []
         for split in splits:
             rows = [to_official(t, back, constructor) for t in inst.tasks(split)]
@@ -492,7 +497,7 @@ def to_official(task: Task, back: dict[str, str], constructor: str) -> dict:
     pattern = re.compile(rf"(?<![\w.]){re.escape(constructor)}\(")
 
     def np_inputs(text: str) -> str:
-        return pattern.sub("np.array(", text)
+        return pattern.sub("np.array(", text) if constructor else text
 
     return {
         "query": task.query,
