@@ -354,3 +354,18 @@ def test_the_judge_refuses_with_one_line_an_original_outside_site_packages(built
     line = error_line(done.stderr)
     assert "'tinymod_contract' is imported from" in line and "outside site-packages" in line, line
     assert not (tmp_path / "v.jsonl").exists()
+
+
+def test_a_module_attr_librarys_templates_resolve_by_the_runs_library(built):
+    out, env = built  # the manifest names "tinylib", which is no built-in and no entry point: a run passes its --library
+    code = ("from sebench.experiment.select import choose_functions, library_templates\n"
+            "from sebench.instance import Instance\n"
+            f"inst = Instance.open({str(out)!r})\n"
+            "templates = library_templates(inst, 'tinylib_contract:LIBRARY')\n"
+            "print(sorted(t.key for t in templates), choose_functions(templates, inst.mapping()['functions'], 2, 0))\n"
+            "try:\n    library_templates(inst, 'more-itertools')\nexcept Exception as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    keys, refused = done.stdout.splitlines()
+    assert "'sum.plain'" in keys and "tinymod_contract." in keys
+    assert refused.endswith("the instance renames 'tinylib', not --library more-itertools ('more-itertools')")

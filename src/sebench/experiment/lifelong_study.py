@@ -62,7 +62,7 @@ class LifelongStudy(Study):
         self.functions.update(self._cross_functions(others))
         for lib in self.plan.libraries:
             instance = instances[lib.position] if lib.source == NUMPY else others[lib.position]
-            self.libraries[lib.label] = self.select(lib.label, instance)
+            self.libraries[lib.label] = self.select(lib.label, instance, lib.source)
         if self.cfg.warmup:
             self.base = self.warm_up_on(instances[0], studied=",".join(self._base_names(instances[0])))
         self.write_schedule(instances.get(0))
@@ -99,18 +99,18 @@ class LifelongStudy(Study):
         cross = [lib for lib in self.plan.libraries if lib.design == "cross"]
         if not cross:
             return {}
-        chosen = self._choose(others[min(others)], frozenset())
+        chosen = self._choose(others[min(others)], frozenset(), cross[0].source)
         return {lib.label: self.functions["L1"] if lib.source == NUMPY else chosen for lib in cross}
 
-    def _choose(self, instance: Path, exclude: frozenset[str]) -> list[str]:
+    def _choose(self, instance: Path, exclude: frozenset[str], source: str = NUMPY) -> list[str]:
         from sebench.experiment.select import choose_functions, library_templates
         from sebench.instance import Instance
 
         inst = Instance.open(instance)
-        return choose_functions(library_templates(inst), inst.mapping()["functions"], self.cfg.functions,
+        return choose_functions(library_templates(inst, source), inst.mapping()["functions"], self.cfg.functions,
                                 self.cfg.seed, exclude)
 
-    def select(self, label: str, instance: Path) -> Path:
+    def select(self, label: str, instance: Path, source: str = NUMPY) -> Path:
         """The library's studied subset: its functions' tasks, generated with the run seed."""
         from sebench.experiment.select import write_subset
         from sebench.instance import Instance
@@ -120,7 +120,7 @@ class LifelongStudy(Study):
         config = {"functions": functions, "seed": self.cfg.seed, "task_sizes": sizes_dict(sizes),
                   "instance": file_hash(instance / "manifest.json")}
         self.book.run(f"select:{label}", config, [out], lambda: write_subset(
-            Instance.open(instance), out, len(functions), self.cfg.seed, sizes, functions=functions))
+            Instance.open(instance), out, len(functions), self.cfg.seed, sizes, functions=functions, library=source))
         return out
 
     def _base_names(self, instance: Path) -> list[str]:

@@ -259,7 +259,8 @@ class Study:
         from sebench.experiment.select import write_subset
         from sebench.instance import Instance
 
-        info = write_subset(Instance.open(instance), data, self.cfg.functions, self.cfg.seed, sizes)
+        info = write_subset(Instance.open(instance), data, self.cfg.functions, self.cfg.seed, sizes,
+                            library=self.cfg.library)
         log.info("studying %d functions: %s; tasks %s", len(info["functions"]), ", ".join(info["functions"]),
                  info["counts"])
 

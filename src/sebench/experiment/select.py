@@ -59,24 +59,31 @@ def choose_functions(templates: list, names: dict, k: int, seed: int, exclude: C
     return sorted(chosen + rest[: k - len(chosen)])
 
 
-def library_templates(instance: Instance) -> list:
-    """The task families of the library the instance renames (NumPy's: sebench.tasks; another's: its Library)."""
+def library_templates(instance: Instance, library: str | None = None) -> list:
+    """The task families of the library the instance renames (NumPy's: sebench.tasks; another's: its Library).
+    `library`: the `--library` the instance was built from, where the manifest's name alone does not resolve
+    (a `module:ATTR`); it must be the library the manifest names."""
     from sebench.libraries import DEFAULT_LIBRARY, load_library
     from sebench.tasks import all_templates
 
     if instance.library == DEFAULT_LIBRARY:
         return list(all_templates())
-    return list(load_library(instance.library).templates())
+    lib = load_library(library if library and library != DEFAULT_LIBRARY else instance.library)
+    if lib.name != instance.library:
+        raise SebenchError(f"{instance.root}: the instance renames '{instance.library}', not --library {library} "
+                           f"('{lib.name}')")
+    return list(lib.templates())
 
 
 def write_subset(instance: Instance, out: Path, k: int, seed: int, sizes, workers: int = 2,
-                 functions: list[str] | None = None) -> dict:
+                 functions: list[str] | None = None, library: str | None = None) -> dict:
     """Writes the subset instance at `out`; returns {"functions": [...], "counts": {split: n}}.
-    `functions`: the mapping keys to study (default: k of them chosen by seed)."""
+    `functions`: the mapping keys to study (default: k of them chosen by seed); `library`: the `--library`
+    the instance was built from (library_templates)."""
     from sebench.tasks import generate_tasks
 
     mapping = instance.mapping()
-    templates = library_templates(instance)
+    templates = library_templates(instance, library)
     if functions is None:
         functions = choose_functions(templates, mapping["functions"], k, seed)
     else:
