@@ -58,6 +58,8 @@ BROKEN = {
     "template calling no surface name": ("templates=lambda: (T('z', body='return s'),)",
                                          "template 'z' calls no surface name"),
     "forbidden imports a string": ("forbidden_imports='cjson'", "field 'forbidden_imports'"),
+    "surface name the module lacks": ("surface=lambda: (ApiFunction('json.dumpz'),)",
+                                      "field 'surface': 'json.dumpz' cannot be imported (module 'json' has no attribute"),
 }
 
 

@@ -100,6 +100,12 @@ def checked(library: Library, where: str) -> Library:
     if not surface or not all(isinstance(fn, ApiFunction) and fn.key.startswith(library.module + ".") for fn in surface):
         raise SebenchError(f"{where}: field 'surface': expected ApiFunction items whose keys start with "
                            f"'{library.module}.'")
+    for fn in surface:
+        module_name, _, attr = fn.key.rpartition(".")
+        try:
+            getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise SebenchError(f"{where}: field 'surface': '{fn.key}' cannot be imported ({exc})") from None
     keys = {fn.key for fn in surface}
     if len(keys) != len(surface):
         raise SebenchError(f"{where}: field 'surface': a key is listed twice")
