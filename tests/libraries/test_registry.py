@@ -120,3 +120,10 @@ def test_sebench_build_refuses_an_unknown_library_or_numpys_flags_with_one_line(
                   "--mapping-from", tmp_path / "none.jsonl")
     assert rc == 2 and "NumPy's only" in error_line(err)
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_refused_package_name_leaves_nothing_behind(tmp_path):
+    rc, err = cli("build", "--library", "more-itertools", "--package-name", "more_itertools", "--out",
+                  tmp_path / "inst", "--no-tasks")
+    assert rc == 2 and "package name 'more_itertools'" in error_line(err)
+    assert list(tmp_path.iterdir()) == []

@@ -106,7 +106,12 @@ def _build_library(out: Path, seed: int, library: Library, package_name: str | N
     work.mkdir(parents=True)
     inst = Instance(work)
     log.info("build: %s, seed %d", library.name, seed)
-    names = write_library(inst, library, seed, package_name)
+    try:
+        names = write_library(inst, library, seed, package_name)
+    except SebenchError:
+        if not any(work.iterdir()):  # refused before writing (a package name): no empty DIR.partial left
+            work.rmdir()
+        raise
     counts = {"functions": len(names.functions) + len(names.types), "api_docs": len(inst.api_docs())}
     if task_sizes is not None:
         counts.update(write_library_tasks(inst, library, seed, task_sizes))
