@@ -320,16 +320,21 @@ BROKEN_TEMPLATES = {
     "a reference that never runs": (
         "(ApiFunction('tinymod_contract.sum_clean'),)", "return {sum_clean}(values, 3)",
         "field 'templates': template 'sum.broken' (tinymod_contract.sum_clean): no draft verified: 0 of"),
+    "a generator naming another parameter": (
+        "(ApiFunction('tinymod_contract.sum_clean'),)", "return {sum_clean}(values)",
+        "field 'templates': template 'sum.broken' (tinymod_contract.sum_clean): no draft verified: 0 distinct inputs, 8 needed; 16 "
+        "cases lost, e.g. case 0: generator gave KeyError: 'values' (parameters values)"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN_TEMPLATES))
 def test_a_function_left_without_a_train_task_is_one_line_naming_the_template(case, tmp_path):
     surface, body, expected = BROKEN_TEMPLATES[case]
+    given = "valuez" if "another parameter" in case else "values"
     env = write_library(tmp_path / "lib")
     (tmp_path / "lib" / "tinylib_broken.py").write_text(
         "from sebench.libraries import ApiFunction, Library\nfrom sebench.tasks import Template\n"
-        "def values(rng, i):\n    return {'values': [rng.randint(-9, 9) for _ in range(rng.randint(2, 7))]}\n"
+        f"def values(rng, i):\n    return {{{given!r}: [rng.randint(-9, 9) for _ in range(rng.randint(2, 7))]}}\n"
         f"T = Template(key='sum.broken', entry='f', params=('values',), body={body!r}, texts=('a', 'b'), gen=values,\n"
         "             library='tinymod_contract')\n"
         f"LIBRARY = Library(name='broken', module='tinymod_contract', surface=lambda: {surface},\n"

@@ -90,9 +90,12 @@ def checked(library: Library, where: str) -> Library:
             raise SebenchError(f"{where}: field '{fld}': expected a callable, got {type(getattr(library, fld)).__name__}")
     try:
         importlib.import_module(library.module)
-        surface, templates = library.surface(), library.templates()
+        surface, templates, version = library.surface(), library.templates(), library.version()
     except Exception as exc:  # noqa: BLE001 - a user's library: any failure is one line
         raise SebenchError(f"{where}: importing or listing it failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(version, str) or not version:
+        raise SebenchError(f"{where}: field 'version': expected a callable returning the version as text, got "
+                           f"{version!r}")
     for fld, value in (("surface", surface), ("templates", templates)):
         if not isinstance(value, (tuple, list)):
             raise SebenchError(f"{where}: field '{fld}': expected a callable returning a tuple, got "

@@ -109,14 +109,18 @@ class InputDrawer:
         avoid = () if d.split == "train" else drawn
         rng = draft_rng(self.seed, d)
         seen, out, lost = set(), [], []
-        for _i, kwargs in sample_cases(t, rng, lost):
-            text = input_string(kwargs, t.params, self.constructor)
+        for i, kwargs in sample_cases(t, rng, lost):
+            try:  # a library's generator may give a parameter no value, or a value with no literal (a set)
+                text, original = (input_string(kwargs, t.params, c) for c in (self.constructor, "np.array"))
+            except (KeyError, TypeError, AttributeError) as e:
+                lost.append(f"case {i}: generator gave {type(e).__name__}: {e} (parameters {', '.join(t.params)})")
+                continue
             if text in seen or text in avoid:
                 continue
             seen.add(text)
             if d.split == "train":
                 drawn.add(text)
-            out.append((text, input_string(kwargs, t.params, "np.array")))
+            out.append((text, original))
         return DrawnInputs(out, rng.draws, lost)
 
 
