@@ -60,6 +60,7 @@ BROKEN = {
     "forbidden imports a string": ("forbidden_imports='cjson'", "field 'forbidden_imports'"),
     "version not text": ("version=lambda: 3", "field 'version': expected a callable returning the version as text"),
     "version failing": ("version=lambda: 1 / 0", "importing or listing it failed: ZeroDivisionError"),
+    "a built-in's name": ("name='more-itertools'", "field 'name': 'more-itertools' is a built-in library's name"),
     "surface name the module lacks": ("surface=lambda: (ApiFunction('json.dumpz'),)",
                                       "field 'surface': 'json.dumpz' cannot be imported (module 'json' has no attribute"),
 }
@@ -70,7 +71,7 @@ def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_
     override, expected = BROKEN[case]
     module = f"reg_broken_{sorted(BROKEN).index(case)}"
     fields = {"surface": "lambda: (ApiFunction('json.dumps'),)", "templates": "lambda: ()", "leak_words": "frozenset()",
-              "version": "lambda: '1'"}
+              "version": "lambda: '1'", "name": "'broken'"}
     key, _, value = override.partition("=")
     assert key in fields or key == "forbidden_imports"
     fields[key] = value
@@ -78,7 +79,7 @@ def test_a_library_breaking_the_contract_is_one_line_naming_the_field(case, tmp_
         "from sebench.libraries import ApiFunction, Library\nfrom sebench.tasks import Template\n"
         "def T(key, body='return {dumps}(s)', library='json'):\n"
         "    return Template(key=key, entry='f', params=('s',), body=body, texts=('t',), gen=None, library=library)\n"
-        "LIBRARY = Library(name='broken', module='json', doc=lambda key: '', "
+        "LIBRARY = Library(module='json', doc=lambda key: '', "
         + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(SebenchError) as err:

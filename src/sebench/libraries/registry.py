@@ -64,7 +64,10 @@ def _import(target: str, name: str) -> Library:
         raise SebenchError(f"--library {name}: {module_name} has no attribute '{attr}'")
     if not isinstance(obj, Library):
         raise SebenchError(f"--library {name}: {target} is {type(obj).__name__}, not a sebench.libraries.Library")
-    return checked(obj, f"--library {name}" if name == target else f"--library {name}: {target}")
+    where = f"--library {name}" if name == target else f"--library {name}: {target}"
+    if BUILTINS.get(obj.name, target) != target:
+        raise SebenchError(f"{where}: field 'name': '{obj.name}' is a built-in library's name; give yours its own")
+    return checked(obj, where)
 
 
 def _raised_at(exc: BaseException) -> str:
