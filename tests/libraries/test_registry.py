@@ -19,6 +19,8 @@ def test_an_unknown_name_is_one_line_with_the_closest_known_one():
     with pytest.raises(SebenchError) as err:
         load_library("more-itertool")
     assert "did you mean 'more-itertools'?" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(SebenchError, match="did you mean 'more-itertools'"):
+        load_library("MORE-ITERTOOLS")
 
 
 def test_a_users_module_attr_resolves_and_must_be_a_library(tmp_path, monkeypatch):

@@ -42,7 +42,8 @@ def load_library(name: str) -> Library:
     if target is None:
         module, sep, attr = name.partition(":")
         if not sep or not attr.isidentifier() or not all(p.isidentifier() for p in module.split(".")):
-            close = difflib.get_close_matches(name, library_names(), n=1)
+            known = {n.lower(): n for n in library_names()}
+            close = [known[c] for c in difflib.get_close_matches(name.strip().lower(), known, n=1)]
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise SebenchError(f"--library: unknown library '{name}'{hint} (known: {', '.join(library_names())}; "
                                f"or pkg.module:ATTR, or an entry point of group '{ENTRY_POINT_GROUP}')")
