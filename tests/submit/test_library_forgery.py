@@ -22,6 +22,32 @@ def test_data_of_another_library_than_the_settings_build_is_a_mismatch(forge, sh
     assert not (tmp_path / "w").exists() or not any((tmp_path / "w").glob("rebuilt-*/instance"))
 
 
+@pytest.mark.parametrize("setting", ["library", "lifelong.cross"])
+def test_a_library_the_bundle_names_by_module_is_never_imported(setting, forge, tmp_path, monkeypatch, capsys):
+    """A self-consistent bundle whose settings name a module:ATTR library: verify refuses it at the records
+    step, and the module (which would write a file when imported) is never imported."""
+    marker = tmp_path / "imported"
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib/forger_library.py").write_text(f"open({str(marker)!r}, 'w').close()\nLIBRARY = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    members, name = forge.members(), "forger_library:LIBRARY"
+
+    def named(config: dict) -> None:
+        if setting == "library":
+            config["config"]["library"] = name
+        else:
+            config["config"]["lifelong"] = {**(config["config"].get("lifelong") or {}), "cross": name}
+
+    forge.edit_json(members, "run/manifest.json", named)
+    if setting == "library":
+        forge.edit_json(members, DATA_MANIFEST, lambda m: m.update(library=name))
+    code = main(["verify", str(forge.repack(members)), "--work", str(tmp_path / "w"), "--store", str(tmp_path / "s")])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert code == 1 and out[0].startswith(f"mismatch: run/manifest.json: {setting} '{name}' is not a registered "
+                                           "library"), out
+    assert not marker.exists()
+
+
 @pytest.mark.slow  # about 90 s: a tiny-model study of more-itertools, its bundle and its verification
 def test_a_bundle_of_another_library_is_re_judged(tmp_path, capsys):
     pytest.importorskip("transformers")

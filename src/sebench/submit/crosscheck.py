@@ -82,6 +82,7 @@ def check_records(bundle: Bundle, *_: object) -> None:
         raise Mismatch(f"method/method.json: isolation {method.get('isolation')!r} is not the run manifest's {layer!r}")
     label = bundle.record(INDEX).get("label")
     check_caps(config)
+    check_library(config)
     check_costs(method)
     check_wall_time(manifest, method, str(label))
     for where, value in (("submission.json", sub.get("label")), ("method/method.json", method.get("label"))):
@@ -98,6 +99,20 @@ def check_caps(config: dict) -> None:
         if value is not None and not (_number(value) and value <= cap):
             raise Mismatch(f"run/manifest.json: {name} {value!r} is over the verifier's cap of {cap:g} "
                            "(or not a number)")
+
+
+def check_library(config: dict) -> None:
+    """The libraries the settings build are registered ones (built-in, or an entry point the verifier
+    installed): a bundle's `module:attr` would make the verifier import and run code the bundle chose."""
+    from sebench.libraries import library_names
+
+    known = library_names()
+    for name, unset in (("library", None), ("lifelong.cross", "")):  # no cross design: unset or ""
+        value = _setting(config, name)
+        if value not in (None, unset) and value not in known:
+            raise Mismatch(f"run/manifest.json: {name} {value!r} is not a registered library (known: "
+                           f"{', '.join(known)}); verify builds only those (a module:ATTR library is verified "
+                           "once it is installed as an entry point)")
 
 
 def check_costs(method: dict) -> None:
