@@ -45,6 +45,11 @@ def test_a_library_the_bundle_names_by_module_is_never_imported(setting, forge, 
     out = capsys.readouterr().out.strip().splitlines()
     assert code == 1 and out[0].startswith(f"mismatch: run/manifest.json: {setting} '{name}' is not a registered "
                                            "library"), out
+    from sebench.errors import SebenchError
+    from sebench.submit.rerun import rerun_bundle
+
+    with pytest.raises(SebenchError, match=f"{setting} '{name}' is not a registered library"):
+        rerun_bundle(forge.repack(members, "again.tar.gz"), tmp_path / "rerun")
     assert not marker.exists()
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
+from sebench.submit.crosscheck import check_library
 from sebench.submit.safe import BundleError, inside
 from sebench.submit.verify import Mismatch, run_config
 
@@ -47,6 +48,10 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     names a local model by its folder's name and sha256, which this folder must have)."""
     bundle = read_bundle(path)
     check_no_servers(bundle)
+    try:
+        check_library(bundle.manifest.get("config") or {})
+    except Mismatch as exc:
+        raise SebenchError(str(exc)) from None
     check_model(bundle, model)
     source = extract_sources(bundle, Path(work) / "source")
     if not seeds:
