@@ -6,8 +6,8 @@ The board shows base model, preset, seed, decoding, protocol, isolation and cost
 themselves too: the manifest's model, seed and preset are its settings', its isolation layer the method's, its
 training stage's time the method's wall time. Each cost is a non-negative number or not recorded.
 
-The run's settings that set the verifier's own work (the judge's limits, the rebuilt instance's size) are at
-most CAPS: the largest any preset uses, so that a bundle cannot make verification run without end.
+The run's settings that set the verifier's own work (the judge's limits, the rebuilt instance's and subset's
+sizes, the samples a task) are at most CAPS, so that a bundle cannot make verification run without end.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from sebench.submit.card import card_markdown
 from sebench.submit.entry import COSTS
 
 CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "build_single": 259,
-        "build_multiple": 300}  # the judge's default limits x 10 and x 8; the paper-sized build (RunConfig)
+        "build_multiple": 300, "max_train": 720, "max_single": 259, "max_multiple": 300, "rollout.n": 50}
+# the judge's default limits x 10 and x 8; the paper-sized build (RunConfig), for the instance and for a studied
+# subset (whose tasks the rebuild generates anew); the original protocol's 5 samples a task x 10
 
 
 BENCHMARK = ("library", "functions", "max_train", "max_single", "max_multiple", "build_train", "build_single",
