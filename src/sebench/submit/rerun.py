@@ -12,7 +12,8 @@ The re-run evaluates the method and the untrained model again, and both are comp
 A re-run contacts no server and reads no environment variable a bundle names (SERVER_KEYS anywhere in its
 settings or its method's arguments, a model served over HTTP): those would send the verifier's keys and the
 (held-out) test tasks where the submitter chose; such a bundle is refused before anything runs. The bundled
-method is the one trained: its arguments cannot name another.
+method is the one trained: its arguments cannot name another, nor set its fence (a path it may read, the network,
+an environment variable, its time limit: FENCE_KEYS).
 
 Every line of the bundle's code runs in the method's fence: a file method is loaded there from its extracted
 file, and a module or entry-point method through a file that imports it there (ENTRY_FILE); the verifier
@@ -48,6 +49,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     names a local model by its folder's name and sha256, which this folder must have)."""
     bundle = read_bundle(path)
     check_no_servers(bundle)
+    check_no_fence_arguments(bundle)
     try:
         check_library(bundle.manifest.get("config") or {})
     except Mismatch as exc:
@@ -85,6 +87,19 @@ def check_no_servers(bundle: Bundle) -> None:
         if spec.startswith(SERVED) or "://" in spec:
             raise SebenchError(f"run/manifest.json: config.{key} {spec[:80]!r} is a model served over HTTP; a "
                                "re-run contacts no server that a bundle names")
+
+
+def check_no_fence_arguments(bundle: Bundle) -> None:
+    """Refuses method arguments that are the fence's settings (FENCE_KEYS: a path to read, the network, a
+    variable, a time limit, an output size): a run records them apart, never among the arguments, and in these the
+    re-run would give them to the bundled method's process."""
+    from sebench.methods import FENCE_KEYS
+
+    args = bundle.submission.get("args") or {}
+    granted = [key for key in FENCE_KEYS if isinstance(args, dict) and key in args]
+    if granted:
+        raise SebenchError(f"submission.json: args.{granted[0]}: {str(args[granted[0]])[:80]!r} is a setting of the "
+                           "method's fence, not an argument; the re-run's fence is the verifier's")
 
 
 def check_model(bundle: Bundle, model: str | None) -> None:
