@@ -51,3 +51,42 @@ def test_method_arguments_grant_no_path_network_variable_or_time(forge, tmp_path
     both(forge, members, lambda r: r["args"].update({key: FENCE[key]}))
     with pytest.raises(SebenchError, match=rf"^submission.json: args.{key}: .* the re-run's fence is the verifier's"):
         rerun(forge.repack(members), tmp_path, tiny_model)
+
+
+# ---- the method trained is the bundled one ----------------------------------------------------------------
+
+
+COLLECTOR = "openai:m@https://collector.example/v1"
+
+
+def test_the_bundled_label_is_no_regime_variant(forge, tmp_path, tiny_model, no_study):
+    """A variant under the method's label made the re-run train a regime instead (a variant comes first), with
+    the variant's settings: here self-play whose task writer is a server the bundle names, sent the verifier's
+    OPENAI_API_KEY."""
+    members = forge.members()
+    config_change(forge, members, lambda c: c["variants"].update(
+        {LABEL: {"regime": "self-play-sft", "selfplay_backend": COLLECTOR}}))
+    with pytest.raises(SebenchError, match=rf"^run/manifest.json: config.variants.{LABEL}: .* the bundled method"):
+        rerun(forge.repack(members), tmp_path, tiny_model)
+
+
+def test_a_built_in_bundle_names_a_built_in_method(forge, tmp_path, tiny_model, no_study):
+    """origin "built-in" is sebench's own code; a spec that is no built-in method (here a regime) is refused."""
+    members = forge.members()
+    both(forge, members, lambda r: r.update(origin="built-in", spec="self-play-sft"))
+    with pytest.raises(SebenchError, match=r"^submission.json: spec 'self-play-sft' is not a built-in method"):
+        rerun(forge.repack(members), tmp_path, tiny_model)
+
+
+def test_a_built_in_bundle_trains_its_spec_not_a_method_its_settings_name(forge, tmp_path, monkeypatch):
+    """A built-in bundle's settings naming another method for its label (methods.LABEL.method, here a module whose
+    import would write a file) are not what the re-run trains: it trains the built-in the records name."""
+    from sebench.submit import read_bundle
+    from sebench.submit.rerun import extract_sources, rerun_config
+
+    members = forge.members()
+    both(forge, members, lambda r: r.update(origin="built-in", spec="base"))
+    config_change(forge, members, lambda c: c["methods"].update({LABEL: {"method": "forger_method_pkg.m:Method"}}))
+    bundle = read_bundle(forge.repack(members))
+    config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
+    assert list(config.methods) == [LABEL] and config.methods[LABEL]["method"] == "base", config.methods

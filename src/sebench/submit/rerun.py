@@ -50,6 +50,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     bundle = read_bundle(path)
     check_no_servers(bundle)
     check_no_fence_arguments(bundle)
+    check_bundled_method(bundle)
     try:
         check_library(bundle.manifest.get("config") or {})
     except Mismatch as exc:
@@ -100,6 +101,22 @@ def check_no_fence_arguments(bundle: Bundle) -> None:
     if granted:
         raise SebenchError(f"submission.json: args.{granted[0]}: {str(args[granted[0]])[:80]!r} is a setting of the "
                            "method's fence, not an argument; the re-run's fence is the verifier's")
+
+
+def check_bundled_method(bundle: Bundle) -> None:
+    """Refuses records under which the re-run would train something else than the bundled method: a built-in
+    that is no built-in method (BUILTINS), or a regime variant under the method's label (a study trains a
+    variant's regime, with the variant's settings, before it looks for a method of that name)."""
+    from sebench.methods import BUILTINS
+
+    sub = bundle.submission
+    if sub.get("origin") == "built-in" and sub.get("spec") not in BUILTINS:
+        raise SebenchError(f"submission.json: spec {str(sub.get('spec'))[:80]!r} is not a built-in method (origin "
+                           f"built-in: one of {', '.join(BUILTINS)}); the re-run trains the bundled method alone")
+    variants = (bundle.manifest.get("config") or {}).get("variants") or {}
+    if isinstance(variants, dict) and sub.get("label") in variants:
+        raise SebenchError(f"run/manifest.json: config.variants.{sub['label']}: a regime variant under the method's "
+                           "label; the re-run trains the bundled method, not a regime")
 
 
 def check_model(bundle: Bundle, model: str | None) -> None:
@@ -160,12 +177,9 @@ def method_entry(bundle: Bundle, source: Path) -> str:
 def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = None):
     """The run's settings, for the bundled method alone, loaded from `source`, on `seed` (with `model`)."""
     sub = bundle.submission
-    config = bundle.manifest.get("config") or {}
     label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
-    if sub.get("origin") != "built-in":
-        changes["methods"] = {label: {**(sub.get("args") or {}), "method": method_entry(bundle, source)}}
-    else:
-        changes["methods"] = {k: v for k, v in (config.get("methods") or {}).items() if k == label}
+    entry = sub.get("spec") if sub.get("origin") == "built-in" else method_entry(bundle, source)
+    changes["methods"] = {label: {**(sub.get("args") or {}), "method": entry}}  # the records', not the settings'
     return run_config(bundle, **changes)
 
 
