@@ -90,3 +90,34 @@ def test_a_built_in_bundle_trains_its_spec_not_a_method_its_settings_name(forge,
     bundle = read_bundle(forge.repack(members))
     config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
     assert list(config.methods) == [LABEL] and config.methods[LABEL]["method"] == "base", config.methods
+
+
+# ---- no path on the verifier's machine ---------------------------------------------------------------------
+
+
+PATHS = {  # a setting -> a path the bundle names on the verifier's machine ({tmp}: here, a folder of the test)
+    "model": "hf:{tmp}", "model ": "fake:file={tmp}/answers.jsonl", " model": "{tmp}", "train_model": "hf:{tmp}",
+    "original_repo": "{tmp}", "launch.accelerate_config": "{tmp}/accelerate.yaml"}
+
+
+@pytest.mark.parametrize("setting", list(PATHS))
+def test_a_rerun_reads_no_path_the_settings_name(forge, tmp_path, tiny_model, no_study, setting):
+    """A base model's folder or answers file (read, and the start model's folder given to the method's fence to
+    read), the original repository (its prompt templates) and an `accelerate` config (read by the launcher) were
+    read where the bundle said. A model named by a hub id or the embedded name is fetched as for any run."""
+    members = forge.members()
+    name, value = setting.strip(), PATHS[setting].format(tmp=tmp_path)
+    section, _, key = name.rpartition(".")
+    config_change(forge, members, lambda c: (c.setdefault(section, {}) if section else c).update({key: value}))
+    local = name == "model"  # the bundle names no local model by its hash, so that no --model replaces it
+    if local:
+        forge.edit_json(members, "submission.json", lambda s: s.update(base_model_sha256=None))
+    with pytest.raises(SebenchError, match=rf"^run/manifest.json: config.{name} .* a re-run reads no path"):
+        rerun(forge.repack(members), tmp_path, None if local else tiny_model)
+
+
+@pytest.mark.parametrize("spec", ["smollm2-135m", "hf:HuggingFaceTB/SmolLM2-135M-Instruct", "fake:echo"])
+def test_a_model_by_hub_id_or_the_embedded_name_is_no_path(spec):
+    from sebench.submit.rerun import names_a_path
+
+    assert not names_a_path(spec)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
     check_model(bundle, model)
+    check_no_paths(bundle, model)
     source = extract_sources(bundle, Path(work) / "source")
     if not seeds:
         root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.manifest["seed"], model)
@@ -131,6 +133,40 @@ def check_model(bundle: Bundle, model: str | None) -> None:
                            f"{str(wanted)[:12]}…); give it with --model hf:PATH")
     if model_sha256(model) != wanted:
         raise SebenchError(f"--model {model}: its sha256 is not the bundle's base model's ({str(wanted)[:12]}…)")
+
+
+HUB_PART = re.compile(r"[A-Za-z0-9][\w.-]*")  # a part of a hub id: org/name, or name
+
+
+def check_no_paths(bundle: Bundle, model: str | None) -> None:
+    """Refuses settings that name a path on the verifier's machine for the re-run to read: a model's folder or
+    answers file (`model` unless --model replaces it, `train_model`; names_a_path), the original repository, an
+    `accelerate` config."""
+    config = bundle.manifest.get("config") or {}
+    named = {"model": None if model else config.get("model"), "train_model": config.get("train_model"),
+             "original_repo": config.get("original_repo"),
+             "launch.accelerate_config": (config.get("launch") or {}).get("accelerate_config")}
+    for name, value in named.items():
+        if value not in (None, "") and (name.endswith(("repo", "config")) or names_a_path(str(value))):
+            raise SebenchError(f"run/manifest.json: config.{name} {str(value)[:80]!r} is a path on this machine; a "
+                               "re-run reads no path a bundle names" + (" (give the base model with --model)"
+                                                                         if name == "model" else ""))
+
+
+def names_a_path(spec: str) -> bool:
+    """Whether a model spec reads a path: a folder (bare or hf:/vllm:), a fake model's answers file; not the
+    embedded model, a hub id (org/name that is no folder here) or a scripted fake."""
+    from sebench.models import EMBEDDED_DEFAULT
+    from sebench.rollout.backends import ALIASES
+
+    prefix, sep, argument = ALIASES.get(spec, spec).partition(":")
+    if not sep:
+        return True
+    if prefix == "fake":
+        return argument.startswith("file=")
+    parts = argument.split("/")
+    hub_id = len(parts) <= 2 and all(HUB_PART.fullmatch(p) for p in parts) and not Path(argument).exists()
+    return prefix in ("hf", "vllm") and argument != EMBEDDED_DEFAULT and not hub_id
 
 
 def scrub(root: Path) -> Path:
