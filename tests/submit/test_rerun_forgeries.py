@@ -121,3 +121,24 @@ def test_a_model_by_hub_id_or_the_embedded_name_is_no_path(spec):
     from sebench.submit.rerun import names_a_path
 
     assert not names_a_path(spec)
+
+
+# ---- what the verifier decides for itself -------------------------------------------------------------------
+
+
+def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tmp_path):
+    """The warm-up wrote its checkpoint to (and reused one from) the cache folder the bundle named, and read the
+    studied functions from a data folder it named (`studied_from`); the judge of the re-run's answers left
+    bubblewrap out when the bundle's `judge.no_bwrap` said so."""
+    from sebench.experiment.warmup import DEFAULT_CACHE_DIR
+    from sebench.submit import read_bundle
+    from sebench.submit.rerun import extract_sources, rerun_config
+
+    members = forge.members()
+    config_change(forge, members, lambda c: c.update(
+        warmup={"docs": "full", "cache_dir": str(tmp_path / "planted"), "studied_from": str(tmp_path)},
+        judge={**c["judge"], "no_bwrap": True}))
+    bundle = read_bundle(forge.repack(members))
+    config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
+    assert config.warmup == {"docs": "full", "cache_dir": str(DEFAULT_CACHE_DIR)}, config.warmup
+    assert config.judge["no_bwrap"] is False

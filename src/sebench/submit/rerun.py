@@ -216,7 +216,21 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
     label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
     entry = sub.get("spec") if sub.get("origin") == "built-in" else method_entry(bundle, source)
     changes["methods"] = {label: {**(sub.get("args") or {}), "method": entry}}  # the records', not the settings'
-    return run_config(bundle, **changes)
+    return run_config(bundle, **changes, **verifiers_own(bundle.manifest.get("config") or {}))
+
+
+def verifiers_own(config: dict) -> dict:
+    """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (this machine's
+    cache, never a folder the bundle names; none of the fields the study sets, such as `studied_from`), and
+    bubblewrap for the judge wherever it is installed."""
+    from sebench.experiment.config import SECTIONS
+    from sebench.experiment.warmup import DEFAULT_CACHE_DIR
+
+    own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False}}
+    if config.get("warmup"):
+        fields = {f.name for f in SECTIONS["warmup"].fields()}
+        own["warmup"] = {**{k: v for k, v in config["warmup"].items() if k in fields}, "cache_dir": str(DEFAULT_CACHE_DIR)}
+    return own
 
 
 def run_study(bundle: Bundle, source: Path, root: Path, seed: int, model: str | None = None) -> Path:
