@@ -62,18 +62,20 @@ def test_the_plot_leaves_out_a_wall_time_it_cannot_place():
 
 @pytest.mark.parametrize(("setting", "value"), [("judge.timeout", 1e6), ("judge.memory_mb", 10**6),
                                                 ("build_train", 10**8), ("build_single", 10**7),
-                                                ("max_train", 10**9), ("max_multiple", 10**9), ("rollout.n", 10**12)])
+                                                ("max_train", 10**9), ("max_multiple", 10**9), ("rollout.n", 10**12),
+                                                ("rollout.max_tokens", 10**9), ("source_samples", 10**9)])
 def test_settings_that_would_make_verify_unbounded_are_refused(forge, shared_work, tmp_path, capsys, setting, value):
     """The rebuild generates a studied subset's tasks anew, as many as max_* asks (a training variant repeats with
-    fresh inputs), and the answers step lists the samples 0..n-1 of every task: each bounded by a cap."""
+    fresh inputs), the answers step lists the samples 0..n-1 of every task, and a re-run generates max_tokens a
+    sample and source_samples a training task: each bounded by a cap."""
     members = forge.members()
 
     def change(manifest: dict) -> None:
         section, _, name = setting.rpartition(".")
         (manifest["config"][section] if section else manifest["config"])[name] = value
     forge.edit_json(members, "run/manifest.json", change)
-    if setting == "rollout.n":  # the decoding submission.json describes, as the records say
-        forge.edit_json(members, "submission.json", lambda s: s["decoding"].update(n=value))
+    if setting in ("rollout.n", "rollout.max_tokens"):  # the decoding submission.json describes, as the records say
+        forge.edit_json(members, "submission.json", lambda s: s["decoding"].update({setting.partition(".")[2]: value}))
     code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
     assert code == 1 and len(out) == 1, out
     assert out[0].startswith(f"mismatch: run/manifest.json: {setting} {value!r} is over the verifier's cap of "), out

@@ -142,3 +142,29 @@ def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tm
     config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
     assert config.warmup == {"docs": "full", "cache_dir": str(DEFAULT_CACHE_DIR)}, config.warmup
     assert config.judge["no_bwrap"] is False
+
+
+# ---- bounded work, through the API too ----------------------------------------------------------------------
+
+
+def test_rerun_bundle_alone_refuses_a_setting_over_a_cap(forge, tmp_path, tiny_model, no_study):
+    """`sebench verify --rerun` checks the caps at verify's records step; rerun_bundle, called alone, checks them
+    itself."""
+    members = forge.members()
+    config_change(forge, members, lambda c: c["rollout"].update(max_tokens=10**9))
+    with pytest.raises(SebenchError, match=r"^run/manifest.json: rollout.max_tokens 1000000000 is over the verifier's"):
+        rerun(forge.repack(members), tmp_path, tiny_model)
+
+
+def test_a_built_in_methods_training_is_bounded_in_a_rerun(forge, tmp_path):
+    """A built-in method trains without a time limit in the submitter's own run; in a re-run, with the arguments
+    the bundle chose (epochs 10^9), it has the limit of every method (TRAIN_TIMEOUT)."""
+    from sebench.methods.run import TRAIN_TIMEOUT
+    from sebench.submit import read_bundle
+    from sebench.submit.rerun import extract_sources, rerun_config
+
+    members = forge.members()
+    both(forge, members, lambda r: r.update(origin="built-in", spec="docs-cpt", args={"epochs": 10**9}))
+    bundle = read_bundle(forge.repack(members))
+    config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
+    assert config.method_process(LABEL)[1] == TRAIN_TIMEOUT

@@ -7,7 +7,7 @@ themselves too: the manifest's model, seed and preset are its settings', its iso
 training stage's time the method's wall time. Each cost is a non-negative number or not recorded.
 
 The run's settings that set the verifier's own work (the judge's limits, the rebuilt instance's and subset's
-sizes, the samples a task) are at most CAPS, so that a bundle cannot make verification run without end.
+sizes, the samples a task and their length in a re-run) are at most CAPS, so that a bundle cannot make verification run without end.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from sebench.submit.card import card_markdown
 from sebench.submit.entry import COSTS
 
 CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "build_single": 259,
-        "build_multiple": 300, "max_train": 720, "max_single": 259, "max_multiple": 300, "rollout.n": 50}
+        "build_multiple": 300, "max_train": 720, "max_single": 259, "max_multiple": 300, "rollout.n": 50,
+        "source_samples": 50, "rollout.max_tokens": 32768}
 # the judge's default limits x 10 and x 8; the paper-sized build (RunConfig), for the instance and for a studied
-# subset (whose tasks the rebuild generates anew); the original protocol's 5 samples a task x 10
+# subset (whose tasks the rebuild generates anew); the original protocol's 5 samples a task x 10 (evaluated, and
+# a re-run's SFT data), its 8192 tokens a sample x 4
 
 
 BENCHMARK = ("library", "functions", "max_train", "max_single", "max_multiple", "build_train", "build_single",

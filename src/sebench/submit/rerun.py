@@ -31,7 +31,7 @@ import numpy as np
 
 from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
-from sebench.submit.crosscheck import check_library
+from sebench.submit.crosscheck import check_caps, check_library
 from sebench.submit.safe import BundleError, inside
 from sebench.submit.verify import Mismatch, run_config
 
@@ -53,6 +53,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     check_no_fence_arguments(bundle)
     check_bundled_method(bundle)
     try:
+        check_caps(bundle.manifest.get("config") or {})
         check_library(bundle.manifest.get("config") or {})
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
@@ -214,8 +215,11 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
     """The run's settings, for the bundled method alone, loaded from `source`, on `seed` (with `model`)."""
     sub = bundle.submission
     label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
+    from sebench.methods.run import TRAIN_TIMEOUT
+
     entry = sub.get("spec") if sub.get("origin") == "built-in" else method_entry(bundle, source)
-    changes["methods"] = {label: {**(sub.get("args") or {}), "method": entry}}  # the records', not the settings'
+    # the records' method, not the settings'; a built-in's training limited as every method's (none in a run)
+    changes["methods"] = {label: {**(sub.get("args") or {}), "method": entry, "timeout": TRAIN_TIMEOUT}}
     return run_config(bundle, **changes, **verifiers_own(bundle.manifest.get("config") or {}))
 
 
