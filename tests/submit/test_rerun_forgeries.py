@@ -130,7 +130,7 @@ def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tm
     """The warm-up wrote its checkpoint to (and reused one from) the cache folder the bundle named, and read the
     studied functions from a data folder it named (`studied_from`); the judge of the re-run's answers left
     bubblewrap out when the bundle's `judge.no_bwrap` said so."""
-    from sebench.experiment.warmup import DEFAULT_CACHE_DIR
+    from sebench.experiment.warmup import DEFAULT_CACHE_DIR, WarmupConfig
     from sebench.submit import read_bundle
     from sebench.submit.rerun import extract_sources, rerun_config
 
@@ -140,7 +140,8 @@ def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tm
         judge={**c["judge"], "no_bwrap": True}))
     bundle = read_bundle(forge.repack(members))
     config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
-    assert config.warmup == {"docs": "full", "cache_dir": str(DEFAULT_CACHE_DIR)}, config.warmup
+    assert config.warmup == {"docs": "full"}, config.warmup  # the cache: WarmupConfig's default, this machine's
+    assert WarmupConfig(data=tmp_path, **config.warmup).cache_dir == DEFAULT_CACHE_DIR
     assert config.judge["no_bwrap"] is False
 
 
@@ -168,3 +169,14 @@ def test_a_built_in_methods_training_is_bounded_in_a_rerun(forge, tmp_path):
     bundle = read_bundle(forge.repack(members))
     config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
     assert config.method_process(LABEL)[1] == TRAIN_TIMEOUT
+
+
+@pytest.mark.parametrize("label", ["closed-sft-rl", "sft-grpo", "../../escape"])
+def test_the_bundled_label_is_no_regime_and_no_path(forge, tmp_path, tiny_model, no_study, label):
+    """A method labelled as a regime that starts from Closed-SFT made the re-run train the Closed-SFT regime first
+    (with the bundle's training settings, and no time limit); a label that is no plain name (which verify's
+    answers step refuses) put the re-run's folders outside its work folder, through rerun_bundle alone."""
+    members = forge.members()
+    both(forge, members, lambda r: r.update(label=label))
+    with pytest.raises(SebenchError, match=r"^submission.json: label .* is a regime's name or not a plain name"):
+        rerun(forge.repack(members), tmp_path, tiny_model)

@@ -13,7 +13,7 @@ in its own process that sees only its training view, its own folder and what the
 
 from sebench.exports import front_door
 
-__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "FENCE_KEYS", "METHOD_FILE", "Agent", "AgentBackend", "Checkpoint",
+__all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "FENCE_KEYS", "METHOD_FILE", "TRAIN_TIMEOUT", "Agent", "AgentBackend", "Checkpoint",
            "Context", "ContextDistill", "Cost", "DocsMethod", "Endpoint", "Feedback", "Judge", "Method",
            "MethodError", "MethodJob", "MethodRef", "OutputRules", "Prompt", "Result", "Sampler",
            "available_layers", "check_arguments", "entry_points", "is_method_spec", "isolation_layer",
@@ -26,6 +26,6 @@ __getattr__ = front_door(__name__, __all__, {
     "loader": ("BUILTINS", "ENTRY_POINT_GROUP", "MethodRef", "entry_points", "is_method_spec", "resolve"),
     "docs_only": ("ContextDistill", "DocsMethod"),
     "outputs": ("OutputRules", "output_rules", "served_endpoint"),
-    "run": ("FENCE_KEYS", "METHOD_FILE", "MethodJob", "run_method"),
+    "run": ("FENCE_KEYS", "METHOD_FILE", "MethodJob", "TRAIN_TIMEOUT", "run_method"),
     "signature": ("check_arguments", "method_signature"),
 })

@@ -32,7 +32,7 @@ import numpy as np
 from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
 from sebench.submit.crosscheck import check_caps, check_library
-from sebench.submit.safe import BundleError, inside
+from sebench.submit.safe import PART, BundleError, inside
 from sebench.submit.verify import Mismatch, run_config
 
 log = logging.getLogger(__name__)
@@ -108,11 +108,17 @@ def check_no_fence_arguments(bundle: Bundle) -> None:
 
 def check_bundled_method(bundle: Bundle) -> None:
     """Refuses records under which the re-run would train something else than the bundled method: a built-in
-    that is no built-in method (BUILTINS), or a regime variant under the method's label (a study trains a
-    variant's regime, with the variant's settings, before it looks for a method of that name)."""
+    that is no built-in method (BUILTINS), a label that is a regime's (closed-sft-rl trains the Closed-SFT regime
+    first) or no plain name (the re-run's folders are named by it), or a regime variant under the method's label
+    (a study trains a variant's regime, with the variant's settings, before it looks for a method of that name)."""
     from sebench.methods import BUILTINS
+    from sebench.train import REGIME_ALIASES, REGIMES
 
     sub = bundle.submission
+    label = str(sub.get("label"))
+    if label in (*REGIMES, *REGIME_ALIASES) or label in (".", "..") or not PART.fullmatch(label):
+        raise SebenchError(f"submission.json: label {label[:80]!r} is a regime's name or not a plain name; the re-run "
+                           "trains the bundled method under its label, in its work folder")
     if sub.get("origin") == "built-in" and sub.get("spec") not in BUILTINS:
         raise SebenchError(f"submission.json: spec {str(sub.get('spec'))[:80]!r} is not a built-in method (origin "
                            f"built-in: one of {', '.join(BUILTINS)}); the re-run trains the bundled method alone")
@@ -158,9 +164,10 @@ def names_a_path(spec: str) -> bool:
     """Whether a model spec reads a path: a folder (bare or hf:/vllm:), a fake model's answers file; not the
     embedded model, a hub id (org/name that is no folder here) or a scripted fake."""
     from sebench.models import EMBEDDED_DEFAULT
-    from sebench.rollout.backends import ALIASES
 
-    prefix, sep, argument = ALIASES.get(spec, spec).partition(":")
+    prefix, sep, argument = spec.partition(":")
+    if spec == EMBEDDED_DEFAULT:
+        return False
     if not sep:
         return True
     if prefix == "fake":
@@ -215,7 +222,7 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
     """The run's settings, for the bundled method alone, loaded from `source`, on `seed` (with `model`)."""
     sub = bundle.submission
     label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
-    from sebench.methods.run import TRAIN_TIMEOUT
+    from sebench.methods import TRAIN_TIMEOUT
 
     entry = sub.get("spec") if sub.get("origin") == "built-in" else method_entry(bundle, source)
     # the records' method, not the settings'; a built-in's training limited as every method's (none in a run)
@@ -224,16 +231,13 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
 
 
 def verifiers_own(config: dict) -> dict:
-    """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (this machine's
-    cache, never a folder the bundle names; none of the fields the study sets, such as `studied_from`), and
-    bubblewrap for the judge wherever it is installed."""
-    from sebench.experiment.config import SECTIONS
-    from sebench.experiment.warmup import DEFAULT_CACHE_DIR
-
+    """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (WarmupConfig's
+    default, this machine's cache, never a folder the bundle names) and what the warm-up leaves out (the study's
+    data, never a folder or names the bundle gives: `studied_from`, `studied`), and bubblewrap for the judge
+    wherever it is installed."""
     own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False}}
     if config.get("warmup"):
-        fields = {f.name for f in SECTIONS["warmup"].fields()}
-        own["warmup"] = {**{k: v for k, v in config["warmup"].items() if k in fields}, "cache_dir": str(DEFAULT_CACHE_DIR)}
+        own["warmup"] = {k: v for k, v in config["warmup"].items() if k not in ("cache_dir", "studied_from", "studied")}
     return own
 
 
