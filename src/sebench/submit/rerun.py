@@ -233,9 +233,9 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
 def verifiers_own(config: dict) -> dict:
     """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (WarmupConfig's
     default, this machine's cache, never a folder the bundle names) and what the warm-up leaves out (the study's
-    data, never a folder or names the bundle gives: `studied_from`, `studied`), and bubblewrap for the judge
-    wherever it is installed."""
-    own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False}}
+    data, never a folder or names the bundle gives: `studied_from`, `studied`), and the judge's bubblewrap
+    (wherever it is installed) and programs at once (this machine's CPUs)."""
+    own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False, "workers": None}}
     if config.get("warmup"):
         own["warmup"] = {k: v for k, v in config["warmup"].items() if k not in ("cache_dir", "studied_from", "studied")}
     return own
