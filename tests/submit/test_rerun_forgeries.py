@@ -181,3 +181,20 @@ def test_the_bundled_label_is_no_regime_and_no_path(forge, tmp_path, tiny_model,
     both(forge, members, lambda r: r.update(label=label))
     with pytest.raises(SebenchError, match=r"^submission.json: label .* is a regime's name or not a plain name"):
         rerun(forge.repack(members), tmp_path, tiny_model)
+
+
+@pytest.mark.parametrize("layer", ["landlock", "audit-hook"])
+def test_a_launch_across_processes_opens_no_tcp_outside_bubblewrap(forge, tmp_path, tiny_model, no_study, monkeypatch,
+                                                                     layer):
+    """`launch.gpus` above 1 lets the method's processes talk over TCP on the loopback: under Landlock, which
+    cannot tell the loopback from other addresses, that left TCP open to every address, and the audit hook let
+    it reach the verifier's own local services. Under bubblewrap the method has a loopback of its own."""
+    from sebench.methods import available_layers
+
+    if layer not in available_layers():
+        pytest.skip(f"no {layer} layer here")
+    monkeypatch.setenv("SEBENCH_ISOLATION", layer)
+    members = forge.members()
+    config_change(forge, members, lambda c: c["launch"].update(gpus=2))
+    with pytest.raises(SebenchError, match=rf"^run/manifest.json: config.launch.gpus 2: .* \(here: {layer}\)"):
+        rerun(forge.repack(members), tmp_path, tiny_model)

@@ -59,6 +59,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
         raise SebenchError(str(exc)) from None
     check_model(bundle, model)
     check_no_paths(bundle, model)
+    check_launch(bundle)
     source = extract_sources(bundle, Path(work) / "source")
     if not seeds:
         root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.manifest["seed"], model)
@@ -158,6 +159,19 @@ def check_no_paths(bundle: Bundle, model: str | None) -> None:
             raise SebenchError(f"run/manifest.json: config.{name} {str(value)[:80]!r} is a path on this machine; a "
                                "re-run reads no path a bundle names" + (" (give the base model with --model)"
                                                                          if name == "model" else ""))
+
+
+def check_launch(bundle: Bundle) -> None:
+    """Refuses a launch across processes (`launch.gpus` above 1) where bubblewrap is not the method's layer: its
+    processes talk over TCP on the loopback, which Landlock cannot tell from other addresses (TCP would be open to
+    every one) and which the audit hook then lets the method reach (the verifier's own local services)."""
+    from sebench.methods import isolation_layer
+
+    gpus = ((bundle.manifest.get("config") or {}).get("launch") or {}).get("gpus", 1)
+    if gpus != 1 and (layer := isolation_layer()) != "bwrap":
+        raise SebenchError(f"run/manifest.json: config.launch.gpus {str(gpus)[:20]}: a launch across processes opens "
+                           f"TCP to the method where bubblewrap is not its layer (here: {layer}); re-run it where "
+                           "bubblewrap works")
 
 
 def names_a_path(spec: str) -> bool:
