@@ -63,11 +63,12 @@ def test_the_plot_leaves_out_a_wall_time_it_cannot_place():
 @pytest.mark.parametrize(("setting", "value"), [("judge.timeout", 1e6), ("judge.memory_mb", 10**6),
                                                 ("build_train", 10**8), ("build_single", 10**7),
                                                 ("max_train", 10**9), ("max_multiple", 10**9), ("rollout.n", 10**12),
-                                                ("rollout.max_tokens", 10**9), ("source_samples", 10**9)])
+                                                ("rollout.max_tokens", 10**9), ("source_samples", 10**9),
+                                                ("rollout.max_searches", 10**9)])
 def test_settings_that_would_make_verify_unbounded_are_refused(forge, shared_work, tmp_path, capsys, setting, value):
     """The rebuild generates a studied subset's tasks anew, as many as max_* asks (a training variant repeats with
     fresh inputs), the answers step lists the samples 0..n-1 of every task, and a re-run generates max_tokens a
-    sample and source_samples a training task: each bounded by a cap."""
+    sample, source_samples a training task and max_searches generations a retrieval task: each bounded by a cap."""
     members = forge.members()
 
     def change(manifest: dict) -> None:
