@@ -263,3 +263,20 @@ def test_a_bundle_the_verifier_cannot_rebuild_fails_alone_on_the_board(forge, tm
     forged = forge.repack(members)
     entry = next(e for e in leaderboard_rows([forged], tmp_path / "store") if e.source == forged.name)
     assert entry.level == "fails" and "nope" in entry.marks["fails"], entry.marks
+
+
+# ---- a rollout's own description --------------------------------------------------------------------------
+
+
+def test_a_rollout_is_judged_in_its_folders_mode(forge, shared_work, tmp_path, capsys):
+    """A rollout's `mode` chose the judge's library: closed-book answers marked "numpy" were judged with real
+    NumPy (answers written against NumPy itself pass), while the board shows them in the closed-book row, which
+    the folder names."""
+    members = forge.members()
+    folder = f"{LABEL}/closed/single_test"
+    lines = [json.loads(line) for line in members[f"evals/{folder}/rollouts.jsonl"].decode().splitlines()]
+    members[f"evals/{folder}/rollouts.jsonl"] = "".join(json.dumps({**r, "mode": "numpy"}) + "\n" for r in lines).encode()
+    forge.answer(members, folder, lambda r: None)  # judged again as the forger marked them: the verdicts agree
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out == [f"mismatch: evals/{folder}/rollouts.jsonl:1: mode 'numpy' is not its folder's "
+                                 "'closed'"], out

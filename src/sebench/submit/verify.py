@@ -10,7 +10,7 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
    the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
    the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
-   and for the untrained model, and nothing else is there;
+   and for the untrained model, each in its folder's mode, and nothing else is there;
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
 7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
 
@@ -264,6 +264,8 @@ def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
             if rollout.get("task_id") not in tasks:
                 raise Mismatch(f"{name}:{number}: task {rollout.get('task_id')!r} is not a task of the rebuilt "
                                f"{folder[2]}")
+            if rollout.get("mode") != folder[1]:  # the judge's library follows it (numpy: real NumPy)
+                raise Mismatch(f"{name}:{number}: mode {rollout.get('mode')!r} is not its folder's {folder[1]!r}")
             seen.setdefault(rollout["task_id"], []).append(rollout.get("sample_idx"))
         for task in tasks:
             got = sorted(seen.get(task, []), key=repr)
