@@ -198,3 +198,15 @@ def test_a_launch_across_processes_opens_no_tcp_outside_bubblewrap(forge, tmp_pa
     config_change(forge, members, lambda c: c["launch"].update(gpus=2))
     with pytest.raises(SebenchError, match=rf"^run/manifest.json: config.launch.gpus 2: .* \(here: {layer}\)"):
         rerun(forge.repack(members), tmp_path, tiny_model)
+
+
+@pytest.mark.parametrize("origin", ["module", "entry point"])
+def test_a_module_bundle_imports_only_a_bundled_module(forge, tmp_path, tiny_model, no_study, origin):
+    """A module or entry-point bundle without its module's source (and no source_sha256 for verify to check)
+    had the re-run import a module installed on the verifier's machine, by the name the bundle chose."""
+    members = forge.members()
+    del members["method/source/reference_sft.py"]
+    both(forge, members, lambda r: r.update(origin=origin, spec="json:dumps", source_sha256=None))
+    forge.edit_json(members, "submission.json", lambda s: s.update(entry="json:dumps", sources=[]))
+    with pytest.raises(SebenchError, match=r"^submission.json: entry 'json:dumps': its module is not in the bundle"):
+        rerun(forge.repack(members), tmp_path, tiny_model)

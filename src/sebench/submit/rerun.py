@@ -109,7 +109,8 @@ def check_no_fence_arguments(bundle: Bundle) -> None:
 
 def check_bundled_method(bundle: Bundle) -> None:
     """Refuses records under which the re-run would train something else than the bundled method: a built-in
-    that is no built-in method (BUILTINS), a label that is a regime's (closed-sft-rl trains the Closed-SFT regime
+    that is no built-in method (BUILTINS), a module or entry point whose module is not bundled (the file that
+    imports it in the fence would find one installed here), a label that is a regime's (closed-sft-rl trains the Closed-SFT regime
     first) or no plain name (the re-run's folders are named by it), or a regime variant under the method's label
     (a study trains a variant's regime, with the variant's settings, before it looks for a method of that name)."""
     from sebench.methods import BUILTINS
@@ -123,6 +124,14 @@ def check_bundled_method(bundle: Bundle) -> None:
     if sub.get("origin") == "built-in" and sub.get("spec") not in BUILTINS:
         raise SebenchError(f"submission.json: spec {str(sub.get('spec'))[:80]!r} is not a built-in method (origin "
                            f"built-in: one of {', '.join(BUILTINS)}); the re-run trains the bundled method alone")
+    if sub.get("origin") not in ("built-in", "file", "module", "entry point"):
+        raise SebenchError(f"submission.json: origin {str(sub.get('origin'))[:40]!r} is not built-in, file, module "
+                           "or entry point")
+    module = str(sub.get("entry") or "").rpartition(":")[0].replace(".", "/")
+    if sub.get("origin") in ("module", "entry point") and not any(
+            SOURCE_DIR + module + end in bundle.members for end in (".py", "/__init__.py")):
+        raise SebenchError(f"submission.json: entry {str(sub.get('entry'))[:80]!r}: its module is not in the bundle "
+                           f"({SOURCE_DIR}{module}.py); the re-run imports no module of this machine a bundle names")
     variants = (bundle.manifest.get("config") or {}).get("variants") or {}
     if isinstance(variants, dict) and sub.get("label") in variants:
         raise SebenchError(f"run/manifest.json: config.variants.{sub['label']}: a regime variant under the method's "
