@@ -13,7 +13,10 @@ A re-run contacts no server and reads no environment variable a bundle names (SE
 settings or its method's arguments, a model served over HTTP): those would send the verifier's keys and the
 (held-out) test tasks where the submitter chose; such a bundle is refused before anything runs. The bundled
 method is the one trained: its arguments cannot name another, nor set its fence (a path it may read, the network,
-an environment variable, its time limit: FENCE_KEYS).
+an environment variable, its time limit: FENCE_KEYS); no variant, regime or built-in of another name takes its
+place (check_bundled_method). A re-run reads no path a bundle names (a model's folder, the original repository,
+a launcher config: check_no_paths), and what the verifier decides stays its own (verifiers_own: the warm-up
+cache, the judge's bubblewrap and workers; the methods' time limit; check_launch).
 
 Every line of the bundle's code runs in the method's fence: a file method is loaded there from its extracted
 file, and a module or entry-point method through a file that imports it there (ENTRY_FILE); the verifier
