@@ -130,20 +130,22 @@ def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tm
     """The warm-up wrote its checkpoint to (and reused one from) the cache folder the bundle named, and read the
     studied functions from a data folder it named (`studied_from`); the judge of the re-run's answers left
     bubblewrap out when the bundle's `judge.no_bwrap` said so, and ran as many programs at once as its
-    `judge.workers` said (10^6 sandboxes, each allowed up to the memory cap)."""
+    `judge.workers` said (10^6 sandboxes, each allowed up to the memory cap); the evaluation and the warm-up took
+    the bundle's thread counts."""
     from sebench.experiment.warmup import DEFAULT_CACHE_DIR, WarmupConfig
     from sebench.submit import read_bundle
     from sebench.submit.rerun import extract_sources, rerun_config
 
     members = forge.members()
     config_change(forge, members, lambda c: c.update(
-        warmup={"docs": "full", "cache_dir": str(tmp_path / "planted"), "studied_from": str(tmp_path)},
-        judge={**c["judge"], "no_bwrap": True, "workers": 10**6}))
+        warmup={"docs": "full", "cache_dir": str(tmp_path / "planted"), "studied_from": str(tmp_path), "threads": 10**6},
+        judge={**c["judge"], "no_bwrap": True, "workers": 10**6}, rollout={**c["rollout"], "threads": 10**6}))
     bundle = read_bundle(forge.repack(members))
     config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
     assert config.warmup == {"docs": "full"}, config.warmup  # the cache: WarmupConfig's default, this machine's
     assert WarmupConfig(data=tmp_path, **config.warmup).cache_dir == DEFAULT_CACHE_DIR
     assert config.judge["no_bwrap"] is False and config.judge["workers"] is None  # None: this machine's CPUs
+    assert config.rollout["threads"] is None
 
 
 # ---- bounded work, through the API too ----------------------------------------------------------------------

@@ -16,7 +16,7 @@ method is the one trained: its arguments cannot name another, nor set its fence 
 an environment variable, its time limit: FENCE_KEYS); no variant, regime or built-in of another name takes its
 place (check_bundled_method). A re-run reads no path a bundle names (a model's folder, the original repository,
 a launcher config: check_no_paths), and what the verifier decides stays its own (verifiers_own: the warm-up
-cache, the judge's bubblewrap and workers; the methods' time limit; check_launch).
+cache, the judge's bubblewrap and workers, the threads; the methods' time limit; check_launch).
 
 Every line of the bundle's code runs in the method's fence: a file method is loaded there from its extracted
 file, and a module or entry-point method through a file that imports it there (ENTRY_FILE); the verifier
@@ -259,11 +259,14 @@ def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = No
 def verifiers_own(config: dict) -> dict:
     """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (WarmupConfig's
     default, this machine's cache, never a folder the bundle names) and what the warm-up leaves out (the study's
-    data, never a folder or names the bundle gives: `studied_from`, `studied`), and the judge's bubblewrap
-    (wherever it is installed) and programs at once (this machine's CPUs)."""
-    own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False, "workers": None}}
+    data, never a folder or names the bundle gives: `studied_from`, `studied`), the judge's bubblewrap (wherever
+    it is installed) and programs at once, and the threads of the evaluation and the warm-up (this machine's
+    CPUs, not 10^6 threads a bundle asks for)."""
+    own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False, "workers": None},
+                 "rollout": {**(config.get("rollout") or {}), "threads": None}}
     if config.get("warmup"):
-        own["warmup"] = {k: v for k, v in config["warmup"].items() if k not in ("cache_dir", "studied_from", "studied")}
+        own["warmup"] = {k: v for k, v in config["warmup"].items()
+                         if k not in ("cache_dir", "studied_from", "studied", "threads")}
     return own
 
 
