@@ -21,11 +21,11 @@ from sebench.submit.card import card_markdown
 from sebench.submit.entry import COSTS
 
 CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "build_single": 259,
-        "build_multiple": 300, "max_train": 720, "max_single": 259, "max_multiple": 300, "rollout.n": 50,
+        "build_multiple": 300, "max_train": 720, "max_single": 259, "max_multiple": 300, "rollout.n": 64,
         "source_samples": 50, "rollout.max_tokens": 32768, "rollout.max_searches": 30}
 # the judge's default limits x 10 and x 8; the paper-sized build (RunConfig), for the instance and for a studied
 # subset (whose tasks the rebuild generates anew); the original protocol's 5 samples a task x 10 (evaluated, and
-# a re-run's SFT data), its 8192 tokens a sample x 4; the retrieval mode's 3 searches a task (each a generation) x 10
+# a re-run's SFT data; rollout.n at the paper's pass@64), its 8192 tokens a sample x 4; the retrieval mode's 3 searches a task (each a generation) x 10
 
 
 BENCHMARK = ("library", "functions", "max_train", "max_single", "max_multiple", "build_train", "build_single",
