@@ -4,6 +4,7 @@ regime other than the bundled one, a model folder or file, a folder the original
 Each is refused in one line before the re-run's study starts; settings the verifier decides for itself (the
 warm-up cache, the judge's bubblewrap) are the verifier's, whatever the bundle recorded."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,22 @@ def test_a_rerun_reads_no_path_the_settings_name(forge, tmp_path, tiny_model, no
         forge.edit_json(members, "submission.json", lambda s: s.update(base_model_sha256=None))
     with pytest.raises(SebenchError, match=rf"^run/manifest.json: config.{name} .* a re-run reads no path"):
         rerun(forge.repack(members), tmp_path, None if local else tiny_model)
+
+
+def test_the_verifiers_original_repo_replaces_the_bundles(forge, tmp_path):
+    """A bundle of --protocol original names its own copy of the original; the verifier's --original-repo is what
+    the re-run reads (and the bundle's path is then no refusal)."""
+    from sebench.submit import read_bundle
+    from sebench.submit.rerun import check_no_paths, extract_sources, rerun_config
+
+    members, ours = forge.members(), tmp_path / "verifiers-copy"
+    config_change(forge, members, lambda c: c.update(original_repo="/home/forger/SE-Bench"))
+    bundle = read_bundle(forge.repack(members))
+    with pytest.raises(SebenchError, match=re.escape("config.original_repo '/home/forger/SE-Bench' is a path")):
+        check_no_paths(bundle, None)
+    check_no_paths(bundle, None, ours)
+    config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0, original_repo=ours)
+    assert config.original_repo == str(ours)
 
 
 @pytest.mark.parametrize("spec", ["smollm2-135m", "hf:HuggingFaceTB/SmolLM2-135M-Instruct", "fake:echo"])

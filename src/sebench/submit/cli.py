@@ -41,6 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "verifications with the same settings")
     p.add_argument("--model", metavar="SPEC", help="with --rerun: the base model here (hf:PATH), when the bundle "
                    "names a local one by its folder's name and sha256")
+    p.add_argument("--original-repo", type=Path, metavar="DIR", help="with --rerun: your copy of the original "
+                   "SE-Bench, for a bundle of --protocol original (a re-run reads no path a bundle names)")
     p.add_argument("--store", type=Path, metavar="DIR", help="where verifications are kept, one DIR/<sha256 of the "
                    "bundle>.json each (default: sebench's cache folder, verifications/)")
     p.add_argument("--workers", type=int, metavar="N", help="programs judged at once (default: the CPUs)")
@@ -77,6 +79,8 @@ def _verify(args: argparse.Namespace) -> int:
 
     if args.seeds_file and not args.rerun:
         raise SebenchError("--seeds-file: give it with --rerun")
+    if args.original_repo and not args.rerun:
+        raise SebenchError("--original-repo: give it with --rerun")
     seeds = read_seeds(args.seeds_file) if args.seeds_file else None
     if seeds:
         check_seeds(seeds, read_bundle(args.bundle))
@@ -84,7 +88,7 @@ def _verify(args: argparse.Namespace) -> int:
     result = verify_bundle(args.bundle, args.workers, None if args.rerun else args.work)
     if result.verified and args.rerun:
         with tempfile.TemporaryDirectory(prefix="sebench-rerun-") as tmp:
-            outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds, args.model)
+            outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds, args.model, args.original_repo)
         result = replace(result, held_out=outcome) if seeds else replace(result, rerun=outcome)
     write_record(result, args.store or default_store())
     print(summary(result))

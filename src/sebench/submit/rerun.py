@@ -47,10 +47,12 @@ KEPT = ("regime", "mode", "split", "n", "accuracy", "ci95", "vs_untrained")
 ENTRY_FILE = "_sebench_entry.py"
 
 
-def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: str | None = None) -> dict:
+def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: str | None = None,
+                 original_repo: Path | None = None) -> dict:
     """Trains and evaluates the bundle's method again under `work`: on the bundle's seed (no `seeds`:
     compare_rerun's result) or on `seeds` (held_out's result). `model`: where the base model is here (a bundle
-    names a local model by its folder's name and sha256, which this folder must have)."""
+    names a local model by its folder's name and sha256, which this folder must have). `original_repo`: the
+    verifier's copy of the original SE-Bench, for a bundle of `--protocol original` (never the bundle's path)."""
     bundle = read_bundle(path)
     check_no_servers(bundle)
     check_no_fence_arguments(bundle)
@@ -61,13 +63,14 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
     check_model(bundle, model)
-    check_no_paths(bundle, model)
+    check_no_paths(bundle, model, original_repo)
     check_launch(bundle)
     source = extract_sources(bundle, Path(work) / "source")
     if not seeds:
-        root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.manifest["seed"], model)
+        root = run_study(bundle, source, Path(work) / "runs" / "rerun", bundle.manifest["seed"], model, original_repo)
         return compare_rerun(bundle, root)
-    roots = [scrub(run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s, model)) for s in seeds]
+    roots = [scrub(run_study(bundle, source, Path(work) / "runs" / f"seed-{s}", s, model, original_repo))
+             for s in seeds]
     return held_out(bundle, roots)
 
 
@@ -158,13 +161,13 @@ def check_model(bundle: Bundle, model: str | None) -> None:
 HUB_PART = re.compile(r"[A-Za-z0-9][\w.-]*")  # a part of a hub id: org/name, or name
 
 
-def check_no_paths(bundle: Bundle, model: str | None) -> None:
+def check_no_paths(bundle: Bundle, model: str | None, original_repo: Path | None = None) -> None:
     """Refuses settings that name a path on the verifier's machine for the re-run to read: a model's folder or
     answers file (`model` unless --model replaces it, `train_model`; names_a_path), the original repository, an
-    `accelerate` config."""
+    `accelerate` config. A path the verifier gives (`model`, `original_repo`) replaces the bundle's."""
     config = bundle.manifest.get("config") or {}
     named = {"model": None if model else config.get("model"), "train_model": config.get("train_model"),
-             "original_repo": config.get("original_repo"),
+             "original_repo": None if original_repo else config.get("original_repo"),
              "launch.accelerate_config": (config.get("launch") or {}).get("accelerate_config")}
     for name, value in named.items():
         if value not in (None, "") and (name.endswith(("repo", "config")) or names_a_path(str(value))):
@@ -244,10 +247,12 @@ def method_entry(bundle: Bundle, source: Path) -> str:
     return f"{source / ENTRY_FILE}:{attr}"
 
 
-def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = None):
-    """The run's settings, for the bundled method alone, loaded from `source`, on `seed` (with `model`)."""
+def rerun_config(bundle: Bundle, source: Path, seed: int, model: str | None = None, original_repo: Path | None = None):
+    """The run's settings, for the bundled method alone, loaded from `source`, on `seed` (with the verifier's
+    `model` and `original_repo`)."""
     sub = bundle.submission
-    label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {})}
+    label, changes = sub["label"], {"seed": seed, "regimes": [sub["label"]], **({"model": model} if model else {}),
+                                    **({"original_repo": str(original_repo)} if original_repo else {})}
     from sebench.methods import TRAIN_TIMEOUT
 
     entry = sub.get("spec") if sub.get("origin") == "built-in" else method_entry(bundle, source)
@@ -270,13 +275,14 @@ def verifiers_own(config: dict) -> dict:
     return own
 
 
-def run_study(bundle: Bundle, source: Path, root: Path, seed: int, model: str | None = None) -> Path:
+def run_study(bundle: Bundle, source: Path, root: Path, seed: int, model: str | None = None,
+              original_repo: Path | None = None) -> Path:
     """One fresh study of the bundled method on `seed`; returns its run directory."""
     from sebench.experiment import Study
 
     log.info("re-run of %s on seed %d in %s", bundle.submission["label"], seed, root)
     try:
-        Study(rerun_config(bundle, source, seed, model), root, argv=["verify", "--rerun"]).run()
+        Study(rerun_config(bundle, source, seed, model, original_repo), root, argv=["verify", "--rerun"]).run()
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
     label = bundle.submission["label"]
