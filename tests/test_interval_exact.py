@@ -2,6 +2,8 @@
 a grid of true accuracies and task counts (binomial sums), a paired Δ interval never a point, bounds that
 never fall when one more answer is correct (unequal samples a task too), and the printed p the test's."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -149,3 +151,42 @@ def test_interval_excludes_zero_exactly_when_p_is_below_five_percent():
         assert excludes == (diff.p < 0.05), (tasks, m, diff)
         seen.add(excludes)
     assert seen == {True, False}
+
+
+def _enumerated_p(d: list[float]) -> float:
+    """The two-sided sign-flip p by listing every sign pattern of the nonzero differences."""
+    d = [x for x in d if x != 0]
+    observed = abs(sum(d))
+    patterns = list(itertools.product((1, -1), repeat=len(d)))
+    return sum(abs(sum(s * x for s, x in zip(signs, d))) >= observed - 1e-12 for signs in patterns) / len(patterns)
+
+
+def test_with_unequal_samples_the_test_and_delta_have_one_direction():
+    # one task of 10 test cases B passes and A fails, 8 tasks of one case A passes and B fails: A is better on
+    # 8 of 9 tasks but Δ over the 18 cases is -2/18; the test is of the tasks' shares of Δ, so it cannot
+    # reject toward A while the interval excludes 0 toward B
+    a = {("r", "t0"): (10, 0), **{("r", f"t{i}"): (1, 1) for i in range(1, 9)}}
+    b = {("r", "t0"): (10, 10), **{("r", f"t{i}"): (1, 0) for i in range(1, 9)}}
+    diff = paired_counts(a, b)
+    assert diff is not None and diff.delta == pytest.approx(-2 / 18)
+    assert diff.p == pytest.approx(_enumerated_p([-10 / 18] + [1 / 18] * 8)) and diff.p == 1.0
+    assert diff.ci95[0] < 0 < diff.ci95[1]
+
+
+def test_the_interval_excludes_zero_on_the_side_of_the_test_with_unequal_samples():
+    rng = np.random.default_rng(11)
+    rejected = 0
+    for _ in range(150):
+        tasks = int(rng.integers(4, 13))
+        size = rng.integers(1, 10, tasks)
+        ca, cb = rng.binomial(size, rng.uniform()), rng.binomial(size, rng.uniform())
+        a = {("r", f"t{i}"): (int(size[i]), int(ca[i])) for i in range(tasks)}
+        b = {("r", f"t{i}"): (int(size[i]), int(cb[i])) for i in range(tasks)}
+        diff = paired_counts(a, b)
+        assert diff is not None
+        shares = list((ca - cb) / size.sum())
+        assert diff.p == pytest.approx(_enumerated_p(shares))
+        assert (diff.ci95[0] > 0) == (diff.p < 0.05 and sum(shares) > 0)
+        assert (diff.ci95[1] < 0) == (diff.p < 0.05 and sum(shares) < 0)
+        rejected += diff.p < 0.05
+    assert rejected > 10

@@ -24,8 +24,9 @@ The judge's summary (`sebench judge --summary`) and the report (`sebench report`
   there; its interval (these models) is Newcombe's hybrid score interval built from the two accuracy
   intervals and the correlation of the paired task means less half a pair (so of positive width, and
   excluding 0 whenever the two accuracy intervals do not overlap); its p is the two-sided paired sign-flip
-  test of the task differences d_c (exact up to 16 nonzero d_c, else 20000 seeded draws); se is
-  sd(d_c) / sqrt(N) with N - 1. The printed p is the test's, and the interval is moved at 0 to read the
+  test of the tasks' shares of Δ (A's correct answers on the task over A's samples less B's over B's: the
+  task differences when every task has the same samples; exact up to 16 nonzero, else 20000 seeded draws);
+  se is sd / sqrt(N) of the task differences in accuracy, with N - 1. The printed p is the test's, and the interval is moved at 0 to read the
   same (intervals.agree): it reaches 0 unless the test rejects at 5%, and where the test rejects it stops
   short of 0 by at least one answer's worth. `detectable`: the smallest Δ the test detects with 80% power
   at these pairs and their discordance (sebench.power). Over new seeds: the mean of the seeds' Δ,
@@ -201,12 +202,20 @@ def paired_counts(a: Counts, b: Counts) -> Paired | None:
     cb, nb = _arrays([b], keys)
     delta, se, lo, hi = (float(x[0]) for x in intervals.paired_interval(ca, na, cb, nb))
     d = ca / na - cb / nb
-    p = float(intervals.sign_flip_p(d)[0])
+    shares = _shares_of_delta(ca, na, cb, nb)
+    p = float(intervals.sign_flip_p(shares)[0])
     lo, hi = _bounds(intervals.agree(delta, lo, hi, p, _one_answer(na, nb)))
-    exact = int(np.count_nonzero(d)) <= intervals.EXACT_MAX
+    exact = int(np.count_nonzero(shares)) <= intervals.EXACT_MAX
     test = "sign-flip, exact" if exact else f"sign-flip, {intervals.DRAWS} draws"
     return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=p, pairs=len(keys), test=test,
                   over_seeds=_over_seeds_delta(a, b, keys), detectable=power.observed_detectable(d[0]))
+
+
+def _shares_of_delta(ca: np.ndarray, na: np.ndarray, cb: np.ndarray, nb: np.ndarray) -> np.ndarray:
+    """Each task's share of Δ, A's correct answers over A's samples minus B's over B's (summing to Δ): the
+    sign-flip test's differences, so that the test and Δ have one direction. With the same number of samples
+    in every task this is each task's difference in accuracy over the tasks' count (the same p)."""
+    return ca / na.sum() - cb / nb.sum()
 
 
 def _one_answer(na: np.ndarray, nb: np.ndarray) -> float:
