@@ -2,11 +2,13 @@
 
 import json
 import math
+import tracemalloc
 from itertools import combinations, combinations_with_replacement, product
 
 import numpy as np
 import pytest
 
+from sebench import intervals
 from sebench.intervals import (
     accuracy_interval,
     modified_wilson_bounds,
@@ -242,6 +244,23 @@ def test_sign_flip_with_many_tasks_draws_from_a_fixed_seed():
     exact = sign_flip_p(d, exact_max=20)[()]
     drawn = sign_flip_p(d)[()]
     assert drawn == sign_flip_p(d)[()] and drawn == pytest.approx(exact, abs=0.01)
+
+
+def test_sign_flip_with_very_many_tasks_draws_its_patterns_in_blocks(monkeypatch):
+    # the same p as all 4,000 patterns drawn at once, without holding them all: 2,000 tasks x 4,000 patterns
+    # would be 64 MiB of signs; with blocks of 2^18 signs the test stays under a quarter of that
+    d = np.random.default_rng(1).choice([-1.0, 0.5, 1.0], 2000)
+    patterns = np.random.default_rng(0).choice(np.array([-1.0, 1.0]), size=(4000, 2000))
+    expected = (1 + (np.abs(patterns @ d) >= abs(d.sum()) - 1e-9 * np.abs(d).sum()).sum()) / 4001
+    del patterns
+    monkeypatch.setattr(intervals, "PATTERN_VALUES", 2 ** 18, raising=False)
+    tracemalloc.start()
+    try:
+        p = sign_flip_p(d, draws=4000)[()]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert p == expected and peak < 16 * 2 ** 20
 
 
 @pytest.mark.parametrize("tasks,p", [(1, 1.0), (2, 0.5), (3, 0.25), (6, 1 / 32)])

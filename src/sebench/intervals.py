@@ -30,6 +30,7 @@ Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% inter
 LEVEL = 0.95
 EXACT_MAX = 16  # a sign-flip test enumerates every sign pattern up to this many nonzero differences
 DRAWS = 20000  # else this many random sign patterns, from a fixed seed
+PATTERN_VALUES = 2 ** 24  # at most this many signs drawn at once (128 MiB), whatever the number of tasks
 
 
 # ---- the t distribution -------------------------------------------------------------------------------
@@ -387,8 +388,11 @@ def sign_flip_p(d: NDArray, exact_max: int = EXACT_MAX, draws: int = DRAWS, seed
         hits = (np.abs(d @ patterns.T) >= (observed - tolerance)[..., None]).mean(-1)
         return np.asarray(hits, float)
     rng = np.random.default_rng(seed)
-    patterns = rng.choice(np.array([-1.0, 1.0]), size=(draws, k))
-    hits = (np.abs(d @ patterns.T) >= (observed - tolerance)[..., None]).sum(-1)
+    hits = np.zeros(d.shape[:-1])
+    rows = max(1, PATTERN_VALUES // k)  # patterns drawn in blocks (the same stream as all at once)
+    for start in range(0, draws, rows):
+        patterns = rng.choice(np.array([-1.0, 1.0]), size=(min(rows, draws - start), k))
+        hits = hits + (np.abs(d @ patterns.T) >= (observed - tolerance)[..., None]).sum(-1)
     return np.asarray((1 + hits) / (1 + draws), float)
 
 
