@@ -1,9 +1,12 @@
 """The power formula against a simulation of the very test the report prints (sebench.intervals.sign_flip_p):
 one sample a task, task chances from a U-shaped Beta distribution, the arms sharing each task's difficulty."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
+from sebench import power
 from sebench.intervals import sign_flip_p
 from sebench.power import (
     independent_discordance,
@@ -69,3 +72,20 @@ def test_the_observed_detectable_difference_uses_the_observed_discordance():
     loud = np.array([1.0, -1.0] * 20 + [0.0] * 60)  # 40 of 100
     assert observed_detectable(quiet) < observed_detectable(loud)
     assert observed_detectable(quiet) == pytest.approx(planned_detectable(100, 0.0), abs=0.02)
+
+
+def test_many_pairs_take_the_normal_approximation_close_to_the_exact_sum(monkeypatch):
+    # the exact sum holds (pairs + 1)^2 terms (5,000 pairs: 200 MB an array); above power.EXACT_PAIRS the
+    # normal approximation, within 0.1 point of the exact detectable difference where they meet
+    tracemalloc.start()
+    try:
+        far = sign_test_power(5000, 0.03, 0.3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0.5 < far < 1 and peak < 16 * 2 ** 20
+    assert observed_detectable(np.array([1.0, -1.0, 0.0, 0.0] * 25000)) < 0.01  # 10^5 pairs
+    exact = {psi: power._detectable_at.__wrapped__(1000, psi, 0.8, 0.05) for psi in (0.05, 0.25, 1.0)}
+    monkeypatch.setattr(power, "EXACT_PAIRS", 0)
+    for psi, value in exact.items():
+        assert power._detectable_at.__wrapped__(1000, psi, 0.8, 0.05) == pytest.approx(value, abs=0.001)

@@ -7,9 +7,9 @@ wrong), -1 (B right, A wrong) or 0, with P(d = +1) = (psi + delta) / 2 and P(d =
 where psi is the *discordance* (the share of pairs on which the arms differ) and delta the true Δ. With one
 sample a task this is exact: the pairs are independent draws however the tasks' difficulties spread, and
 the sign-flip test of ±1 differences is the exact sign test over the discordant pairs, so the power is an
-exact binomial sum (`sign_test_power`). With several samples a task, `observed_detectable` takes the mean
-of d^2 for psi (the share the test sees per pair under its null), which counts a task's difference as one
-answer's: an approximation.
+exact binomial sum (`sign_test_power`; above EXACT_PAIRS pairs its normal approximation). With several
+samples a task, `observed_detectable` takes the mean of d^2 for psi (the share the test sees per pair under
+its null), which counts a task's difference as one answer's: an approximation.
 
 Two sources of psi:
 * planned (`planned_detectable`): the arms answer independently given their accuracies, B at an assumed
@@ -24,11 +24,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import lru_cache
+from statistics import NormalDist
 
 import numpy as np
 
 ALPHA = 0.05
 POWER = 0.8
+EXACT_PAIRS = 1000  # the exact power up to this many pairs, the normal approximation above
 
 
 def _log_factorials(n: int) -> np.ndarray:
@@ -64,13 +66,16 @@ def _rejection(pairs: int, alpha: float) -> np.ndarray:
 
 def sign_test_power(pairs: int, delta: float, discordance: float, alpha: float = ALPHA) -> float:
     """The exact power of the two-sided sign-flip test over `pairs` pairs at true Δ `delta` and discordance
-    `discordance` (module docstring); psi is raised to |Δ| where below it."""
+    `discordance` (module docstring); psi is raised to |Δ| where below it. Above EXACT_PAIRS pairs (the exact
+    sum needs (pairs + 1)^2 terms) the normal approximation (`_normal_power`)."""
     if pairs <= 0:
         return 0.0
     delta = abs(delta)
     psi = min(1.0, max(discordance, delta))
     if psi <= 0:
         return 0.0
+    if pairs > EXACT_PAIRS:
+        return _normal_power(pairs, delta, psi, alpha)
     favour = min(1.0, (psi + delta) / (2 * psi))  # P(a discordant pair favours A)
     d = np.arange(pairs + 1)[:, None]
     b = np.arange(pairs + 1)[None, :]
@@ -84,6 +89,17 @@ def sign_test_power(pairs: int, delta: float, discordance: float, alpha: float =
     with np.errstate(over="ignore"):  # the entries b > D, masked out
         within = np.where(_rejection(pairs, alpha), np.exp(log_within), 0.0).sum(axis=1)
     return float(np.exp(_log_binomial(pairs, psi)) @ within)
+
+
+def _normal_power(pairs: int, delta: float, psi: float, alpha: float) -> float:
+    """The power of the test read as a z test of the sum of the pairs' d: under its null the sum has variance
+    pairs psi, under Δ mean pairs Δ and variance pairs (psi - Δ^2)."""
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    spread = math.sqrt(pairs * max(psi - delta * delta, 0.0))
+    edge, shift = z * math.sqrt(pairs * psi) + 1.0, pairs * delta  # + 1: the sum moves in steps of 2 given D
+    if spread == 0:
+        return float(shift > edge)
+    return NormalDist().cdf((shift - edge) / spread) + NormalDist().cdf((-shift - edge) / spread)
 
 
 def detectable(pairs: int, discordance_of: Callable[[float], float], power: float = POWER, alpha: float = ALPHA) -> float | None:
