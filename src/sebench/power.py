@@ -138,15 +138,3 @@ def observed_detectable(d: np.ndarray, power: float = POWER, alpha: float = ALPH
 @lru_cache(maxsize=4096)
 def _detectable_at(pairs: int, psi: float, power: float, alpha: float) -> float | None:
     return detectable(pairs, lambda delta: psi, power, alpha)
-
-
-def pairs_needed(delta: float, base: float, power: float = POWER, alpha: float = ALPHA, most: int = 5000) -> int:
-    """The fewest pairs whose planned power at `delta` reaches `power` (a later pair count may dip below:
-    the exact test is discrete), at most `most`."""
-    psi = independent_discordance(base, delta)
-    guess = max(1, int(((1.959964 * math.sqrt(psi) + 0.841621 * math.sqrt(max(psi - delta * delta, 0.0)))
-                        / max(delta, 1e-9)) ** 2 * 0.8))
-    for pairs in range(min(guess, most), most + 1):
-        if sign_test_power(pairs, delta, psi, alpha) >= power:
-            return pairs
-    return most
