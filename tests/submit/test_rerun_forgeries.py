@@ -4,12 +4,14 @@ regime other than the bundled one, a model folder or file, a folder the original
 Each is refused in one line before the re-run's study starts; settings the verifier decides for itself (the
 warm-up cache, the judge's bubblewrap) are the verifier's, whatever the bundle recorded."""
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from sebench.errors import SebenchError
+from sebench.submit.verify import judge_workers
 
 LABEL = "ReferenceSFT"
 
@@ -143,6 +145,16 @@ def test_a_model_by_hub_id_or_the_embedded_name_is_no_path(spec):
 # ---- what the verifier decides for itself -------------------------------------------------------------------
 
 
+def test_programs_judged_at_once_fit_the_verifiers_memory_at_the_bundles_limit():
+    """A bundle sets each program's memory limit (up to the cap); the programs judged at once are as many as three
+    quarters of the verifier's memory holds at that limit, never more than asked or than its CPUs, at least one."""
+    assert judge_workers(64, 8192, total_mib=24576) == 2  # 64 sandboxes x 8 GiB on 24 GiB: 2
+    assert judge_workers(64, 1024, total_mib=24576) == 18
+    assert judge_workers(4, 16, total_mib=24576) == 4
+    assert judge_workers(64, 8192, total_mib=4096) == 1
+    assert judge_workers(None, 16, total_mib=10**9) == os.cpu_count()
+
+
 def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tmp_path):
     """The warm-up wrote its checkpoint to (and reused one from) the cache folder the bundle named, and read the
     studied functions from a data folder it named (`studied_from`); the judge of the re-run's answers left
@@ -161,7 +173,8 @@ def test_the_warm_up_cache_and_the_judges_bubblewrap_are_the_verifiers(forge, tm
     config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
     assert config.warmup == {"docs": "full"}, config.warmup  # the cache: WarmupConfig's default, this machine's
     assert WarmupConfig(data=tmp_path, **config.warmup).cache_dir == DEFAULT_CACHE_DIR
-    assert config.judge["no_bwrap"] is False and config.judge["workers"] is None  # None: this machine's CPUs
+    assert config.judge["no_bwrap"] is False  # programs at once: this machine's CPUs, as its memory allows
+    assert config.judge["workers"] == judge_workers(None, config.judge.get("memory_mb") or 1024) <= os.cpu_count()
     assert config.rollout["threads"] is None
 
 

@@ -36,7 +36,7 @@ from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
 from sebench.submit.crosscheck import check_caps, check_library
 from sebench.submit.safe import PART, BundleError, inside
-from sebench.submit.verify import Mismatch, run_config
+from sebench.submit.verify import Mismatch, judge_workers, run_config
 
 log = logging.getLogger(__name__)
 
@@ -267,7 +267,8 @@ def verifiers_own(config: dict) -> dict:
     data, never a folder or names the bundle gives: `studied_from`, `studied`), the judge's bubblewrap (wherever
     it is installed) and programs at once, and the threads of the evaluation and the warm-up (this machine's
     CPUs, not 10^6 threads a bundle asks for)."""
-    own: dict = {"judge": {**(config.get("judge") or {}), "no_bwrap": False, "workers": None},
+    judge = config.get("judge") or {}
+    own: dict = {"judge": {**judge, "no_bwrap": False, "workers": judge_workers(None, judge.get("memory_mb") or 1024)},
                  "rollout": {**(config.get("rollout") or {}), "threads": None}}
     if config.get("warmup"):
         own["warmup"] = {k: v for k, v in config["warmup"].items()

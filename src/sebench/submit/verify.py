@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -298,10 +299,19 @@ def check_verdicts(bundle: Bundle, work: Path, workers: int | None) -> None:
         recorded = bundle.lines(verdicts_name)
         if len(recorded) != len(rollouts):
             raise Mismatch(f"{verdicts_name}: {len(recorded)} verdicts for {len(rollouts)} rollouts in {rollouts_name}")
-        judged = judge_records(data, rollouts, workers, protocol=protocol, timeout_s=limits.get("timeout", 3.0),
-                               memory_mb=limits.get("memory_mb", 1024))
+        memory_mb = limits.get("memory_mb") or 1024
+        judged = judge_records(data, rollouts, judge_workers(workers, memory_mb), protocol=protocol,
+                               timeout_s=limits.get("timeout", 3.0), memory_mb=memory_mb)
         for rollout, old, new in zip(rollouts, recorded, judged):
             compare_verdict(rollouts_name, verdicts_name, rollout, old, dataclasses.asdict(new))
+
+
+def judge_workers(requested: int | None, memory_mb: float, total_mib: float | None = None) -> int:
+    """Programs judged at once: the verifier's (`requested`, else its CPUs), no more than three quarters of its
+    memory (`total_mib`, else this machine's) holds at the bundle's per-program memory limit, at least one."""
+    if total_mib is None:
+        total_mib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    return max(1, min(requested or os.cpu_count() or 1, int(0.75 * total_mib // max(float(memory_mb), 1.0))))
 
 
 def compare_verdict(rollouts_name: str, verdicts_name: str, rollout: Rollout, old: dict, new: dict) -> None:
