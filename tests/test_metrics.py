@@ -8,7 +8,7 @@ from itertools import combinations, combinations_with_replacement, product
 import numpy as np
 import pytest
 
-from sebench import intervals
+from sebench import intervals, metrics
 from sebench.intervals import (
     accuracy_interval,
     modified_wilson_bounds,
@@ -424,3 +424,25 @@ def test_every_interval_holds_its_own_estimate_even_at_100_percent(tasks, m):
         stats = verdict_stats(_by_counts([correct] * tasks, m))
         lo, hi = stats["ci95"]
         assert lo <= stats["accuracy"] <= hi  # 60/60 once gave 93.7-99.99999999999998%
+
+
+@pytest.mark.parametrize("counts", [{("r", "t"): (2, 3)}, {("r", "t"): (2, -1)}, {("r", "t"): (1, float("nan"))},
+                                    {("r", "t"): (-1, 0)}, {("r", "t"): (1.5, 1)}])
+def test_counts_no_verdicts_could_give_are_refused_with_the_cluster_named(counts):
+    for compute in (metrics.accuracy_counts, metrics.over_seeds_accuracy, lambda c: metrics.paired_counts(c, c)):
+        with pytest.raises(ValueError, match=r"cluster \('r', 't'\)"):
+            compute(counts)
+
+
+def test_a_cluster_without_samples_is_not_a_pair():
+    a = {("r", "t1"): (0, 0), ("r", "t2"): (1, 1)}
+    b = {("r", "t1"): (1, 1), ("r", "t2"): (1, 1)}
+    diff = metrics.paired_counts(a, b)
+    assert diff.pairs == 1 and diff.p == 1.0 and diff.ci95[0] < 0 < diff.ci95[1]
+    assert metrics.paired_counts({("r", "t1"): (0, 0)}, {("r", "t1"): (1, 0)}) is None
+    assert metrics.accuracy_counts(a)["accuracy"] == 1.0
+
+
+def test_wilson_refuses_a_share_outside_0_to_1():
+    with pytest.raises(ValueError, match="p must lie in"):
+        metrics.wilson(1.5, 10)

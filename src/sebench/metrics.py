@@ -118,6 +118,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion p over n (possibly effective) samples; (0, 1) for n = 0."""
+    if not (0 <= p <= 1 and n >= 0):
+        raise ValueError(f"wilson: p must lie in [0, 1] and n be >= 0 (got p={p!r}, n={n!r})")
     lo, hi = intervals.wilson_bounds(np.array(p), np.array(n), np.array(z))
     return (float(lo), float(hi))
 
@@ -163,6 +165,22 @@ def task_means(samples: Iterable[tuple[TaskKey, str]]) -> dict[Cluster, float]:
     return {cluster: c / n for cluster, (n, c) in cluster_counts(samples).items()}
 
 
+def _check_counts(counts: Counts) -> None:
+    """Refuse counts no verdicts could give: samples a whole number >= 0, correct (or summed scores) a finite
+    number between 0 and the samples."""
+    for cluster, (n, c) in counts.items():
+        if not (isinstance(n, (int, np.integer)) and n >= 0):
+            raise ValueError(f"cluster {cluster}: samples must be a whole number >= 0 (got {n!r})")
+        if not (math.isfinite(c) and 0 <= c <= n):
+            raise ValueError(f"cluster {cluster}: correct answers must lie between 0 and its {n} samples (got {c!r})")
+
+
+def _answered(counts: Counts) -> Counts:
+    """The clusters with at least one sample (validated)."""
+    _check_counts(counts)
+    return {cluster: nc for cluster, nc in counts.items() if nc[0] > 0}
+
+
 def _arrays(groups: Sequence[Counts], keys: Sequence[Cluster] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(correct, size) arrays of shape (groups, clusters) over `keys` (default: every cluster of the first)."""
     keys = sorted(groups[0]) if keys is None else keys
@@ -184,6 +202,7 @@ def _by_seed(counts: Counts, keys: Sequence[Cluster]) -> tuple[np.ndarray, np.nd
 
 def over_seeds_accuracy(counts: Counts) -> OverSeeds:
     """The method's accuracy over new seeds from one row's clusters (module docstring)."""
+    counts = _answered(counts)
     keys = sorted(counts)
     correct, size = _by_seed(counts, keys)
     mean, se, lo, hi = (float(x[0]) for x in intervals.over_seeds_interval(correct, size))
@@ -195,6 +214,7 @@ def over_seeds_accuracy(counts: Counts) -> OverSeeds:
 
 def paired_counts(a: Counts, b: Counts) -> Paired | None:
     """A - B over the clusters both answered (module docstring); None when there are none."""
+    a, b = _answered(a), _answered(b)
     keys = sorted(a.keys() & b.keys())
     if not keys:
         return None
@@ -259,6 +279,7 @@ def task_key(verdict: Verdict, run: str = "") -> TaskKey:
 def accuracy_counts(counts: Counts) -> dict:
     """The accuracy of these clusters with its "se", "effective_n", "ci95" (these models) and "over_seeds"
     (the method over new seeds, as a dict of OverSeeds' fields)."""
+    counts = _answered(counts)
     if not counts:
         return {"accuracy": 0.0, "se": 0.0, "effective_n": 0.0, "ci95": [0.0, 1.0], "seeds": 0, "over_seeds": None}
     correct, size = _arrays([counts])
