@@ -89,3 +89,18 @@ def test_many_pairs_take_the_normal_approximation_close_to_the_exact_sum(monkeyp
     monkeypatch.setattr(power, "EXACT_PAIRS", 0)
     for psi, value in exact.items():
         assert power._detectable_at.__wrapped__(1000, psi, 0.8, 0.05) == pytest.approx(value, abs=0.001)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: power.sign_test_power(-3, 0.1, 0.2), "pairs"),
+    (lambda: power.sign_test_power(2.5, 0.1, 0.2), "pairs"),
+    (lambda: power.sign_test_power(10, 1.5, 0.2), "delta"),
+    (lambda: power.sign_test_power(10, 0.1, 1.5), "discordance"),
+    (lambda: power.sign_test_power(10, 0.1, 0.2, alpha=0.0), "alpha"),
+    (lambda: power.planned_detectable(100, 1.5), "base"),
+    (lambda: power.planned_detectable(100, 0.5, power=1.2), "power"),
+    (lambda: power.observed_detectable(np.array([np.nan, 1.0])), "task differences"),
+])
+def test_inputs_outside_their_range_are_refused_by_name(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

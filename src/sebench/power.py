@@ -64,10 +64,28 @@ def _rejection(pairs: int, alpha: float) -> np.ndarray:
     return valid & (p < alpha * (1 - 1e-12))
 
 
+def _check(name: str, value: float, low: float, high: float, closed: bool = False) -> None:
+    """Refuse a value outside (low, high), or [low, high] when `closed`, naming it."""
+    inside = low <= value <= high if closed else low < value < high
+    if not (isinstance(value, (int, float, np.integer, np.floating)) and inside):
+        brackets = "[]" if closed else "()"
+        raise ValueError(f"power: {name} must lie in {brackets[0]}{low:g}, {high:g}{brackets[1]} (got {value!r})")
+
+
+def _check_levels(power: float, alpha: float) -> None:
+    _check("power", power, 0.0, 1.0)
+    _check("alpha", alpha, 0.0, 1.0)
+
+
 def sign_test_power(pairs: int, delta: float, discordance: float, alpha: float = ALPHA) -> float:
     """The exact power of the two-sided sign-flip test over `pairs` pairs at true Δ `delta` and discordance
     `discordance` (module docstring); psi is raised to |Δ| where below it. Above EXACT_PAIRS pairs (the exact
     sum needs (pairs + 1)^2 terms) the normal approximation (`_normal_power`)."""
+    if not (isinstance(pairs, (int, np.integer)) and pairs >= 0):
+        raise ValueError(f"power: pairs must be a whole number >= 0 (got {pairs!r})")
+    _check("delta", delta, -1.0, 1.0, closed=True)
+    _check("discordance", discordance, 0.0, 1.0, closed=True)
+    _check("alpha", alpha, 0.0, 1.0)
     if pairs <= 0:
         return 0.0
     delta = abs(delta)
@@ -105,6 +123,7 @@ def _normal_power(pairs: int, delta: float, psi: float, alpha: float) -> float:
 def detectable(pairs: int, discordance_of: Callable[[float], float], power: float = POWER, alpha: float = ALPHA) -> float | None:
     """The smallest Δ in (0, 1] whose power reaches `power`, psi = discordance_of(Δ); None when even Δ = 1
     (every pair for A) is not detected that often (too few pairs)."""
+    _check_levels(power, alpha)
     if sign_test_power(pairs, 1.0, discordance_of(1.0), alpha) < power:
         return None
     lo, hi = 0.0, 1.0
@@ -123,6 +142,7 @@ def independent_discordance(base: float, delta: float) -> float:
 def planned_detectable(pairs: int, base: float, power: float = POWER, alpha: float = ALPHA) -> float | None:
     """The smallest Δ the design detects: `pairs` pairs (tasks x seeds), B at accuracy `base`, independent
     arms (module docstring)."""
+    _check("base", base, 0.0, 1.0, closed=True)
     return detectable(pairs, lambda delta: independent_discordance(base, delta), power, alpha)
 
 
@@ -130,8 +150,11 @@ def observed_detectable(d: np.ndarray, power: float = POWER, alpha: float = ALPH
     """The smallest Δ the test detects at these pairs' number and discordance: psi the mean of d^2 over the
     pairs' task differences `d` (module docstring)."""
     d = np.asarray(d, float)
+    if not np.all(np.isfinite(d)) or np.any(np.abs(d) > 1):
+        raise ValueError("power: task differences must be finite and lie in [-1, 1]")
     if d.size == 0:
         return None
+    _check_levels(power, alpha)
     return _detectable_at(int(d.size), round(float(np.mean(d * d)), 9), power, alpha)
 
 
