@@ -85,13 +85,14 @@ def coverage(s: Setting, studies: int = 2000, seed: int = 0, draws: int = 2000) 
     delta, _, lo, hi = iv.paired_interval(*args)
     d = _flat(sim.correct_a - sim.correct_b) / s.samples
     step = 1 / _flat(sim.size).sum(-1)  # one answer's worth of Δ
-    lo, hi = iv.agree(delta, lo, hi, iv.sign_flip_p(d, draws=draws), step)  # as the report prints it
+    p_these = iv.sign_flip_p(d, draws=draws)
+    lo, hi = iv.agree(delta, lo, hi, p_these, step)  # as the report prints it
     out["Δ, these models"] = float(np.mean((lo <= sim.models_delta) & (sim.models_delta <= hi)))
     out["Δ test, these models: rejects"] = float(np.mean((lo > 0) | (hi < 0)))  # p < 0.05 exactly then
     if s.seeds > 1:
         _, _, lo, hi = iv.over_seeds_interval(sim.correct_a, sim.size)
         out["accuracy, over seeds"] = float(np.mean((lo <= sim.method_a) & (sim.method_a <= hi)))
-        mean, _, lo, hi, p = iv.over_seeds_paired(sim.correct_a, sim.size, sim.correct_b, sim.size)
+        mean, _, lo, hi, p = iv.over_seeds_paired(sim.correct_a, sim.size, sim.correct_b, sim.size, p_these=p_these)
         lo, hi = iv.agree(mean, lo, hi, p, step)
         out["Δ, over seeds"] = float(np.mean((lo <= sim.method_delta) & (sim.method_delta <= hi)))
         out["Δ test, over seeds: rejects"] = float(np.mean((lo > 0) | (hi < 0)))

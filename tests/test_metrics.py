@@ -2,6 +2,7 @@
 
 import json
 import math
+import random
 import tracemalloc
 from itertools import combinations, combinations_with_replacement, product
 
@@ -446,3 +447,43 @@ def test_a_cluster_without_samples_is_not_a_pair():
 def test_wilson_refuses_a_share_outside_0_to_1():
     with pytest.raises(ValueError, match="p must lie in"):
         metrics.wilson(1.5, 10)
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_pass_at_k_refuses_a_k_below_1(k):
+    with pytest.raises(ValueError, match="k must be a whole number >= 1"):
+        metrics.pass_at_k(5, 2, k)
+    with pytest.raises(ValueError, match="k must be a whole number >= 1"):
+        metrics.mean_pass_at_k([(5, 2)], k)
+    with pytest.raises(ValueError, match="k must be a whole number >= 1"):
+        metrics.verdict_stats([(("r", "t", "closed", "m"), "correct")], ks=(k,))
+
+
+def test_over_seeds_accuracy_of_no_answered_cluster_has_no_interval():
+    for counts in ({}, {("r", "t"): (0, 0)}):
+        seeds = metrics.over_seeds_accuracy(counts)
+        assert seeds.seeds == 0 and seeds.ci95 is None and seeds.note == metrics.TOO_FEW_SEEDS
+
+
+def test_one_task_a_seed_all_for_a_is_not_established_over_seeds():
+    # two seeds of one task each, A right and B wrong on both: the exact test over the 2 tasks gives p 0.5,
+    # so the method over new seeds is not established either (the t test alone gave p 0.035 and [+50, +100])
+    a = {("s0", "t"): (1, 1), ("s1", "t"): (1, 1)}
+    b = {("s0", "t"): (1, 0), ("s1", "t"): (1, 0)}
+    diff = metrics.paired_counts(a, b)
+    assert diff.p == 0.5 and diff.ci95[0] <= 0
+    assert diff.over_seeds.p >= diff.p and diff.over_seeds.ci95[0] <= 0 < diff.over_seeds.ci95[1]
+
+
+def test_over_seeds_p_is_never_below_these_models_p_on_small_studies():
+    rng = random.Random(3)
+    for _ in range(300):
+        seeds, tasks, samples = rng.choice((2, 3)), rng.randint(1, 4), rng.choice((1, 3))
+        pa, pb = rng.random(), rng.random()
+        a = {(f"s{g}", f"t{t}"): (samples, sum(rng.random() < pa for _ in range(samples)))
+             for g in range(seeds) for t in range(tasks)}
+        b = {key: (samples, sum(rng.random() < pb for _ in range(samples))) for key in a}
+        diff = metrics.paired_counts(a, b)
+        over = diff.over_seeds
+        assert over.p >= diff.p, (a, b)
+        assert (over.ci95[0] > 0 or over.ci95[1] < 0) == (over.p < 0.05)

@@ -9,6 +9,7 @@ from sebench.records import (
     Task,
     Verdict,
     read_records,
+    read_verdicts,
     repair_tail,
     write_records,
 )
@@ -73,3 +74,25 @@ def test_repair_tail_cuts_complete_but_corrupt_last_line(tmp_path):
     assert repair_tail(path) is True
     assert path.read_text() == '{"a": 1}\n'
     assert repair_tail(path) is False
+
+
+@pytest.mark.parametrize(("change", "field"), [({"verdict": "bogus"}, "verdict"), ({"sample_idx": -1}, "sample_idx"),
+                                               ({"tests_total": -3, "tests_passed": 0}, "tests_total"),
+                                               ({"tests_passed": 5}, "tests_passed"), ({"tests_passed": -1}, "tests_passed")])
+def test_a_verdict_no_judge_gives_is_refused_naming_line_and_field(tmp_path, change, field):
+    path = tmp_path / "v.jsonl"
+    good = {"task_id": "a", "sample_idx": 0, "verdict": "correct", "tests_passed": 1, "tests_total": 1}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "task_id": "b", **change}) + "\n")
+    with pytest.raises(SebenchError, match=rf"v\.jsonl:2: field '{field}': "):
+        read_records(path, Verdict)
+
+
+def test_a_sample_judged_twice_in_a_verdicts_file_is_refused_naming_both_lines(tmp_path):
+    path = tmp_path / "v.jsonl"
+    rows = [Verdict("a", 0, "correct", 1, 1), Verdict("a", 1, "correct", 1, 1), Verdict("b", 0, "correct", 1, 1),
+            Verdict("a", 1, "wrong_answer", 0, 1)]
+    write_records(path, rows)
+    with pytest.raises(SebenchError, match=r"v\.jsonl:4: field 'sample_idx': task_id 'a', sample_idx 1 repeats line 2"):
+        read_verdicts(path)
+    write_records(path, rows[:3])
+    assert read_verdicts(path) == rows[:3]

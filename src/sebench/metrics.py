@@ -107,6 +107,7 @@ class Paired:
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k of one task with n samples of which c are correct; needs n >= k."""
+    _check_k(k)
     if not 0 <= c <= n:
         raise ValueError(f"pass@{k}: correct samples ({c}) must lie between 0 and n ({n})")
     if n < k:
@@ -114,6 +115,12 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def _check_k(k: int) -> None:
+    """Refuse a pass@k no samples could give: k a whole number >= 1."""
+    if not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1):
+        raise ValueError(f"pass@k: k must be a whole number >= 1 (got {k!r})")
 
 
 def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -203,6 +210,8 @@ def _by_seed(counts: Counts, keys: Sequence[Cluster]) -> tuple[np.ndarray, np.nd
 def over_seeds_accuracy(counts: Counts) -> OverSeeds:
     """The method's accuracy over new seeds from one row's clusters (module docstring)."""
     counts = _answered(counts)
+    if not counts:
+        return OverSeeds(estimate=0.0, se=None, ci95=None, seeds=0, note=TOO_FEW_SEEDS)
     keys = sorted(counts)
     correct, size = _by_seed(counts, keys)
     mean, se, lo, hi = (float(x[0]) for x in intervals.over_seeds_interval(correct, size))
@@ -228,7 +237,7 @@ def paired_counts(a: Counts, b: Counts) -> Paired | None:
     exact = int(np.count_nonzero(shares)) <= intervals.EXACT_MAX
     test = "sign-flip, exact" if exact else f"sign-flip, {intervals.DRAWS} draws"
     return Paired(delta=delta, se=0.0 if math.isnan(se) else se, ci95=(lo, hi), p=p, pairs=len(keys), test=test,
-                  over_seeds=_over_seeds_delta(a, b, keys), detectable=power.observed_detectable(d[0]))
+                  over_seeds=_over_seeds_delta(a, b, keys, p), detectable=power.observed_detectable(d[0]))
 
 
 def _shares_of_delta(ca: np.ndarray, na: np.ndarray, cb: np.ndarray, nb: np.ndarray) -> np.ndarray:
@@ -247,10 +256,10 @@ def _bounds(pair: Sequence[np.ndarray] | tuple[np.ndarray, np.ndarray]) -> tuple
     return float(np.ravel(pair[0])[0]), float(np.ravel(pair[1])[0])
 
 
-def _over_seeds_delta(a: Counts, b: Counts, keys: Sequence[Cluster]) -> OverSeeds:
+def _over_seeds_delta(a: Counts, b: Counts, keys: Sequence[Cluster], p_these: float) -> OverSeeds:
     ca, na = _by_seed(a, keys)
     cb, nb = _by_seed(b, keys)
-    mean, se, lo, hi, p = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb))
+    mean, se, lo, hi, p = (float(x[0]) for x in intervals.over_seeds_paired(ca, na, cb, nb, p_these=p_these))
     seeds = ca.shape[1]
     if seeds < 2:
         return OverSeeds(estimate=mean, se=None, ci95=None, seeds=seeds, note=TOO_FEW_SEEDS)
@@ -265,6 +274,7 @@ def paired_difference(a: Iterable[tuple[TaskKey, str]], b: Iterable[tuple[TaskKe
 
 def mean_pass_at_k(per_task: Iterable[tuple[int, int]], k: int) -> float | None:
     """pass@k of a group from its tasks' (n, c); None when the group is empty or a task has n < k."""
+    _check_k(k)
     tasks = list(per_task)
     if not tasks or any(n < k for n, _ in tasks):
         return None

@@ -114,6 +114,20 @@ class Verdict:
         """Older files kept mode, model, split and kind inside `detail`: lifts them to their own fields."""
         return _lift(data, "detail", ("mode", "model", "split", "kind"))
 
+    def problem(self) -> str | None:
+        """Why no judge gives this verdict, naming the field (an unknown verdict, a negative sample, more tests
+        passed than there are); None when it could be one."""
+        if self.verdict not in VERDICTS:
+            return f"field 'verdict': {self.verdict!r} is not a verdict (one of {', '.join(VERDICTS)})"
+        if self.sample_idx < 0:
+            return f"field 'sample_idx': must be >= 0 (got {self.sample_idx})"
+        if self.tests_total < 0:
+            return f"field 'tests_total': must be >= 0 (got {self.tests_total})"
+        if not 0 <= self.tests_passed <= self.tests_total:
+            return (f"field 'tests_passed': must lie between 0 and tests_total ({self.tests_total}) "
+                    f"(got {self.tests_passed})")
+        return None
+
 
 def _lift(data: dict, inner: str, names: tuple[str, ...]) -> dict:
     """`data` with `names` moved out of the dict `data[inner]` to the top level (where empty or absent there)."""
@@ -171,7 +185,12 @@ def from_dict(cls: type[R], data: Any, where: str = "") -> R:
                 f"{prefix}field '{f.name}': expected {_hint_name(hints[f.name])}, got {type(value).__name__}"
             )
         kwargs[f.name] = value
-    return cls(**kwargs)
+    record = cls(**kwargs)
+    problem = getattr(record, "problem", None)
+    why = problem() if problem is not None else None
+    if why:
+        raise SebenchError(f"{prefix}{why}")
+    return record
 
 
 def _hint_name(hint: Any) -> str:
@@ -205,9 +224,39 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
             raise SebenchError(f"{path}:{lineno}: {json_error(exc)}") from None
 
 
-def read_records(path: str | Path, cls: type[R]) -> list[R]:
-    """All records of a JSONL file, validated; the first bad line stops with file:line: field."""
-    return [from_dict(cls, obj, f"{path}:{lineno}") for lineno, obj in iter_json_lines(path)]
+def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = ()) -> list[R]:
+    """All records of a JSONL file, validated; the first bad line stops with file:line: field. `unique`: fields
+    no two records may share all of (`UniqueRecords`)."""
+    seen = UniqueRecords(path, unique)
+    records = []
+    for lineno, obj in iter_json_lines(path):
+        records.append(from_dict(cls, obj, f"{path}:{lineno}"))
+        seen.add(records[-1], lineno)
+    return records
+
+
+def read_verdicts(path: str | Path) -> list[Verdict]:
+    """The verdicts of one evaluation (one model, mode and split): a sample of a task at most once."""
+    return read_records(path, Verdict, unique=("task_id", "sample_idx"))
+
+
+class UniqueRecords:
+    """Refuses a record of a file that repeats an earlier one's values of `fields` (one sample of one task judged
+    twice, say: a resumed stage never writes one twice), naming both lines and the last field."""
+
+    def __init__(self, path: str | Path, fields: tuple[str, ...]):
+        self.path, self.fields = path, fields
+        self.lines: dict[tuple, int] = {}
+
+    def add(self, record: Any, lineno: int) -> None:
+        if not self.fields:
+            return
+        key = tuple(getattr(record, name) for name in self.fields)
+        first = self.lines.setdefault(key, lineno)
+        if first != lineno:
+            values = ", ".join(f"{name} {value!r}" for name, value in zip(self.fields, key))
+            raise SebenchError(f"{self.path}:{lineno}: field '{self.fields[-1]}': {values} repeats line {first}; "
+                               "a file holds each once (remove one of the two)")
 
 
 def write_records(path: str | Path, records: Iterable[Any]) -> None:

@@ -23,7 +23,16 @@ from sebench.output_files import OutputLock, check_file_target, check_own_output
 from sebench.protocols import DEFAULT as DEFAULT_PROTOCOL
 from sebench.protocols import PROTOCOLS
 from sebench.protocols import get as get_protocol
-from sebench.records import NUMPY_MODE, Rollout, Task, Verdict, from_dict, iter_json_lines, write_records
+from sebench.records import (
+    NUMPY_MODE,
+    Rollout,
+    Task,
+    UniqueRecords,
+    Verdict,
+    from_dict,
+    iter_json_lines,
+    write_records,
+)
 from sebench.tasks import is_original_record, original_answers
 
 log = logging.getLogger(__name__)
@@ -58,10 +67,12 @@ def read_rollouts(path: Path, instance: Instance, protocol: str = DEFAULT_PROTOC
     the instance's task of their task_id, the original's records against the task the tasks stage gives them
     (`sebench.tasks.original_answers`, under `protocol`'s rule for own test cases)."""
     rows: list[Rollout | dict] = []
+    seen = UniqueRecords(path, ("task_id", "sample_idx", "mode", "model"))  # one verdict a sample
     for lineno, obj in iter_json_lines(path):
         where = f"{path}:{lineno}"
         if isinstance(obj, dict) and "task_id" in obj:
             rows.append(from_dict(Rollout, obj, where))
+            seen.add(rows[-1], lineno)
         elif is_original_record(obj):
             rows.append(obj)
         else:

@@ -40,6 +40,8 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
             run.evals = [ev for ev in run.evals if protocol_of(ev.verdicts) == protocol]
         if not any(run.evals for run in runs):
             raise SebenchError(f"no evaluation in {', '.join(map(str, run_dirs))} was judged under --protocol {protocol}")
+    if not any(run.evals for run in runs):
+        raise SebenchError(f"no verdicts in {', '.join(map(str, run_dirs))}: every verdicts.jsonl is empty")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = main_table(runs)
@@ -64,6 +66,8 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
         "loss_curves": {k: [list(p) for p in v] for k, v in curves.items()},
         "not_trained": {f"{run.root.name}: {label}" if len(runs) > 1 else label: why
                         for run in runs for label, why in run.not_trained.items()},
+        "no_verdicts": [f"{run.root.name}: {name}" if len(runs) > 1 else name
+                        for run in runs for name in run.no_verdicts],
         "grpo": grpo_rows([run.root for run in runs]),
         "self_play": {label: [{"run": run.root.name, "seed": run.seed, **r} for run in runs
                               for r in run.self_play.get(label, [])]
@@ -117,13 +121,19 @@ def pooled(rows: list[dict]) -> bool:
     return any((r.get("seeds") or 0) > 1 for r in rows)
 
 
+def same_as_accuracy(rows: list[dict]) -> bool:
+    """Whether every row's pass@1 (a mean over tasks) is its accuracy (a share of samples), as it is where every
+    task has the same number of samples: then the accuracy column is pass@1, else pass@1 gets its own."""
+    return all(abs(r["pass@1"] - r["accuracy"]) < 1e-9 for r in rows if "pass@1" in r)
+
+
 def main_table_markdown(rows: list[dict]) -> str:
     """The main table as markdown: accuracy with its CI (these models, and over seeds where seeds are pooled),
     the paired Δ vs untrained, pass@k, verdict shares, and for a user's method its origin and marks; the
     methods of the intervals below it."""
     with_model = len({r["model"] for r in rows}) > 1
     several = pooled(rows)
-    ks = [k for k in pass_ks(rows) if k > 1]  # pass@1 is the accuracy column
+    ks = [k for k in pass_ks(rows) if k > 1 or not same_as_accuracy(rows)]
     verdicts = [v for v in VERDICT_SHORT if v != "correct" and any(v in r["verdicts"] for r in rows)]
     methods = any(r.get("method") for r in rows)
     head = (["model"] if with_model else []) + ["regime"] + (["origin"] if methods else [])
@@ -260,12 +270,13 @@ def render_markdown(data: dict) -> str:
                                             + (f", library {r['library']}" if r.get("library") else "") + ")"
                                             for r in runs) + "\n",
         "## Main table\n",
-        "Accuracy is the share of samples judged correct (pass@1), with its 95% interval for these models (and, "
+        "Accuracy is the share of samples judged correct (pass@1 where every task has the same number of "
+        "samples), with its 95% interval for these models (and, "
         "where seeds are pooled, the method's accuracy over new seeds); "
         "Δ is the difference with the untrained model in the same mode and split (percentage points), paired "
         "by task, with its 95% interval, its p-value (exact paired sign-flip test) and the number of tasks both "
         "answered; "
-        "pass@k is shown where every task has at least k samples; the other columns are the shares of "
+        "pass@k (the mean over tasks) is shown where every task has at least k samples; the other columns are the shares of "
         "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
     ]
@@ -309,6 +320,8 @@ def render_markdown(data: dict) -> str:
     if data.get("not_trained"):
         parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
                                                          for label, why in data["not_trained"].items()) + "\n")
+    if data.get("no_verdicts"):
+        parts.append("No verdicts (an empty verdicts.jsonl, no row): " + "; ".join(data["no_verdicts"]) + "\n")
     if data.get("docs_only_groups"):
         parts += ["## Functions with tasks and docs-only functions\n",
                   "Each test result by the functions its task selects: **with tasks** when every one kept its "

@@ -152,7 +152,7 @@ def signals_markdown(rows: list[dict], accuracy: dict[tuple, dict]) -> str:
     with_model = len({r["model"] for r in rows}) > 1
     grouped = any(r["group"] != ALL for r in rows)
     lead = (["model"] if with_model else []) + ["regime", "mode", "split"] + (["tasks of"] if grouped else [])
-    head = [*lead, "pass@1 % (95% CI)", "right call % (95% CI); Δ vs untrained", "tests passed % (95% CI); Δ vs untrained"]
+    head = [*lead, "accuracy % (95% CI)", "right call % (95% CI); Δ vs untrained", "tests passed % (95% CI); Δ vs untrained"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     shown = [k for k in FAILURES if any(r["failures"][k] and r["failures"][k]["share"] for r in rows)]  # those seen
     kinds = ["| " + " | ".join([*lead, *(f"{k} %" for k in shown)]) + " |", "|" + "---|" * (len(lead) + len(shown))]

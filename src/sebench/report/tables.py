@@ -32,7 +32,7 @@ from pathlib import Path
 from sebench.errors import SebenchError
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
-from sebench.records import Verdict, iter_json_lines, read_records
+from sebench.records import Verdict, iter_json_lines, read_verdicts
 from sebench.report.methods import read_methods
 
 REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
@@ -65,6 +65,7 @@ class RunData:
     losses: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # regime -> (step, loss)
     settings: dict[str, str] = field(default_factory=dict)  # regime -> the training settings a study switches
     not_trained: dict[str, str] = field(default_factory=dict)  # regime -> why the study could not train it
+    no_verdicts: list[str] = field(default_factory=list)  # regime/mode/split of each empty verdicts file (no row)
     self_play: dict[str, list[dict]] = field(default_factory=dict)  # regime -> its rounds' summaries, in order
     methods: dict[str, dict] = field(default_factory=dict)  # label -> its method.json (a user's method)
     docs_only: list[str] = field(default_factory=list)  # manifest's docs-only functions, named as task_functions
@@ -90,7 +91,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
     manifest = _read_json(root / "manifest.json")
     task_functions, original = _task_functions(root, manifest, data)
     evals = [
-        EvalSet(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name, read_records(p, Verdict))
+        EvalSet(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name, read_verdicts(p))
         for p in sorted(root.glob("evals/*/*/*/verdicts.jsonl"))
     ]
     if not evals:
@@ -102,7 +103,8 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         root=root,
         model=str(manifest.get("model") or root.name),
         seed=manifest.get("seed"),
-        evals=evals,
+        evals=[ev for ev in evals if ev.verdicts],
+        no_verdicts=[f"{ev.regime}/{ev.mode}/{ev.split}" for ev in evals if not ev.verdicts],
         task_functions=task_functions,
         losses=_losses(root),
         settings=_train_settings(root),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sebench.metrics import paired_difference, task_key, verdict_stats
-from sebench.records import Verdict, read_records
+from sebench.records import Verdict, read_verdicts
 from sebench.report.continual import library_column
 
 BASE = "base"
@@ -19,7 +19,7 @@ BASE = "base"
 
 def _verdicts(run_dir: Path, model: str, library: str, mode: str, split: str) -> list[Verdict]:
     path = Path(run_dir) / "evals" / model / library / mode / split / "verdicts.jsonl"
-    return read_records(path, Verdict) if path.is_file() else []
+    return read_verdicts(path) if path.is_file() else []
 
 
 def transfer_results(runs: list[tuple[Path, dict]], split: str) -> list[dict]:

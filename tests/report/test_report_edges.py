@@ -1,0 +1,166 @@
+"""`sebench report` on edge-case verdicts: tiny splits, all right or all wrong, seeds with unequal or no
+verdicts, unequal samples a task, and verdict files no judge writes. Every number must be finite, every
+interval hold its estimate and read as its p does, the markdown show the JSON's numbers, and bad input be
+one line naming file, line and field (exit 2, nothing written)."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from cli_fixtures import cli, error_line
+
+from sebench.records import Verdict, write_records
+from sebench.report import build_report
+from sebench.report.fmt import p_value, pct, signed
+
+C, W = "correct", "wrong_answer"
+
+
+def _run(root: Path, seed: int, evals: dict[str, list[list[str]]], split: str = "single_test") -> Path:
+    """A run directory; evals maps a regime to each task's verdicts (task i is "t{i}", one sample each)."""
+    root.mkdir(parents=True)
+    (root / "manifest.json").write_text(json.dumps({"model": "m", "seed": seed}))
+    for regime, tasks in evals.items():
+        verdicts = [Verdict(f"t{i}", k, v, int(v == C), 1, mode="closed", model="m", split=split)
+                    for i, samples in enumerate(tasks) for k, v in enumerate(samples)]
+        write_records(root / "evals" / regime / "closed" / split / "verdicts.jsonl", verdicts)
+    return root
+
+
+def _numbers(value, where=""):
+    """Every float of a JSON value with its path."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _numbers(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _numbers(item, f"{where}[{i}]")
+    elif isinstance(value, float):
+        yield where, value
+
+
+def _check_difference(diff: dict) -> None:
+    lo, hi = diff["ci95"]
+    assert lo <= diff["delta"] <= hi and lo < hi
+    assert (lo > 0 or hi < 0) == (diff["p"] < 0.05) and 0 < diff["p"] <= 1
+    over = diff.get("over_seeds") or {}
+    if over.get("ci95"):
+        lo, hi = over["ci95"]
+        assert lo <= over["estimate"] <= hi and (lo > 0 or hi < 0) == (over["p"] < 0.05)
+        assert over["p"] >= diff["p"]  # the method over new seeds is never surer than these models
+
+
+def _report(dirs: list[Path], out: Path) -> tuple[dict, str]:
+    build_report(dirs, out, plots_enabled=False)
+    text = (out / "report.json").read_text()
+    data = json.loads(text, parse_constant=lambda name: pytest.fail(f"report.json holds {name}"))
+    for where, x in _numbers(data):
+        assert math.isfinite(x) and not (x == 0 and math.copysign(1, x) < 0), (where, x)
+    md = (out / "report.md").read_text()
+    for row in data["main_table"]:
+        lo, hi = row["ci95"]
+        assert lo <= row["accuracy"] <= hi and lo < hi
+        cells = f"| {row['regime']} | closed | {row['split']} | sebench | {row['n']} | {pct(row['accuracy'])} | "
+        assert cells in md
+        if row["vs_untrained"]:
+            diff = row["vs_untrained"]
+            _check_difference(diff)
+            assert (f"| {signed(diff['delta'])} | [{signed(diff['ci95'][0])}, {signed(diff['ci95'][1])}] | "
+                    f"{p_value(diff['p'])} | {diff['pairs']} |") in md
+    for diff in data["comparisons"]:
+        _check_difference(diff)
+    return data, md
+
+
+CASES = {"all right vs all wrong": (C, W), "100% vs 100%": (C, C), "0% vs 0%": (W, W), "all wrong vs all right": (W, C)}
+
+
+@pytest.mark.parametrize("tasks", [1, 2, 5])
+@pytest.mark.parametrize("seeds", [1, 2, 3])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_tiny_splits_all_right_or_all_wrong_give_consistent_finite_numbers(tmp_path, tasks, seeds, case):
+    a, b = CASES[case]
+    dirs = [_run(tmp_path / f"s{g}", g, {"untrained": [[b]] * tasks, "closed-sft": [[a]] * tasks})
+            for g in range(seeds)]
+    data, md = _report(dirs, tmp_path / "report")
+    assert [r["n"] for r in data["main_table"]] == [tasks * seeds] * 2
+    assert "nan" not in md and "inf" not in md and "+0.0 [+0.0, +0.0]" not in md
+
+
+def test_seeds_with_unequal_tasks_and_a_regime_missing_in_one(tmp_path):
+    dirs = [_run(tmp_path / "s0", 0, {"untrained": [[W]] * 3, "closed-sft": [[C]] * 3}),
+            _run(tmp_path / "s1", 1, {"untrained": [[W]] * 20, "closed-sft": [[C], [W]] * 10}),
+            _run(tmp_path / "s2", 2, {"untrained": [[W]] * 7})]
+    data, _ = _report(dirs, tmp_path / "report")
+    rows = {r["regime"]: r for r in data["main_table"]}
+    assert rows["untrained"]["seeds"] == 3 and rows["closed-sft"]["seeds"] == 2
+    assert rows["closed-sft"]["vs_untrained"]["pairs"] == 23
+    assert rows["closed-sft"]["over_seeds"]["estimate"] == pytest.approx((1 + 0.5) / 2)
+
+
+def test_an_empty_verdicts_file_is_no_row_and_is_named(tmp_path):
+    dirs = [_run(tmp_path / "s0", 0, {"untrained": [[W]] * 5, "closed-sft": [[C]] * 5}),
+            _run(tmp_path / "s1", 1, {"untrained": [[W]] * 5, "closed-sft": []})]
+    data, md = _report(dirs, tmp_path / "report")
+    assert all(r["n"] > 0 for r in data["main_table"])
+    row = next(r for r in data["main_table"] if r["regime"] == "closed-sft")
+    assert row["n"] == 5 and row["seeds"] == 1 and row["over_seeds"]["ci95"] is None
+    assert data["no_verdicts"] == ["s1: closed-sft/closed/single_test"]
+    assert "No verdicts (an empty verdicts.jsonl, no row): s1: closed-sft/closed/single_test" in md
+
+
+def test_runs_whose_verdicts_files_are_all_empty_are_one_error_line(tmp_path):
+    run = _run(tmp_path / "s0", 0, {"untrained": [], "closed-sft": []})
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 2 and "every verdicts.jsonl is empty" in error_line(err)
+    assert not (tmp_path / "report").exists()
+
+
+def test_unequal_samples_a_task_show_pass1_beside_accuracy(tmp_path):
+    # each task has one correct answer among 1, 3, 5 samples: accuracy 3/9, pass@1 the mean of 1, 1/3, 1/5
+    run = _run(tmp_path / "s0", 0, {"untrained": [[W]] * 3, "closed-sft": [[C], [C, W, W], [C, W, W, W, W]]})
+    data, md = _report([run], tmp_path / "report")
+    row = next(r for r in data["main_table"] if r["regime"] == "closed-sft")
+    assert row["accuracy"] == pytest.approx(3 / 9) and row["pass@1"] == pytest.approx((1 + 1 / 3 + 1 / 5) / 3)
+    head = next(line for line in md.splitlines() if line.startswith("| regime | mode |"))
+    assert "pass@1 %" in head
+    line = next(line for line in md.splitlines() if line.startswith("| closed-sft |"))
+    assert f"| {pct(row['pass@1'])} |" in line and "pass@5" not in head  # a task has fewer than 5 samples
+
+
+def _verdict_file(tmp_path: Path, lines: list[dict]) -> tuple[Path, Path]:
+    run = tmp_path / "run"
+    path = run / "evals/untrained/closed/single_test/verdicts.jsonl"
+    path.parent.mkdir(parents=True)
+    (run / "manifest.json").write_text(json.dumps({"model": "m", "seed": 0}))
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return run, path
+
+
+GOOD = {"task_id": "a", "sample_idx": 0, "verdict": "correct", "tests_passed": 1, "tests_total": 1}
+
+
+@pytest.mark.parametrize(("second", "field"), [
+    (GOOD, "sample_idx"),  # the same sample judged twice
+    ({**GOOD, "verdict": "wrong_answer", "tests_passed": 0}, "sample_idx"),  # twice, differently
+    ({**GOOD, "task_id": "b", "verdict": "bogus"}, "verdict"),
+    ({**GOOD, "task_id": "b", "tests_passed": 5}, "tests_passed"),
+    ({**GOOD, "task_id": "b", "tests_passed": 0, "tests_total": -2}, "tests_total"),
+    ({**GOOD, "task_id": "b", "sample_idx": -1}, "sample_idx"),
+])
+def test_a_verdicts_file_no_judge_writes_is_one_line_naming_file_line_and_field(tmp_path, second, field):
+    run, path = _verdict_file(tmp_path, [GOOD, second])
+    before = path.read_bytes()
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    line = error_line(err)
+    assert rc == 2 and f"{path}:2: field '{field}'" in line
+    assert path.read_bytes() == before and not (tmp_path / "report").exists()
+
+
+def test_a_malformed_line_is_one_line_naming_file_and_line(tmp_path):
+    run, path = _verdict_file(tmp_path, [GOOD])
+    path.write_text(path.read_text() + '{"task_id": "b", "sample_idx": 0,\n')
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 2 and f"{path}:2: not valid JSON" in error_line(err)
+    assert not (tmp_path / "report").exists()
