@@ -4,6 +4,7 @@ import json
 import shutil
 
 import pytest
+from cli_fixtures import cli, error_line
 
 from sebench.cli import main
 from sebench.records import Rollout, write_records
@@ -54,3 +55,21 @@ def test_a_task_with_fewer_than_k_samples_removes_pass_at_k_from_both(instance, 
     assert summary["pass@1"] == row["pass@1"] == pytest.approx((1 / 6 + 0 + 1) / 3)
     assert "pass@5" not in summary and "pass@5" not in row
     assert summary["min_samples"] == row["min_samples"] == 1
+
+
+def test_a_sample_given_twice_is_refused_before_judging(instance, tmp_path):
+    # a sample counted twice would count twice in the summary: one line naming file, line and field, exit 2
+    rollouts = [Rollout("s0", 0, "closed", "fake:m", [], GOOD, None, "stop"),
+                Rollout("s1", 0, "closed", "fake:m", [], BAD, None, "stop"),
+                Rollout("s0", 0, "closed", "fake:m", [], BAD, None, "stop")]
+    write_records(tmp_path / "rollouts.jsonl", rollouts)
+    rc, err = cli("judge", "--data", instance, "--rollouts", tmp_path / "rollouts.jsonl", "--out",
+                  tmp_path / "verdicts.jsonl", "--summary", tmp_path / "summary.json", "--no-bwrap")
+    assert rc == 2 and f"{tmp_path / 'rollouts.jsonl'}:3: field 'sample_idx'" in error_line(err)
+    assert not (tmp_path / "verdicts.jsonl").exists() and not (tmp_path / "summary.json").exists()
+    other_model = [*rollouts[:2], Rollout("s0", 0, "closed", "fake:other", [], BAD, None, "stop")]
+    write_records(tmp_path / "rollouts.jsonl", other_model)  # the same sample of another model is its own
+    assert main(["judge", "--data", str(instance), "--rollouts", str(tmp_path / "rollouts.jsonl"), "--out",
+                 str(tmp_path / "verdicts.jsonl"), "--summary", str(tmp_path / "summary.json"), "--no-bwrap",
+                 "--workers", "2"]) == 0
+    assert json.loads((tmp_path / "summary.json").read_text())["overall"]["n"] == 3

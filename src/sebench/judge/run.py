@@ -67,7 +67,7 @@ def read_rollouts(path: Path, instance: Instance, protocol: str = DEFAULT_PROTOC
     the instance's task of their task_id, the original's records against the task the tasks stage gives them
     (`sebench.tasks.original_answers`, under `protocol`'s rule for own test cases)."""
     rows: list[Rollout | dict] = []
-    seen = UniqueRecords(path, ("task_id", "sample_idx", "mode", "model"))  # one verdict a sample
+    seen = UniqueRecords(path, ("task_id", "mode", "model", "sample_idx"))  # one verdict a sample
     for lineno, obj in iter_json_lines(path):
         where = f"{path}:{lineno}"
         if isinstance(obj, dict) and "task_id" in obj:
