@@ -104,3 +104,12 @@ def test_many_pairs_take_the_normal_approximation_close_to_the_exact_sum(monkeyp
 def test_inputs_outside_their_range_are_refused_by_name(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("pairs", [6, 40, 120, 400])
+def test_a_planned_difference_never_puts_a_above_100_percent(pairs):
+    # A sits at B's accuracy plus Δ: with B at 90%, 40 pairs detected "19.0 points" (A at 109%)
+    for base in (0.5, 0.8, 0.9, 0.95, 1.0):
+        found = power.planned_detectable(pairs, base)
+        assert found is None or found <= 1 - base + 1e-12, (pairs, base, found)
+    assert power.planned_detectable(40, 0.9) is None and power.planned_detectable(pairs, 1.0) is None

@@ -120,11 +120,12 @@ def _normal_power(pairs: int, delta: float, psi: float, alpha: float) -> float:
     return NormalDist().cdf((shift - edge) / spread) + NormalDist().cdf((-shift - edge) / spread)
 
 
-def detectable(pairs: int, discordance_of: Callable[[float], float], power: float = POWER, alpha: float = ALPHA) -> float | None:
-    """The smallest Δ in (0, 1] whose power reaches `power`, psi = discordance_of(Δ); None when even Δ = 1
-    (every pair for A) is not detected that often (too few pairs)."""
+def detectable(pairs: int, discordance_of: Callable[[float], float], power: float = POWER, alpha: float = ALPHA,
+               largest: float = 1.0) -> float | None:
+    """The smallest Δ in (0, 1] whose power reaches `power`, psi = discordance_of(Δ); None when even Δ =
+    `largest` (1: every pair for A; less where A cannot gain more) is not detected that often."""
     _check_levels(power, alpha)
-    if sign_test_power(pairs, 1.0, discordance_of(1.0), alpha) < power:
+    if largest <= 0 or sign_test_power(pairs, largest, discordance_of(largest), alpha) < power:
         return None
     lo, hi = 0.0, 1.0
     for _ in range(16):  # to 1/65536: well below the 0.1 point it is printed to
@@ -141,9 +142,9 @@ def independent_discordance(base: float, delta: float) -> float:
 
 def planned_detectable(pairs: int, base: float, power: float = POWER, alpha: float = ALPHA) -> float | None:
     """The smallest Δ the design detects: `pairs` pairs (tasks x seeds), B at accuracy `base`, independent
-    arms (module docstring)."""
+    arms (module docstring); A is at most 100%, so None where even A at 100% (Δ = 1 - base) is not detected."""
     _check("base", base, 0.0, 1.0, closed=True)
-    return detectable(pairs, lambda delta: independent_discordance(base, delta), power, alpha)
+    return detectable(pairs, lambda delta: independent_discordance(base, delta), power, alpha, largest=1.0 - base)
 
 
 def observed_detectable(d: np.ndarray, power: float = POWER, alpha: float = ALPHA) -> float | None:
