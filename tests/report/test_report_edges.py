@@ -164,3 +164,12 @@ def test_a_malformed_line_is_one_line_naming_file_and_line(tmp_path):
     rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
     assert rc == 2 and f"{path}:2: not valid JSON" in error_line(err)
     assert not (tmp_path / "report").exists()
+
+
+def test_a_run_directory_given_twice_is_refused(tmp_path, monkeypatch):
+    # it counted every sample twice (n 2 x 3, two samples a task)
+    _run(tmp_path / "s0", 0, {"untrained": [[W]] * 3, "closed-sft": [[C]] * 3})
+    monkeypatch.chdir(tmp_path)
+    rc, err = cli("report", "s0", tmp_path / "s0", "--out", "report", "--no-plots")
+    assert rc == 2 and f"{tmp_path / 's0'}: RUN_DIR given twice (also as s0)" in error_line(err)
+    assert not (tmp_path / "report").exists()

@@ -30,6 +30,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
     """Writes OUT/report.json, OUT/report.md and (unless disabled) OUT/*.png; returns OUT/report.md.
     `data`: the instance of runs whose directory does not hold or name it (for per-function results);
     `protocol`: only the evaluations judged under it (sebench.protocols)."""
+    _refuse_a_run_twice(run_dirs)
     runs = [load_run(d, data) for d in run_dirs]
     libraries = sorted({run.library for run in runs})
     if len(libraries) > 1:
@@ -80,6 +81,15 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
     write_text_atomic(md, render_markdown(data))
     log.info("report written to %s", md)
     return md
+
+
+def _refuse_a_run_twice(run_dirs: list[Path]) -> None:
+    """One run directory given twice (as itself, or another path to it) would count each sample twice."""
+    first: dict[Path, Path] = {}
+    for run_dir in map(Path, run_dirs):
+        seen = first.setdefault(run_dir.resolve(), run_dir)
+        if seen is not run_dir:
+            raise SebenchError(f"{run_dir}: RUN_DIR given twice (also as {seen}); each run counts once, so name it once")
 
 
 def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[str, str]:
