@@ -173,3 +173,24 @@ def test_a_run_directory_given_twice_is_refused(tmp_path, monkeypatch):
     rc, err = cli("report", "s0", tmp_path / "s0", "--out", "report", "--no-plots")
     assert rc == 2 and f"{tmp_path / 's0'}: RUN_DIR given twice (also as s0)" in error_line(err)
     assert not (tmp_path / "report").exists()
+
+
+RECALL = {"name": "a", "rank": 1, "candidates": 10, "logprob": -1.0}
+
+
+@pytest.mark.parametrize(("second", "field"), [
+    ({"name": "b"}, "candidates"),  # a traceback (KeyError) before
+    ({**RECALL, "rank": 5}, "name"),  # one function twice: "functions 2" beside shares over 1
+    ({**RECALL, "name": "b", "rank": 11}, "rank"),
+    ({**RECALL, "name": "b", "rank": 0}, "rank"),
+])
+def test_a_name_recall_file_no_run_writes_is_one_line_naming_entry_and_field(tmp_path, second, field):
+    run = _run(tmp_path / "s0", 0, {"untrained": [[W]] * 2, "closed-sft": [[C]] * 2})
+    path = run / "evals/closed-sft/name_recall.json"
+    path.write_text(json.dumps({"functions": [RECALL, second]}))
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 2 and f"{path}: functions[1]: field '{field}'" in error_line(err)
+    path.write_text(json.dumps({"functions": [RECALL, {**RECALL, "name": "b", "rank": 4}]}))
+    data, _ = _report([run], tmp_path / "report")
+    [row] = data["name_recall"]["rows"]
+    assert row["functions"] == 2 and row["top1"]["share"] == 0.5 and row["median_rank"] == 2.5

@@ -113,7 +113,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         methods=read_methods(root),
         docs_only=sorted({original.get(f, f) for f in manifest.get("docs_only") or []}),
         naming=original,
-        recalls={p.parent.name: _read_json(p).get("functions", []) for p in sorted(root.glob("evals/*/name_recall.json"))},
+        recalls={p.parent.name: _read_recalls(p) for p in sorted(root.glob("evals/*/name_recall.json"))},
         library=str((manifest.get("config") or {}).get("library") or "numpy"),
     )
 
@@ -125,6 +125,32 @@ def _read_json(path: Path) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+
+
+def _read_recalls(path: Path) -> list[dict]:
+    """The functions of a name_recall.json (Recall records of sebench.rollout.name_recall), each checked: a
+    name once (a function is one trial), a rank from 1 to its candidates; the first bad one named."""
+    functions = _read_json(path).get("functions", [])
+    if not isinstance(functions, list):
+        raise SebenchError(f"{path}: field 'functions': expected a list")
+    first: dict[str, int] = {}
+    for i, r in enumerate(functions):
+        where = f"{path}: functions[{i}]"
+        if not isinstance(r, dict):
+            raise SebenchError(f"{where}: expected a JSON object")
+        missing = next((name for name in ("name", "candidates", "rank") if name not in r), None)
+        if missing:
+            raise SebenchError(f"{where}: field '{missing}': missing")
+        if not isinstance(r["name"], str):
+            raise SebenchError(f"{where}: field 'name': expected str, got {type(r['name']).__name__}")
+        if type(r["candidates"]) is not int or r["candidates"] < 1:
+            raise SebenchError(f"{where}: field 'candidates': must be a whole number >= 1 (got {r['candidates']!r})")
+        if type(r["rank"]) is not int or not 1 <= r["rank"] <= r["candidates"]:
+            raise SebenchError(f"{where}: field 'rank': must be a whole number from 1 to candidates "
+                               f"({r['candidates']}) (got {r['rank']!r})")
+        if first.setdefault(r["name"], i) != i:
+            raise SebenchError(f"{where}: field 'name': {r['name']!r} repeats functions[{first[r['name']]}]")
+    return functions
 
 
 def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> tuple[dict[str, list[str]], dict]:
