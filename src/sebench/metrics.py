@@ -125,8 +125,8 @@ def _check_k(k: int) -> None:
 
 def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion p over n (possibly effective) samples; (0, 1) for n = 0."""
-    if not (0 <= p <= 1 and n >= 0):
-        raise ValueError(f"wilson: p must lie in [0, 1] and n be >= 0 (got p={p!r}, n={n!r})")
+    if not (0 <= p <= 1 and 0 <= n < math.inf):
+        raise ValueError(f"wilson: p must lie in [0, 1] and n be a finite number >= 0 (got p={p!r}, n={n!r})")
     lo, hi = intervals.wilson_bounds(np.array(p), np.array(n), np.array(z))
     return (float(lo), float(hi))
 
@@ -145,6 +145,8 @@ def effective_size(p: float, n: int, variance: float, clusters: int) -> float:
 
 def two_sided_p(delta: float, se: float) -> float:
     """The two-sided p-value of delta under a normal with standard error se (1 or 0 when se = 0)."""
+    if not (math.isfinite(delta) and math.isfinite(se) and se >= 0):
+        raise ValueError(f"two_sided_p: delta must be finite and se a finite number >= 0 (got {delta!r}, {se!r})")
     if se <= 0:
         return 1.0 if delta == 0 else 0.0
     return math.erfc(abs(delta) / se / math.sqrt(2))
