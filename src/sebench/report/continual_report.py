@@ -15,7 +15,7 @@ from pathlib import Path
 from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.output_files import write_text_atomic
-from sebench.records import Rollout, Verdict, read_records
+from sebench.records import Rollout, Verdict, read_records, read_verdicts
 from sebench.report import continual
 from sebench.report.transfer import transfer_markdown, transfer_results
 
@@ -42,7 +42,10 @@ def _eval_file(run_dir: Path, schedule: dict, model: str, library: str, split: s
 
 
 def _read(path: Path, kind: type) -> list:
-    return read_records(path, kind) if path.is_file() else []
+    """A file's records (none where it is absent); verdicts with a sample of a task at most once."""
+    if not path.is_file():
+        return []
+    return read_verdicts(path) if kind is Verdict else read_records(path, kind)
 
 
 def track_result(runs: list[tuple[Path, dict]], track: dict, split: str) -> dict:
