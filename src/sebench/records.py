@@ -114,7 +114,7 @@ class Verdict:
         """Older files kept mode, model, split and kind inside `detail`: lifts them to their own fields."""
         return _lift(data, "detail", ("mode", "model", "split", "kind"))
 
-    def problem(self) -> str | None:
+    def why_invalid(self) -> str | None:
         """Why no judge gives this verdict, naming the field (an unknown verdict, a negative sample, more tests
         passed than there are); None when it could be one."""
         if self.verdict not in VERDICTS:
@@ -186,8 +186,8 @@ def from_dict(cls: type[R], data: Any, where: str = "") -> R:
             )
         kwargs[f.name] = value
     record = cls(**kwargs)
-    problem = getattr(record, "problem", None)
-    why = problem() if problem is not None else None
+    why_invalid = getattr(record, "why_invalid", None)  # a record's own rule across its fields, if it has one
+    why = why_invalid() if callable(why_invalid) else None
     if why:
         raise SebenchError(f"{prefix}{why}")
     return record
