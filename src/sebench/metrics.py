@@ -73,7 +73,6 @@ DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pai
 T = TypeVar("T")
 TaskKey = tuple[str, str, str, str]  # (run, task id, mode, model)
 Cluster = tuple[str, str]  # (run, task id)
-Score = tuple[Cluster, float]  # one sample's (or one pair's) score in its cluster
 Counts = dict[Cluster, tuple[int, float]]  # cluster -> (samples, correct samples, or summed scores)
 
 
@@ -129,35 +128,6 @@ def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
         raise ValueError(f"wilson: p must lie in [0, 1] and n be a finite number >= 0 (got p={p!r}, n={n!r})")
     lo, hi = intervals.wilson_bounds(np.array(p), np.array(n), np.array(z))
     return (float(lo), float(hi))
-
-
-def clustered_variance(scores: Sequence[Score]) -> float:
-    """The variance of the mean score, clustered by (run, task id), times C / (C - 1) (module docstring)."""
-    counts = _counts_of_scores(scores)
-    correct, size = _arrays([counts])
-    return float(intervals.clustered(correct, size)[1][0])
-
-
-def effective_size(p: float, n: int, variance: float, clusters: int) -> float:
-    """Kish's effective sample size p (1 - p) / variance, at most n; the clusters when p is 0 or 1."""
-    return float(intervals.effective_n(np.array(p), np.array(variance), np.array(n), np.array(clusters)))
-
-
-def two_sided_p(delta: float, se: float) -> float:
-    """The two-sided p-value of delta under a normal with standard error se (1 or 0 when se = 0)."""
-    if not (math.isfinite(delta) and math.isfinite(se) and se >= 0):
-        raise ValueError(f"two_sided_p: delta must be finite and se a finite number >= 0 (got {delta!r}, {se!r})")
-    if se <= 0:
-        return 1.0 if delta == 0 else 0.0
-    return math.erfc(abs(delta) / se / math.sqrt(2))
-
-
-def _counts_of_scores(scores: Iterable[Score]) -> Counts:
-    tally: dict[Cluster, list[float]] = defaultdict(lambda: [0, 0.0])
-    for cluster, value in scores:
-        tally[cluster][0] += 1
-        tally[cluster][1] += value
-    return {c: (int(n), v) for c, (n, v) in tally.items()}
 
 
 def cluster_counts(samples: Iterable[tuple[TaskKey, str]]) -> Counts:
