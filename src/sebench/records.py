@@ -236,8 +236,9 @@ def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = ()) -
 
 
 def read_verdicts(path: str | Path) -> list[Verdict]:
-    """The verdicts of one evaluation (one model, mode and split): a sample of a task at most once."""
-    return read_records(path, Verdict, unique=("task_id", "sample_idx"))
+    """The verdicts of one evaluation (one model, mode and split): a sample of a task in a mode and model at most
+    once."""
+    return read_records(path, Verdict, unique=("task_id", "mode", "model", "sample_idx"))
 
 
 class UniqueRecords:
