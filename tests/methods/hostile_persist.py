@@ -17,6 +17,9 @@ libc = ctypes.CDLL(None, use_errno=True)
 
 def _python(path, how):
     try:
+        if how == "chmod":
+            os.chmod(path, 0)
+            return True
         if how == "create" and not Path(path).parent.exists():
             Path(path).parent.mkdir(parents=True)
         with open(path, "a" if how == "append" else "w") as handle:
@@ -27,6 +30,8 @@ def _python(path, how):
 
 
 def _ctypes(path, how):
+    if how == "chmod":
+        return libc.chmod(os.fsencode(path), 0) == 0
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if how == "append" else os.O_TRUNC)
     if how == "create":
         libc.mkdir(os.fsencode(os.path.dirname(path)), 0o755)
@@ -39,12 +44,13 @@ def _ctypes(path, how):
 
 
 def _subprocess(path, how):
-    command = {"append": f"echo >> '{path}'", "create": f"mkdir -p \"$(dirname '{path}')\" && echo > '{path}'"}[how]
+    command = {"append": f"echo >> '{path}'", "chmod": f"chmod 0 '{path}'", "create": f"mkdir -p \"$(dirname '{path}')\" && echo > '{path}'"}[how]
     return subprocess.run(["sh", "-c", command], capture_output=True).returncode == 0
 
 
 def leave(ctx, targets, ways):
-    """Tries to change or create each of `targets` ([path, "append" or "create"]), each way in `ways`."""
+    """Tries to change, create or take the permissions of each of `targets` ([path, "append", "create" or
+    "chmod"]), each way in `ways`."""
     act = {"python": _python, "ctypes": _ctypes, "subprocess": _subprocess}
     got = {path: {way: act[way](path, how) for way in ways} for path, how in targets}
     (ctx.workdir / "got.json").write_text(json.dumps(got))

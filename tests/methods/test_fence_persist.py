@@ -122,3 +122,25 @@ def test_modules_a_method_leaves_in_its_work_folder_are_not_imported_by_its_reru
         run_method(method)  # the rerun: the method fails again, as itself
     marker = method.workdir / "planted-ran.txt"
     assert not marker.exists(), marker.read_text()[:80]
+
+
+def test_a_shared_files_permissions_are_kept_where_the_layer_keeps_them(study, layer, shared):
+    """A start model made unreadable fails the baseline and every method after it. bubblewrap mounts it
+    read-only; the audit hook refuses Python's chmod; Landlock does not check a file's permissions, owner,
+    times or attributes (docs/methods.md, the layers): ctypes and subprocesses change them."""
+    source, warm, _, _ = shared
+    model = warm / "config.json"
+    mode = model.stat().st_mode
+    ways = ["python", "ctypes", "subprocess"] if layer in KERNEL_LAYERS else ["python"]
+    method = job(study, source, "leave", start=str(warm), targets=[[str(model), "chmod"]], ways=ways)
+    try:
+        record = run_method(method)
+        after = model.stat().st_mode
+    finally:
+        model.chmod(mode)
+    got = json.loads((method.workdir / "got.json").read_text())[str(model)]
+    assert got["python"] is False and {r["event"] for r in record["refused"]} == {"os.chmod"}
+    if layer == "bwrap":
+        assert after == mode and not any(got.values())
+    if layer == "landlock":
+        assert got["ctypes"] and got["subprocess"] and after != mode  # docs/methods.md says so
