@@ -2,7 +2,8 @@
 file in a folder shared across runs that the method may read but not write (the model hub's cache, the
 import path, the user's site-packages, the method's own source folder and its compiled modules, sebench's
 cache), and Python modules in its work folder that would shadow sebench's own child, or a module it
-imports, in the next process the study starts there (a rerun). Each writes what it got to got.json."""
+imports, in the next process the study starts there (a rerun); an agent that keeps the test prompts it is
+given for a later test. Each writes what it got to got.json (an agent: in its answer)."""
 
 import ctypes
 import json
@@ -10,7 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from sebench.methods import Checkpoint
+from sebench.methods import Agent, Checkpoint
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -90,3 +91,42 @@ def plant_modules(ctx, shadow, secret, marker):
         folder.mkdir(exist_ok=True)
         (folder / "json.py").write_text(code)
     raise RuntimeError("failed on purpose: rerun me")
+
+
+class Hoarder(Agent):
+    """An agent that, at test time, leaves a file (where it would keep the test prompts) in each of `places`
+    (its state folder as the study gives it: "STATE"), every way in `ways`, and says what an earlier test left
+    there."""
+
+    eligible = True
+
+    def __init__(self, places, ways, seen=None):
+        self.places, self.ways, self.seen = places, ways, seen or {}
+
+    def save(self, folder):
+        Path(folder, "state.json").write_text(json.dumps([self.places, self.ways]))
+
+    @classmethod
+    def load(cls, folder, sampler):
+        places, ways = json.loads(Path(folder, "state.json").read_text())
+        places = [str(folder) if p == "STATE" else p for p in places]
+        seen = {}
+        for place in places:
+            try:
+                seen[place] = Path(place, "hoard.txt").read_text()
+            except OSError:
+                seen[place] = None
+        return cls(places, ways, seen)
+
+    def answer(self, prompt):
+        return self.answer_all([prompt])[0]
+
+    def answer_all(self, prompts):
+        act = {"python": _python, "ctypes": _ctypes, "subprocess": _subprocess}
+        wrote = {place: {way: act[way](os.path.join(place, "hoard.txt"), "create") for way in self.ways}
+                 for place in self.places}
+        return [json.dumps({"seen": self.seen, "wrote": wrote})] + ["x"] * (len(prompts) - 1)
+
+
+def hoarder(ctx, places, ways):
+    return Hoarder(places, ways)

@@ -6,13 +6,15 @@ model hub's cache, its start model (a warm-up base in sebench's cache), the impo
 site-packages (a `.pth` or `usercustomize` there runs in every later Python process), its own source folder
 and its compiled modules. It may write none of them. And the study starts a method's next process (a rerun)
 in the same work folder: modules left there must not be imported in place of sebench's child or the
-standard library's. Hostile methods: hostile_persist.py, a user's file (copied to a folder of its own).
+standard library's. An agent at test time keeps nothing of one test for the next. Hostile methods:
+hostile_persist.py, a user's file (copied to a folder of its own).
 Daemons that would write after the study took its copy: test_fence_process.py.
 """
 
 import contextlib
 import importlib.util
 import json
+import os
 import shutil
 import site
 import sysconfig
@@ -23,7 +25,8 @@ import pytest
 
 from sebench.errors import SebenchError
 from sebench.files import cache_root
-from sebench.methods import MethodJob, isolation, resolve, run_method
+from sebench.methods import AgentBackend, MethodJob, isolation, resolve, run_method
+from sebench.rollout import GenerationRequest
 
 HOSTILE = Path(__file__).with_name("hostile_persist.py")
 KERNEL_LAYERS = [layer for layer in ("bwrap", "landlock") if layer in isolation.available_layers()]
@@ -144,3 +147,27 @@ def test_a_shared_files_permissions_are_kept_where_the_layer_keeps_them(study, l
         assert after == mode and not any(got.values())
     if layer == "landlock":
         assert got["ctypes"] and got["subprocess"] and after != mode  # docs/methods.md says so
+
+
+def test_an_agent_keeps_nothing_of_one_test_for_the_next(study, layer, shared):
+    """An agent sees the test prompts; it may keep them in memory while it answers, but nothing it writes then
+    reaches the next test's agent (another split, a rerun): not its state (the study's copy), not its training
+    folder, not a shared folder."""
+    source = shared[0]
+    hub = Path(os.environ["HF_HUB_CACHE"]) / "models--org--tiny" / "snapshots" / "abc"
+    places = ["STATE", str(study / "train" / "hoarder" / "work"), str(study / "train" / "hoarder" / "agent"),
+              str(hub), str(source.parent)]
+    ways = ["python", "ctypes", "subprocess"] if layer in KERNEL_LAYERS else ["python"]
+    trainer = job(study, source, "hoarder", places=places, ways=ways)
+    result = run_method(trainer)["result"]
+    prompt = GenerationRequest(messages=[{"role": "user", "content": "q"}], max_tokens=8, query="a test prompt")
+    said = []
+    for _ in range(2):
+        backend = AgentBackend(trainer, result)
+        try:
+            said.append(json.loads(backend.generate([prompt])[0][0].text))
+        finally:
+            backend.close()
+    assert not any(any(ways.values()) for ways in said[0]["wrote"].values()), said[0]["wrote"]
+    assert not any(said[1]["seen"].values()), said[1]["seen"]
+    assert not list(study.rglob("hoard.txt")) and not list(hub.parent.rglob("hoard.txt"))
