@@ -4,7 +4,7 @@
 A method may read folders that outlive it and that the study, a baseline or a later method reads again: the
 model hub's cache, its start model (a warm-up base in sebench's cache), the import path and the user's
 site-packages (a `.pth` or `usercustomize` there runs in every later Python process), its own source folder
-and its compiled modules. It may write none of them. And the study starts a method's next process (a rerun)
+and its compiled modules. It may write none of them, nor self-play's cache (the built-in regimes'). And the study starts a method's next process (a rerun)
 in the same work folder: modules left there must not be imported in place of sebench's child or the
 standard library's. An agent at test time keeps nothing of one test for the next. Hostile methods:
 hostile_persist.py, a user's file (copied to a folder of its own).
@@ -26,6 +26,7 @@ import pytest
 from sebench.errors import SebenchError
 from sebench.files import cache_root
 from sebench.methods import AgentBackend, MethodJob, isolation, resolve, run_method
+from sebench.methods.fence_paths import selfplay_cache
 from sebench.rollout import GenerationRequest
 
 HOSTILE = Path(__file__).with_name("hostile_persist.py")
@@ -70,16 +71,17 @@ def shared(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr(site, "getusersitepackages", lambda: str(user_site))
     monkeypatch.syspath_prepend(str(project))
+    selfplay = selfplay_cache()  # shared by the built-in self-play regimes, which alone write it
     machine_pth = Path(sysconfig.get_paths()["purelib"]) / f"sebench-poison-{uuid.uuid4().hex}.pth"
     targets = [(hub / "config.json", "append"), (hub / "tokenizer_config.json", "create"),
                (user_site / "kept.pth", "append"), (user_site / "usercustomize.py", "create"),
                (project / "helpers.py", "append"), (project / "sitecustomize.py", "create"),
                (source, "append"), (Path(importlib.util.cache_from_source(str(source))), "create"),
                (methods / "helper.py", "create"), (warm / "config.json", "append"), (warm / "poison.bin", "create"),
-               (machine_pth, "create")]
+               (selfplay / "poison.jsonl", "create"), (machine_pth, "create")]
     if not isolation.shared_memory():  # /dev/shm is a method's where GPUs are (NCCL and torch share memory there)
         targets.append((Path("/dev/shm") / f"sebench-poison-{uuid.uuid4().hex}", "create"))
-    yield source, warm, targets, [tmp_path / "hub", user_site, project, methods, warm]
+    yield source, warm, targets, [tmp_path / "hub", user_site, project, methods, warm, selfplay]
     for path, _ in targets:
         if path.parent in (machine_pth.parent, Path("/dev/shm")):
             path.unlink(missing_ok=True)
