@@ -64,8 +64,8 @@ def method_env(tmp: Path, cache_dir: Path, network: bool, named: tuple[str, ...]
     return env
 
 
-# sebench's child, run with the current folder taken off the import path before anything is imported
-CHILD_CODE = ("import sys; del sys.path[0]; import runpy; "
+# sebench's child, run with the current folder ("") taken off the import path before anything is imported
+CHILD_CODE = ("import sys; sys.path[:] = [p for p in sys.path if p]; import runpy; "
               "runpy.run_module('sebench.methods.child', run_name='__main__', alter_sys=True)")
 
 
