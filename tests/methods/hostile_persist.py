@@ -77,7 +77,8 @@ _os._exit(0)
 def plant_modules(ctx, shadow, secret, marker):
     """Leaves modules in its work folder, the current folder of the next process the study starts for this
     method: a package `sebench` whose `methods.child` is its own (`shadow` "sebench"), a module `json`, which
-    sebench's child imports (`shadow` "json"), or `lib/json.py`, where the study's PYTHONPATH holds the
+    sebench's child imports (`shadow` "json"), `sitecustomize` and `usercustomize`, which Python's start-up
+    imports from its path (`shadow` "sitecustomize"), or `lib/json.py`, where the study's PYTHONPATH holds the
     relative entry `lib` (`shadow` "pythonpath"); then fails, so that the user reruns it."""
     code = PLANTED.format(secret=secret, marker=marker, work=str(ctx.workdir))
     if shadow == "sebench":
@@ -86,6 +87,9 @@ def plant_modules(ctx, shadow, secret, marker):
         (ctx.workdir / "sebench" / "__init__.py").write_text("")
         (package / "__init__.py").write_text("")
         (package / "child.py").write_text(code)
+    elif shadow == "sitecustomize":
+        (ctx.workdir / "sitecustomize.py").write_text(code)
+        (ctx.workdir / "usercustomize.py").write_text(code)
     else:
         folder = ctx.workdir / ("lib" if shadow == "pythonpath" else "")
         folder.mkdir(exist_ok=True)

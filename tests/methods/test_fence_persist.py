@@ -105,15 +105,16 @@ def test_a_method_writes_no_folder_that_outlives_it_and_is_read_again(study, lay
         assert list(written) == ([str(p) for p in outside] if layer == "bwrap" else []), written
 
 
-PLANTED = {"sebench": "sebench/methods/child.py", "json": "json.py", "pythonpath": "lib/json.py"}
+PLANTED = {"sebench": "sebench/methods/child.py", "json": "json.py", "sitecustomize": "sitecustomize.py",
+           "pythonpath": "lib/json.py"}
 
 
 @pytest.mark.parametrize("shadow", list(PLANTED))
 def test_modules_a_method_leaves_in_its_work_folder_are_not_imported_by_its_rerun(study, layer, shadow, tmp_path,
                                                                                   monkeypatch):
-    """Its rerun starts in the same work folder: a package `sebench` or a module `json` left there (or beneath
-    it, where the study's PYTHONPATH has a relative entry) would run before its fence, unfenced under Landlock
-    and the audit hook (it read the test split); it is never imported."""
+    """Its rerun starts in the same work folder: a package `sebench`, a module `json` or `sitecustomize` left
+    there (or beneath it, where the study's PYTHONPATH has a relative entry) would run before its fence,
+    unfenced under Landlock and the audit hook (it read the test split); it is never imported."""
     if shadow == "pythonpath":
         monkeypatch.chdir(tmp_path)  # the study's `lib`, which does not exist
         monkeypatch.setenv("PYTHONPATH", "lib")
