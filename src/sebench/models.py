@@ -15,6 +15,7 @@ import contextlib
 import functools
 import importlib.util
 import logging
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,9 @@ def _load_folder(name: str, device: str, dtype: Any) -> tuple[Any, Any]:
             "(give a folder written by save_pretrained / `sebench train`, a hub id, or "
             f"'{EMBEDDED_DEFAULT}')"
         ) from None
+    except pickle.UnpicklingError:  # torch loads weights only: a pickle that names a function is refused
+        raise SebenchError(f"cannot load a model from '{name}': its weights are a pickle that calls code, which "
+                           "sebench never runs (save them as safetensors)") from None
     return model, tokenizer
 
 

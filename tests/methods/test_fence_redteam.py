@@ -3,8 +3,9 @@ line, never a traceback, a hang or a write outside its folder.
 
 It leaves its record files as a FIFO (which would block the study's read for ever), a folder, invalid UTF-8
 or JSON of the wrong shape; it writes junk on the pipe the fence reports refusals on; it leaves its work
-folder as a link to a folder outside its fence, which a rerun must not write or empty; and an agent answers
-the study's prompts with a line that is not the protocol's.
+folder as a link to a folder outside its fence, which a rerun must not write or empty; an agent answers
+the study's prompts with a line that is not the protocol's; and a returned checkpoint names code of its own or
+holds weights pickled to call a function as they load.
 """
 
 import json
@@ -181,6 +182,37 @@ def test_a_checkpoint_with_its_own_code_is_never_run_nor_offered_to_the_user(tmp
         load_causal_lm(f"hf:{model}", device="cpu")
     assert "\n" not in str(stopped.value) and str(model) in str(stopped.value)
     assert not ran.exists() and "Do you wish to run" not in capsys.readouterr().out
+
+
+def test_a_checkpoint_whose_weights_are_a_pickle_that_runs_code_is_refused_with_one_line(tmp_path):
+    """The study loads a returned checkpoint in its own, unfenced process: weights saved as a pickle that calls
+    a function as it loads are refused with one line naming the folder, and the function never runs."""
+    pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file
+
+    from sebench.models import create_tiny_model, load_causal_lm
+
+    model, ran = tmp_path / "checkpoint", tmp_path / "ran"
+    create_tiny_model(model)
+    weights = load_file(model / "model.safetensors")
+    (model / "model.safetensors").unlink()
+    weights["extra"] = _Runs(str(ran))
+    torch.save(weights, model / "pytorch_model.bin")
+    with pytest.raises(SebenchError) as stopped:
+        load_causal_lm(f"hf:{model}", device="cpu")
+    assert "\n" not in str(stopped.value) and str(model) in str(stopped.value)
+    assert not ran.exists()
+
+
+class _Runs:
+    """Pickled as a call to `open(path, "w")`: it would leave `path` behind when loaded."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
 
 
 @pytest.mark.parametrize("where", ["checkpoint", "path", "report"])

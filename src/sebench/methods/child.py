@@ -1,4 +1,4 @@
-"""The method's own process: `python -m sebench.methods.child JOB.json`.
+"""The method's own process: `sebench.methods.child JOB.json` (started by sebench.methods.process.child_argv).
 
 It enters its fence first (sebench.methods.isolation), then either trains (action "train": the method is
 called with a Context built from the training view, and what it returns is written to result.json) or

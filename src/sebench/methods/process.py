@@ -4,7 +4,12 @@ environment of its own, its standard output and error reaching the study through
 The environment (`method_env`) is built, not inherited: the locale, PATH and the library path, thread counts,
 the accelerator's variables (PASSED and the PASSED_PREFIXES), its own HOME, TMPDIR and caches in its private
 temporary folder, the hub's offline switches when the network is off, and PYTHONPATH with sebench's source
-before the study's own (where an entry point's module may live).
+before the study's own (where an entry point's module may live), each made absolute.
+
+The child (`child_argv`) starts in the method's work folder, which the method writes and keeps across reruns:
+neither that folder (`python -m` and `-c` put the current folder first on the import path) nor a relative
+PYTHONPATH entry (taken from the current folder) is on its import path, so a module a method left there is
+never imported in place of sebench's child, or of a module it imports, before the fence is entered.
 Nothing else reaches it (no `OPENAI_API_KEY`, `HF_TOKEN`, ...), except the variables the user names for it
 (`methods.LABEL.env`), which its record and the report list.
 """
@@ -46,7 +51,8 @@ def method_env(tmp: Path, cache_dir: Path, network: bool, named: tuple[str, ...]
     env.setdefault("LANG", "C.UTF-8")
     env.update({k: study[k] for k in named if k in study})
     src = str(Path(sebench.__file__).resolve().parents[1])  # importable however the study was started
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, study.get("PYTHONPATH")) if p)
+    own = [os.path.abspath(p) for p in study["PYTHONPATH"].split(os.pathsep)] if study.get("PYTHONPATH") else []
+    env["PYTHONPATH"] = os.pathsep.join([src, *own])  # the study's folders, whatever the child's current one
     env.update(HOME=str(tmp), TMPDIR=str(tmp), XDG_CACHE_HOME=str(tmp / "cache"), MPLCONFIGDIR=str(tmp / "mpl"),
                HF_DATASETS_CACHE=str(tmp / "datasets"), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1",
                TORCHINDUCTOR_CACHE_DIR=str(tmp / "torchinductor"), TRITON_CACHE_DIR=str(tmp / "triton"),
@@ -56,6 +62,16 @@ def method_env(tmp: Path, cache_dir: Path, network: bool, named: tuple[str, ...]
     if not network:
         env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     return env
+
+
+# sebench's child, run with the current folder ("") taken off the import path before anything is imported
+CHILD_CODE = ("import sys; sys.path[:] = [p for p in sys.path if p]; import runpy; "
+              "runpy.run_module('sebench.methods.child', run_name='__main__', alter_sys=True)")
+
+
+def child_argv(job_file: Path) -> list[str]:
+    """`python -c CHILD_CODE JOB`: sebench.methods.child, never a module of the current folder (module docstring)."""
+    return [sys.executable, "-c", CHILD_CODE, str(job_file)]
 
 
 def tree_mode(layer: str) -> str:

@@ -21,7 +21,6 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -137,14 +136,14 @@ class MethodJob:
 
 def start_child(job: MethodJob, action: str, tmp: Path, job_file: Path,
                 **extra: object) -> tuple[subprocess.Popen, isolation.Reports, isolation.Fence]:
-    """Starts the method's fenced process (`python -m sebench.methods.child JOB`) and the reader of its
+    """Starts the method's fenced process (sebench.methods.child JOB: process.child_argv) and the reader of its
     reports; the job file is written first. Returns them with the fence it was given."""
     layer = isolation.isolation_layer()
     fence = job.fence(tmp, agent=action == "agent")
     reports = isolation.Reports()
     write_json(job_file, job.child_job(action, layer, fence, reports.write_fd, **extra))
     cwd = tmp if action == "agent" else job.workdir
-    argv = isolation.command(fence, [sys.executable, "-m", "sebench.methods.child", str(job_file)], layer, cwd)
+    argv = isolation.command(fence, process.child_argv(job_file), layer, cwd)
     argv = process.keeper_argv(argv, reports.write_fd, job.train_timeout if action == "train" else None, layer)
     agent = action == "agent"
     child = subprocess.Popen(argv, env=child_env(tmp, job), cwd=cwd, pass_fds=(reports.write_fd,),
