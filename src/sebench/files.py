@@ -1,15 +1,22 @@
-"""Small file helpers that several stages share: the cache folder, atomic JSON writes and sha256 digests of
-files and trees."""
+"""Small file helpers that several stages share: the cache folder, atomic JSON writes, sha256 digests of
+files and trees, and reading a file someone else may have made (`open_plain`, `read_json_object`): a regular
+file only, never followed through a symbolic link nor waited on (a FIFO, a device), within a size."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+from sebench.errors import SebenchError
+
+JSON_LIMIT = 64 << 20  # bytes of a JSON document read by `read_json_object` (a record, a manifest)
 
 
 def cache_root() -> Path:
@@ -76,3 +83,58 @@ def tree_sha256(path: str | Path) -> str:
     for child in sorted(p for p in entries_beneath(path) if p.is_file()):
         digest.update(f"{child.relative_to(path).as_posix()}\0{file_sha256(child)}\n".encode())
     return digest.hexdigest()
+
+
+def open_plain(path: str | Path) -> BinaryIO:
+    """`path` opened for reading in binary, when it is a regular file reached without following a symbolic link
+    in its last part; a link (to a secret, to /dev/zero), a FIFO, a device or a folder is one line naming it."""
+    plain = f"{path}: not a plain file (a link, a FIFO, a device, a folder?); refused (copy the file in its place)"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):  # a link, a socket, a folder
+            raise SebenchError(plain) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SebenchError(plain)
+    return os.fdopen(fd, "rb")
+
+
+def read_json_object(path: str | Path, limit: int = JSON_LIMIT) -> dict:
+    """The JSON object in the file at `path`, read as `open_plain` does, of at most `limit` bytes of UTF-8;
+    else one line naming the file (not plain, too large, not UTF-8, not JSON, nested too deep, not an object)."""
+    with open_plain(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise SebenchError(f"{path}: over the {limit >> 20} MiB this file may have; not read")
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise SebenchError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise SebenchError(f"{path}: JSON nested too deep to read (refused)") from None
+    except ValueError as exc:  # a number too long to read
+        raise SebenchError(f"{path}: not valid JSON ({str(exc)[:120]})") from None
+    if not isinstance(value, dict):
+        raise SebenchError(f"{path}: not a JSON object")
+    return value
+
+
+def plain_matches(root: str | Path, pattern: str) -> list[Path]:
+    """The sorted paths beneath `root` that match the glob `pattern`; a match reached through a symbolic link
+    beneath `root` (a folder or the file a link) is one line naming the link: what someone else's folder links
+    to (a home folder, another run) is never read as its own."""
+    root = Path(root)
+    found = sorted(root.glob(pattern))
+    for path in found:
+        rel = path.relative_to(root)
+        for part in [*reversed(rel.parents[:-1]), rel]:
+            if (root / part).is_symlink():
+                raise SebenchError(f"{root / part}: a symbolic link inside {root}; refused (copy what it links to "
+                                   "in its place)")
+    return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import types
 import typing
@@ -18,10 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sebench.errors import SebenchError
+from sebench.files import open_plain
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+LINE_LIMIT = 64 << 20  # bytes of one JSONL line (a rollout with a whole package's docs in its prompt is a few MB)
 SPLITS = ("train", "single_test", "multiple_test")
 MODES = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 NUMPY_MODE = "numpy"  # specificity: the same tasks asked and judged with real NumPy instead of the package
@@ -184,6 +187,8 @@ def from_dict(cls: type[R], data: Any, where: str = "") -> R:
             raise SebenchError(
                 f"{prefix}field '{f.name}': expected {_hint_name(hints[f.name])}, got {type(value).__name__}"
             )
+        if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity or 1e999: nothing counts or sums it
+            raise SebenchError(f"{prefix}field '{f.name}': not a finite number (got {value})")
         kwargs[f.name] = value
     record = cls(**kwargs)
     why_invalid = getattr(record, "why_invalid", None)  # a record's own rule across its fields, if it has one
@@ -198,14 +203,22 @@ def _hint_name(hint: Any) -> str:
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Yields (line number, text) for each non-blank line; a file that cannot be opened is one line."""
+    """Yields (line number, text) for each non-blank line of a regular file (files.open_plain: a link, a FIFO or
+    a device is refused); a file that cannot be opened, a line over LINE_LIMIT bytes or one not UTF-8 is one
+    line naming the file (and the line)."""
     path = Path(path)
     try:
-        handle = path.open(encoding="utf-8")
+        handle = open_plain(path)
     except OSError as exc:
         raise SebenchError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
-        for lineno, line in enumerate(handle, start=1):
+        for lineno, raw in enumerate(iter(lambda: handle.readline(LINE_LIMIT + 1), b""), start=1):
+            if len(raw) > LINE_LIMIT:
+                raise SebenchError(f"{path}:{lineno}: a line over {LINE_LIMIT >> 20} MiB; not read")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SebenchError(f"{path}:{lineno}: not UTF-8 text (byte {exc.start} of the line)") from None
             if line.strip():
                 yield lineno, line
 
@@ -219,9 +232,14 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yields (line number, parsed object) for each non-blank line; a bad line names file and line."""
     for lineno, line in iter_lines(path):
         try:
-            yield lineno, json.loads(line)
+            value = json.loads(line)
         except json.JSONDecodeError as exc:
             raise SebenchError(f"{path}:{lineno}: {json_error(exc)}") from None
+        except RecursionError:
+            raise SebenchError(f"{path}:{lineno}: JSON nested too deep to read (refused)") from None
+        except ValueError as exc:  # a number too long to read
+            raise SebenchError(f"{path}:{lineno}: not valid JSON ({str(exc)[:120]})") from None
+        yield lineno, value
 
 
 def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = ()) -> list[R]:

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import json
 import os
 import stat
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import entries_beneath, tree_sha256
+from sebench.files import entries_beneath, plain_matches, read_json_object, tree_sha256
 
 _HASHED: dict[str, tuple[tuple[int, int, int, int], str]] = {}  # path -> (stat key, sha256)
 
@@ -164,8 +163,8 @@ class Seal:
 def check_run(root: Path) -> None:
     """A run's files against its stage records (records without `files`: their outputs' tree hashes)."""
     root = Path(root)
-    for path in sorted((root / "stages").glob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
+    for path in plain_matches(root, "stages/*.json"):
+        record = read_json_object(path)
         if record.get("status") != "done" or record.get("derived"):
             continue
         if "files" in record:

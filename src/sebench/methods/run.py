@@ -15,7 +15,6 @@ The process writes FOLDER and a private temporary folder (its home, TMPDIR and c
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import entries_beneath, remove_tree, tree_sha256, write_json
+from sebench.files import entries_beneath, read_json_object, remove_tree, tree_sha256, write_json
 from sebench.methods import fence_paths, isolation, process
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
@@ -309,32 +308,12 @@ def _given(job: MethodJob, path: Path, own: bool = False) -> str:
 
 
 def _read(path: Path) -> dict | None:
-    """A JSON object the method's process wrote in its folder, opened as a regular file of at most RECORD_LIMIT
-    bytes, never followed through a symbolic link (the study's process is not fenced: a link to a test split
-    must not be read for it) nor waited on (a FIFO); None when absent; else one line."""
+    """A JSON object the method's process wrote in its folder, read as files.read_json_object does (never
+    followed through a symbolic link: the study's process is not fenced, and a link to a test split must not be
+    read for it); None when absent."""
     if not path.exists() and not path.is_symlink():
         return None
-    plain = f"{path}: not a plain file (a link, a FIFO, a folder?); a method's record files are its own"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY)
-    except OSError:
-        raise SebenchError(plain) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise SebenchError(plain)
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(RECORD_LIMIT + 1)
-    if len(data) > RECORD_LIMIT:
-        raise SebenchError(f"{path}: over the {RECORD_LIMIT >> 20} MiB a method's record file may have")
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise SebenchError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
-    if not isinstance(value, dict):
-        raise SebenchError(f"{path}: not a JSON object")
-    return value
+    return read_json_object(path, RECORD_LIMIT)
 
 
 _RESULT_FIELDS = {"checkpoint": ("path",), "endpoint": ("url", "model"), "agent": ("target",)}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
+from sebench.files import read_json_object
 from sebench.output_files import write_text_atomic
 from sebench.records import Rollout, Verdict, read_records, read_verdicts
 from sebench.report import continual
@@ -32,9 +33,9 @@ def is_lifelong_run(run_dir: Path) -> bool:
 
 def _schedule(run_dir: Path) -> dict:
     path = Path(run_dir) / SCHEDULE_FILE
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise SebenchError(f"{run_dir}: no {SCHEDULE_FILE}; not a lifelong run (sebench run --preset lifelong)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json_object(path)
 
 
 def _eval_file(run_dir: Path, schedule: dict, model: str, library: str, split: str, name: str) -> Path:
@@ -43,7 +44,7 @@ def _eval_file(run_dir: Path, schedule: dict, model: str, library: str, split: s
 
 def _read(path: Path, kind: type) -> list:
     """A file's records (none where it is absent); verdicts with a sample of a task at most once."""
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return []
     return read_verdicts(path) if kind is Verdict else read_records(path, kind)
 

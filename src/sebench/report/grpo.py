@@ -11,17 +11,19 @@ minus that on the sampling prompt before the batch's updates, summed over its to
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
+
+from sebench.files import plain_matches
+from sebench.records import iter_json_lines
 
 SAMPLES, STEPS = "rl_samples.jsonl", "rl_steps.jsonl"
 
 
 def _lines(path: Path) -> list[dict]:
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [obj for _, obj in iter_json_lines(path)]
 
 
 def _median(values: list[float]) -> float | None:
@@ -39,7 +41,7 @@ def grpo_rows(run_dirs: list[Path]) -> list[dict]:
     """One row per run and trained label that has GRPO samples."""
     rows = []
     for root in run_dirs:
-        for folder in sorted(Path(root).glob("train/*/checkpoint")):
+        for folder in plain_matches(Path(root), "train/*/checkpoint"):
             samples = _lines(folder / SAMPLES)
             if samples:
                 rows.append({"run": Path(root).name, "label": folder.parent.name,

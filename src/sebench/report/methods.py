@@ -15,10 +15,10 @@ cost section lists what each method spent.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import plain_matches, read_json_object
 
 METHOD_FILE = "method.json"
 COST_FIELDS = (("wall_seconds", "wall s"), ("judge_calls", "judge calls"), ("tokens_sampled", "tokens sampled"),
@@ -34,16 +34,11 @@ AUDIT_HOOK_ONLY = "isolation: Python's audit hook only"
 
 def read_methods(root: Path) -> dict[str, dict]:
     """label -> the fields above of RUN_DIR/train/<label>/method.json (the label is its folder's name)."""
-    return {path.parent.name: _read(path) for path in sorted(root.glob(f"train/*/{METHOD_FILE}"))}
+    return {path.parent.name: _read(path) for path in plain_matches(root, f"train/*/{METHOD_FILE}")}
 
 
 def _read(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise SebenchError(f"{path}: expected a JSON object")
+    data = read_json_object(path)
     for name, kind in TYPES.items():
         if data.get(name) is not None and not isinstance(data[name], kind):
             raise SebenchError(f"{path}: field '{name}': expected {kind.__name__}, got {type(data[name]).__name__}")

@@ -23,13 +23,15 @@ by (run, task id) over the tasks both answered.
 from __future__ import annotations
 
 import csv
-import json
+import io
+import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import open_plain, plain_matches, read_json_object
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_verdicts
@@ -89,10 +91,12 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
     if not root.is_dir():
         raise SebenchError(f"{root}: no such run directory")
     manifest = _read_json(root / "manifest.json")
+    if manifest.get("seed") is not None and type(manifest["seed"]) is not int:  # NaN, 1e999 or "0" made report.json bad
+        raise SebenchError(f"{root / 'manifest.json'}: field 'seed': expected a whole number, got {manifest['seed']!r}")
     task_functions, original = _task_functions(root, manifest, data)
     evals = [
         EvalSet(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name, read_verdicts(p))
-        for p in sorted(root.glob("evals/*/*/*/verdicts.jsonl"))
+        for p in plain_matches(root, "evals/*/*/*/verdicts.jsonl")
     ]
     if not evals:
         raise SebenchError(
@@ -113,18 +117,16 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         methods=read_methods(root),
         docs_only=sorted({original.get(f, f) for f in manifest.get("docs_only") or []}),
         naming=original,
-        recalls={p.parent.name: _read_recalls(p) for p in sorted(root.glob("evals/*/name_recall.json"))},
+        recalls={p.parent.name: _read_recalls(p) for p in plain_matches(root, "evals/*/name_recall.json")},
         library=str((manifest.get("config") or {}).get("library") or "numpy"),
     )
 
 
 def _read_json(path: Path) -> dict:
-    if not path.is_file():
+    """The JSON object of a run's file (files.read_json_object: never through a link); {} where it is absent."""
+    if not path.exists() and not path.is_symlink():
         return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+    return read_json_object(path)
 
 
 def _read_recalls(path: Path) -> list[dict]:
@@ -175,7 +177,7 @@ def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> tu
 
 def _losses(root: Path) -> dict[str, list[tuple[float, float]]]:
     out = {}
-    for path in sorted(root.glob("train/*/**/loss.csv")):
+    for path in plain_matches(root, "train/*/**/loss.csv"):
         regime = path.relative_to(root / "train").parts[0]
         points = read_loss_csv(path)
         if points:
@@ -187,7 +189,7 @@ def _train_settings(root: Path) -> dict[str, str]:
     """regime -> its switchable settings, from train/<regime>/**/train_config.json: the RL gap's suspects
     (clipping, negative advantages, old log-probabilities) for GRPO, the SFT target for SFT."""
     out = {}
-    for path in sorted(root.glob("train/*/**/train_config.json")):
+    for path in plain_matches(root, "train/*/**/train_config.json"):
         regime = path.relative_to(root / "train").parts[0]
         c = _read_json(path).get("config", {})
         parts = []
@@ -204,7 +206,7 @@ def self_play_rounds(root: Path) -> dict[str, list[dict]]:
     """regime -> the summaries of its self-play rounds (also of a regime that kept nothing to train on),
     without the per-task agreement map."""
     out: dict[str, list[dict]] = {}
-    for path in root.glob("train/*/**/rounds/round-*/summary.json"):
+    for path in plain_matches(root, "train/*/**/rounds/round-*/summary.json"):
         regime = path.relative_to(root / "train").parts[0]
         summary = {k: v for k, v in _read_json(path).items() if k != "agreement"}
         out.setdefault(regime, []).append(summary)
@@ -213,16 +215,22 @@ def self_play_rounds(root: Path) -> dict[str, list[dict]]:
 
 def read_loss_csv(path: Path) -> list[tuple[float, float]]:
     """(step, loss) pairs of a loss.csv; the step column is "step" (else the row number), the loss
-    column "loss" or "train_loss"; rows without a loss value (e.g. evaluation rows) are skipped."""
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    column "loss" or "train_loss"; rows without a finite loss value (e.g. evaluation rows) are skipped. Read as
+    files.open_plain does; a file that is not UTF-8 CSV is one line naming it."""
+    try:
+        with io.TextIOWrapper(open_plain(path), encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise SebenchError(f"{path}: not a UTF-8 CSV file ({str(exc)[:120]})") from None
     points = []
     for i, row in enumerate(rows):
         value = row.get("loss") or row.get("train_loss")
         try:
-            points.append((float(row.get("step") or i), float(value)))
+            point = (float(row.get("step") or i), float(value))
         except (TypeError, ValueError):
             continue
+        if all(map(math.isfinite, point)):
+            points.append(point)
     return points
 
 

@@ -19,7 +19,7 @@ BASE = "base"
 
 def _verdicts(run_dir: Path, model: str, library: str, mode: str, split: str) -> list[Verdict]:
     path = Path(run_dir) / "evals" / model / library / mode / split / "verdicts.jsonl"
-    return read_verdicts(path) if path.is_file() else []
+    return read_verdicts(path) if path.exists() or path.is_symlink() else []
 
 
 def transfer_results(runs: list[tuple[Path, dict]], split: str) -> list[dict]:
