@@ -12,7 +12,17 @@ from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
-from sebench.report.fmt import VERDICT_SHORT, delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
+from sebench.report.fmt import (
+    VERDICT_SHORT,
+    delta_over_seeds,
+    md_row,
+    over_seeds,
+    p_value,
+    pct,
+    signed,
+    span,
+    targets_note,
+)
 from sebench.report.grpo import grpo_markdown, grpo_rows
 from sebench.report.methods import cost_markdown, notes
 from sebench.report.name_recall import recall_markdown, recall_table
@@ -155,7 +165,7 @@ def main_table_markdown(rows: list[dict]) -> str:
     settings = any(r.get("settings") for r in rows)
     head += ["training settings"] if settings else []
     head += ["notes"] if methods else []
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     for r in rows:
         method = r.get("method") or {}
         cells = ([r["model"]] if with_model else []) + [r["regime"]] + ([method.get("origin") or ""] if methods else [])
@@ -167,7 +177,7 @@ def main_table_markdown(rows: list[dict]) -> str:
         cells += [pct(r["verdicts"].get(v, 0.0)) for v in verdicts]
         cells += [r.get("settings", "")] if settings else []
         cells += ["; ".join(notes(method))] if methods else []
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     return "\n".join(lines) + f"\n\n{targets_note(several)} {ACCURACY_CI} {DELTA_CI}\n"
 
 
@@ -182,11 +192,11 @@ def comparisons_markdown(pairs: list[dict]) -> str:
     head = (["model"] if with_model else []) + ["A", "B", "mode", "split", "protocol", "Δ = A − B",
                                                 "95% CI, these models", "p", "pairs", DETECTS]
     head += ["Δ over seeds [95% CI], p"] if several else []
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     for c in rows:
         cells = ([c["model"]] if with_model else []) + [c["a"], c["b"], c["mode"], c["split"], c["protocol"]]
         cells += _delta_cells(c) + ([delta_over_seeds(c.get("over_seeds"))] if several else [])
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     return "\n".join(lines) + f"\n\n{targets_note(several)} {DELTA_CI}\n"
 
 
@@ -230,7 +240,7 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
                    if key not in OPTIONAL_COLUMNS or any(r.get(key) for r in rounds)]
         head = (["run"] if several else []) + ["round"] + [title for _, title in columns]
         head += ["noise %", "minutes", "not kept, why"]
-        lines = [f"**{label}**\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines = [f"**{label}**\n", md_row(head), "|" + "---|" * len(head)]
         for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
             measured = r.get("agree_with_library") is not None and any("agree_with_library" in x for x in rounds)
             noise = "" if not r.get("kept") or not measured else pct(1 - r["agree_with_library"] / r["kept"])
@@ -241,7 +251,7 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
                                                              for k, n in r["failed_inputs"].items())
             cells = ([r.get("run", "")] if several else []) + [str(r["round"])]
             cells += [str(r.get(key, "")) for key, _ in columns] + [noise, minutes, why]
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append(md_row(cells))
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
 

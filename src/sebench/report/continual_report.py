@@ -18,6 +18,7 @@ from sebench.files import read_json_object
 from sebench.output_files import write_text_atomic
 from sebench.records import Rollout, Verdict, read_records, read_verdicts
 from sebench.report import continual
+from sebench.report.fmt import md_row
 from sebench.report.transfer import transfer_markdown, transfer_results
 
 log = logging.getLogger(__name__)
@@ -152,11 +153,11 @@ def _pp(x: float | None) -> str:
 
 def matrix_markdown(track: dict) -> str:
     """The accuracy matrix as a table: a row per stage, a column per library, "accuracy % (correct/n)"."""
-    lines = ["| after \\ on | " + " | ".join(track["libraries"]) + " |", "|---|" + "---|" * len(track["libraries"])]
+    lines = [md_row(["after \\ on", *track["libraries"]]), "|---|" + "---|" * len(track["libraries"])]
     for s, row in enumerate(track["rows"]):
         cells = [f"{_pct(a)} ({c}/{n})" if n else "–" for a, c, n in
                  zip(track["accuracy"][s], track["correct"][s], track["n"][s])]
-        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+        lines.append(md_row([row, *cells]))
     return "\n".join(lines) + "\n"
 
 
@@ -174,10 +175,10 @@ def measures_markdown(tracks: list[dict]) -> str:
         m = t["measures"]
         hits, packages, n = _mixup_total(t)
         per_library = ", ".join(f"{lib} {_pp(f)}" for lib, f in zip(t["libraries"], m.get("forgetting", [])))
-        lines.append(f"| {t['name']} | {_pct(m['average_accuracy'])} | {_pp(m.get('acc_minus_at_once'))} | "
-                     f"{_pp(m.get('backward_transfer'))} | "
-                     f"{_pp(m.get('forward_transfer'))} | {_pp(m.get('mean_forgetting'))} | {per_library or '–'} | "
-                     f"{_pct(hits / n if n else None)}% ({hits}/{n}; another's package: {packages}) |")
+        lines.append(md_row([t["name"], _pct(m["average_accuracy"]), _pp(m.get("acc_minus_at_once")),
+                             _pp(m.get("backward_transfer")), _pp(m.get("forward_transfer")),
+                             _pp(m.get("mean_forgetting")), per_library or "–",
+                             f"{_pct(hits / n if n else None)}% ({hits}/{n}; another's package: {packages})"]))
     return "\n".join(lines) + "\n"
 
 
@@ -185,11 +186,11 @@ def mixup_markdown(track: dict) -> str:
     """The last stage's answers to each library (rows) that use another library's identifiers (columns)."""
     named = {name for c in track["mixup"].values() for name in c["by"]}
     others = [lib for lib in track["libraries"] if lib in named] + sorted(named - set(track["libraries"]))
-    lines = ["| answers to | " + " | ".join(others) + " | any | another's package |",
+    lines = [md_row(["answers to", *others, "any", "another's package"]),
              "|---|" + "---|" * (len(others) + 2)]
     for lib, c in track["mixup"].items():
         cells = ["" if name == lib else f"{c['by'].get(name, 0)}/{c['n']}" for name in others]
-        lines.append(f"| {lib} | " + " | ".join(cells) + f" | {c['any']}/{c['n']} | {c['package']}/{c['n']} |")
+        lines.append(md_row([lib, *cells, f"{c['any']}/{c['n']}", f"{c['package']}/{c['n']}"]))
     return "\n".join(lines) + "\n"
 
 
@@ -198,9 +199,8 @@ def per_run_markdown(tracks: list[dict]) -> str:
     for t in tracks:
         for r in t["per_run"]:
             m = r["measures"]
-            lines.append(f"| {t['name']} | {r['seed']} | {_pct(m['average_accuracy'])} | "
-                         f"{_pp(m.get('backward_transfer'))} | {_pp(m.get('forward_transfer'))} | "
-                         f"{_pp(m.get('mean_forgetting'))} |")
+            lines.append(md_row([t["name"], r["seed"], _pct(m["average_accuracy"]), _pp(m.get("backward_transfer")),
+                                 _pp(m.get("forward_transfer")), _pp(m.get("mean_forgetting"))]))
     return "\n".join(lines) + "\n"
 
 

@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import asdict
 
 from sebench.metrics import ACCURACY_CI, DELTA_CI, paired_difference, task_key, verdict_stats
-from sebench.report.fmt import delta_over_seeds, over_seeds, p_value, pct, signed, span, targets_note
+from sebench.report.fmt import delta_over_seeds, md_row, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.tables import BASELINE, RowKey, RunData, Sample, protocol_of, row_sort_key
 
 GROUPS = ("with_tasks", "docs_only")
@@ -120,7 +120,7 @@ def docs_only_markdown(section: dict) -> str:
     for group in GROUPS:
         head += [f"{TITLES[group]}: {title}" for title in
                  ("tasks", "accuracy % (95% CI, these models)", "Δ vs closed-sft", f"Δ vs {BASELINE}")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     for r in rows:
         cells = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
         for group in GROUPS:
@@ -128,7 +128,7 @@ def docs_only_markdown(section: dict) -> str:
             cells += ["0", "", "", ""] if g is None else [
                 str(g["tasks"]), _accuracy(g, several), _delta(g["vs_closed_sft"], several),
                 _delta(g["vs_untrained"], several)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     runs = "; ".join(f"seed {r['seed']}: {', '.join(r['docs_only'])}" for r in section["runs"])
     unknown = section["ungrouped_tasks"]
     tail = f" Tasks whose functions are unknown, in no group: {unknown}." if unknown else ""

@@ -1,6 +1,9 @@
-"""Number formats shared by the report's markdown tables (percentages, signed points, p-values)."""
+"""Formats shared by the report's markdown tables: numbers (percentages, signed points, p-values) and cells."""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Iterable
 
 from sebench.metrics import TOO_FEW_SEEDS
 
@@ -67,3 +70,19 @@ def targets_note(several: bool) -> str:
                 "marked *over seeds* for the method trained again on new seeds.")
     return (f"Every interval here is for *these models*, the trained models at hand (their tasks a sample); one "
             f"seed: {TOO_FEW_SEEDS}.")
+
+
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")  # where an HTML tag or comment would start
+
+
+def md_cell(value: object) -> str:
+    """A value as one markdown table cell: a `|` escaped, a line break a space, a `<` opening a tag `&lt;`
+    (names come from folders and files someone else made; none may end a row or add HTML)."""
+    text = " ".join(str(value).splitlines())
+    return _TAG.sub("&lt;", text.replace("|", "\\|"))
+
+
+def md_row(cells: Iterable[object]) -> str:
+    """One markdown table row of `cells`, each escaped by `md_cell`."""
+    return "| " + " | ".join(map(md_cell, cells)) + " |"
+

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sebench.files import plain_matches
 from sebench.records import iter_json_lines
+from sebench.report.fmt import md_row
 
 SAMPLES, STEPS = "rl_samples.jsonl", "rl_steps.jsonl"
 
@@ -79,12 +80,12 @@ def grpo_markdown(rows: list[dict]) -> str:
     head = ["run", "label", "steps", "samples", "rewarded", "A > 0", "A < 0", "groups", "with a gradient",
             "median log-ratio (rewarded)",
             "per token", "median abs(new - old)", "grad norm A > 0", "grad norm A < 0", "cosine"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["run"], r["label"]] + [_cell(r[k]) for k in (
             "steps", "samples", "rewarded", "positive", "negative", "groups", "groups_with_gradient",
             "log_ratio_rewarded",
             "log_ratio_rewarded_per_token", "ppo_log_ratio_abs", "grad_norm_positive", "grad_norm_negative",
             "grad_cosine")]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.files import plain_matches, read_json_object
+from sebench.report.fmt import md_row
 
 METHOD_FILE = "method.json"
 COST_FIELDS = (("wall_seconds", "wall s"), ("judge_calls", "judge calls"), ("tokens_sampled", "tokens sampled"),
@@ -73,10 +74,10 @@ def cost_markdown(methods: list[dict]) -> str:
     several = len({m["run"] for m in methods}) > 1
     head = (["run"] if several else []) + ["method", "origin", "spec", "returns"]
     head += [title for _, title in COST_FIELDS] + ["notes"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     for m in methods:
         cells = ([m["run"]] if several else []) + [m["label"], m.get("origin") or "", f"`{m.get('spec') or ''}`",
                                                   m.get("returns") or ""]
         cells += [_number((m.get("cost") or {}).get(name)) for name, _ in COST_FIELDS] + ["; ".join(notes(m))]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from statistics import median
 
 from sebench.metrics import RECALL_TOP_K, Counts, accuracy_counts, paired_counts
 from sebench.report.docs_only import GROUPS, TITLES
-from sebench.report.fmt import p_value, pct, signed, span
+from sebench.report.fmt import md_row, p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, row_sort_key
 
 ALL = "all"
@@ -89,10 +89,10 @@ def recall_markdown(table: dict) -> str:
     grouped = any(r["group"] != ALL for r in rows)
     head = (["model"] if with_model else []) + ["regime"] + (["functions of"] if grouped else []) + [
         "functions", "top-1 % (95% CI); Δ vs untrained", f"top-{RECALL_TOP_K} % (95% CI); Δ vs untrained", "median rank"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     for r in rows:
         cells = ([r["model"]] if with_model else []) + [r["regime"]]
         cells += [TITLES.get(r["group"], r["group"])] if grouped else []
         cells += [str(r["functions"]), *(_cell(r[share]) for share in SHARES), f"{r['median_rank']:g}"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(md_row(cells))
     return "\n".join(lines) + "\n"

@@ -27,7 +27,7 @@ from dataclasses import asdict
 from sebench.metrics import Cluster, Counts, accuracy_counts, paired_counts
 from sebench.records import Verdict
 from sebench.report.docs_only import GROUPS, TITLES, group_of
-from sebench.report.fmt import VERDICT_SHORT, p_value, pct, signed, span
+from sebench.report.fmt import VERDICT_SHORT, md_row, p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, protocol_of, row_sort_key
 
 # kinds that split a verdict by its message, then every other failing verdict under its VERDICT_SHORT name
@@ -153,16 +153,15 @@ def signals_markdown(rows: list[dict], accuracy: dict[tuple, dict]) -> str:
     grouped = any(r["group"] != ALL for r in rows)
     lead = (["model"] if with_model else []) + ["regime", "mode", "split"] + (["tasks of"] if grouped else [])
     head = [*lead, "accuracy % (95% CI)", "right call % (95% CI); Δ vs untrained", "tests passed % (95% CI); Δ vs untrained"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [md_row(head), "|" + "---|" * len(head)]
     shown = [k for k in FAILURES if any(r["failures"][k] and r["failures"][k]["share"] for r in rows)]  # those seen
-    kinds = ["| " + " | ".join([*lead, *(f"{k} %" for k in shown)]) + " |", "|" + "---|" * (len(lead) + len(shown))]
+    kinds = [md_row([*lead, *(f"{k} %" for k in shown)]), "|" + "---|" * (len(lead) + len(shown))]
     for r in rows:
         key = (r["model"], r["regime"], r["mode"], r["split"], r["protocol"], r["group"])
         main = accuracy.get(key)
         first = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
         first += [TITLES.get(r["group"], r["group"])] if grouped else []
         pass1 = "" if main is None else f"{pct(main['accuracy'])} ({span(main['ci95'])})"
-        lines.append("| " + " | ".join([*first, pass1, _cell(r["right_call"], True), _cell(r["tests_passed"], True)])
-                     + " |")
-        kinds.append("| " + " | ".join([*first, *(_cell(r["failures"][k]) for k in shown)]) + " |")
+        lines.append(md_row([*first, pass1, _cell(r["right_call"], True), _cell(r["tests_passed"], True)]))
+        kinds.append(md_row([*first, *(_cell(r["failures"][k]) for k in shown)]))
     return "\n".join(lines) + "\n\n" + "\n".join(kinds) + "\n"

@@ -16,7 +16,7 @@ training itself. Its rows are the report's paired comparisons of the two (one so
 from __future__ import annotations
 
 from sebench.records import NUMPY_MODE
-from sebench.report.fmt import p_value, pct, signed, span
+from sebench.report.fmt import md_row, p_value, pct, signed, span
 from sebench.report.tables import BASELINE
 
 CONTROL = ("closed-sft", "closed-sft-random")  # (the regime, its Random-FT control)
@@ -46,9 +46,9 @@ def _accuracy(side: dict | None) -> str:
 def _table(rows: list[dict], head: list[str], cells) -> str:
     """A Markdown table of `rows`, with a model column first when they are of several models."""
     with_model = len({r["model"] for r in rows}) > 1
-    lines = ["| " + " | ".join((["model"] if with_model else []) + head) + " |",
+    lines = [md_row((["model"] if with_model else []) + head),
              "|" + "---|" * (len(head) + with_model)]
-    lines += ["| " + " | ".join(([r["model"]] if with_model else []) + cells(r)) + " |" for r in rows]
+    lines += [md_row(([r["model"]] if with_model else []) + cells(r)) for r in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from sebench.metrics import paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, read_verdicts
 from sebench.report.continual import library_column
+from sebench.report.fmt import md_row
 
 BASE = "base"
 
@@ -63,8 +64,8 @@ def transfer_markdown(rows: list[dict]) -> str:
         a, b = r["base"], r["trained"]
         delta = "–" if r["delta"] is None else (f"{100 * r['delta']:+.1f} [{100 * r['delta_ci95'][0]:+.1f}, "
                                                 f"{100 * r['delta_ci95'][1]:+.1f}]")
-        lines.append(f"| {r['source']} | {r['target']} | {r['mode']} | {pct(a['accuracy'])} ({a['correct']}/{a['n']}) "
-                     f"[{pct(a['ci95'][0])}, {pct(a['ci95'][1])}] | {pct(b['accuracy'])} ({b['correct']}/{b['n']}) "
-                     f"[{pct(b['ci95'][0])}, {pct(b['ci95'][1])}] | {delta} | "
-                     f"{'–' if r['p'] is None else format(r['p'], '.3g')} |")
+        lines.append(md_row([r["source"], r["target"], r["mode"],
+                             f"{pct(a['accuracy'])} ({a['correct']}/{a['n']}) [{pct(a['ci95'][0])}, {pct(a['ci95'][1])}]",
+                             f"{pct(b['accuracy'])} ({b['correct']}/{b['n']}) [{pct(b['ci95'][0])}, {pct(b['ci95'][1])}]",
+                             delta, "–" if r["p"] is None else format(r["p"], ".3g")]))
     return "\n".join(lines) + "\n"
