@@ -1,6 +1,7 @@
 """The report's PNG figures (matplotlib, imported lazily with the Agg backend so no display is needed).
 
-Each function takes the numbers computed in tables.py and writes one PNG; none reads run directories.
+Each function takes the numbers computed in tables.py and writes one PNG; none reads run directories. Text is
+drawn as written: names come from folders someone else made, and mathtext would parse a `$` in them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def _pyplot():
             "the report's plots need matplotlib: pip install 'sebench[report]' (or pass --no-plots)"
         ) from None
     matplotlib.use("Agg")
+    matplotlib.rcParams.update({"text.parse_math": False, "text.usetex": False})  # a `$` in a name is a `$`
     import matplotlib.pyplot as plt
 
     return plt
