@@ -13,11 +13,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import read_json_object
 from sebench.records import ApiDoc, Task, read_records
 
 MANIFEST_FILE = "manifest.json"
@@ -119,13 +119,13 @@ class Instance:
 
 
 def _read_json(path: Path, fix: str) -> dict:
-    """A JSON object file; a missing or broken one is one error naming the file and the fix."""
+    """A JSON object file (files.read_json_object: never through a link); a missing or broken one is one error
+    naming the file and the fix."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return read_json_object(path)
     except FileNotFoundError:
         raise SebenchError(f"{path}: missing from the instance; {fix}") from None
-    except (OSError, ValueError) as exc:
-        raise SebenchError(f"{path}: unreadable ({getattr(exc, 'strerror', None) or exc}); {fix}") from None
-    if not isinstance(data, dict):
-        raise SebenchError(f"{path}: expected a JSON object; {fix}")
-    return data
+    except OSError as exc:
+        raise SebenchError(f"{path}: unreadable ({exc.strerror or exc}); {fix}") from None
+    except SebenchError as exc:
+        raise SebenchError(f"{exc}; {fix}") from None

@@ -1,7 +1,8 @@
 """Safe outputs: no command's input or earlier output is destroyed by writing, resuming or racing.
 
 - `atomic_text`: a whole file is written to a unique temporary file beside it and renamed into place.
-- `refuse_same_file`: an output that is one of the command's inputs is refused.
+- `refuse_same_file`: an output that is one of the command's inputs is refused; `refuse_inside`: so is an
+  output folder inside an input folder (but the folder's own place for it, a run's `report/`).
 - `OutputLock`: one writer per output; OUT.lock holds the writer's pid (and an flock, so a dead writer's
   lock is taken over and two takers cannot both win).
 - `check_own_output` / `prepare_resume`: a file is appended to or replaced only when its first record is
@@ -47,6 +48,21 @@ def refuse_same_file(out: Path, inputs: Iterable[tuple[str, Path | None]], flag:
         if path is not None and same_file(out, path):
             raise SebenchError(f"{out}: {flag} is the same file as the input {name} {path}; writing it would "
                                f"destroy the input; choose another {flag}")
+
+
+def refuse_inside(out: Path, inputs: Iterable[tuple[str, Path | None]], own: str = "", flag: str = "--out") -> None:
+    """Refuses the folder `out` when it lies inside one of the input folders `inputs` ((flag, path) pairs):
+    files added there change what the input holds (a sealed run's evaluations, an instance). `own`: the
+    sub-folder of an input where the output goes by design (a run's "report")."""
+    target = Path(out).resolve()
+    for name, path in inputs:
+        if path is None:
+            continue
+        root = Path(path).resolve()
+        if target.is_relative_to(root) and not (own and target.is_relative_to(root / own)):
+            where = f" (its own place is {Path(path) / own})" if own else ""
+            raise SebenchError(f"{out}: {flag} lies inside the input {name} {path}; writing there would change the "
+                               f"input{where}; choose another {flag}")
 
 
 def check_file_target(out: Path, flag: str = "--out") -> None:

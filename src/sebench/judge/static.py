@@ -36,11 +36,11 @@ generated package is a forbidden import, and the returned value must depend on a
 from __future__ import annotations
 
 import ast
-import json
 import re
 from dataclasses import dataclass, field
 
 from sebench.code_names import bound_names, parse
+from sebench.files import read_json_object
 from sebench.instance import Instance
 from sebench.instance_library import forbidden_modules
 
@@ -175,7 +175,7 @@ class Rules:
     def of_instance(cls, instance: Instance) -> Rules:
         """From the instance's private mapping, or, in a training view that has none, its rules file."""
         if not instance.mapping_path.is_file() and (instance.root / RULES_FILE).is_file():
-            return cls.from_json(json.loads((instance.root / RULES_FILE).read_text(encoding="utf-8")))
+            return cls.from_json(read_json_object(instance.root / RULES_FILE))
         return cls.from_mapping(instance.mapping())
 
 

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _main(args: argparse.Namespace) -> int:
     import json
 
-    from sebench.output_files import OutputLock, check_dir_target, refuse_same_file
+    from sebench.output_files import OutputLock, check_dir_target, refuse_inside, refuse_same_file
     from sebench.report.build import build_report, main_table_markdown
     from sebench.report.continual_report import build_continual_report, is_lifelong_run, summary_markdown
     from sebench.seal import check_run
@@ -40,6 +40,8 @@ def _main(args: argparse.Namespace) -> int:
         if (run_dir / "stages").is_dir():  # a run of `sebench run`: its records must still match its files
             check_run(run_dir)
     refuse_same_file(args.out, [("RUN_DIR", d) for d in args.run_dirs] + [("--data", args.data)])
+    refuse_inside(args.out, [("RUN_DIR", d) for d in args.run_dirs], own="report")
+    refuse_inside(args.out, [("--data", args.data)])
     if all(is_lifelong_run(d) for d in args.run_dirs):  # `sebench run --preset lifelong` runs
         with OutputLock(args.out):
             md = build_continual_report(args.run_dirs, args.out, plots_enabled=not args.no_plots)
