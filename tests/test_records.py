@@ -55,6 +55,16 @@ def test_bool_is_not_an_int(tmp_path):
         read_records(path, Verdict)
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "1e999"])
+def test_a_float_field_that_is_not_finite_is_refused(tmp_path, number):
+    path = tmp_path / "r.jsonl"
+    row = {"task_id": "a", "sample_idx": 0, "mode": "closed", "model": "m", "prompt": "p", "response": "r",
+           "code": None, "finish_reason": "stop"}
+    path.write_text(json.dumps(row)[:-1] + f', "seconds": {number}}}\n')
+    with pytest.raises(SebenchError, match=r"r\.jsonl:1: field 'seconds': not a finite number"):
+        read_records(path, Rollout)
+
+
 def test_appender_repairs_half_written_tail(tmp_path):
     path = tmp_path / "r.jsonl"
     rec = Rollout("t0", 0, "closed", "fake:", "p", "resp", None, "stop")

@@ -1,0 +1,199 @@
+"""`sebench report` (and the other readers of a run or an instance) on folders someone else made: links to
+files outside the run (a secret, /dev/zero, a FIFO that would block), a folder link inside evals/, bytes that
+are not UTF-8, JSON nested too deep, a line without end, numbers no count holds, names that would break a
+markdown table or a plot, and --out inside the run. Each is one line naming the file (exit 2), reads
+nothing through the link and changes no input; names reach the tables escaped."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from cli_fixtures import cli, error_line, sebench, write_tiny_instance
+
+from sebench import records
+from sebench.records import Verdict, write_records
+
+SECRET = "do-not-read-me"
+VERDICT = {"task_id": "a", "sample_idx": 0, "verdict": "correct", "tests_passed": 1, "tests_total": 1,
+           "mode": "closed", "model": "m", "split": "single_test"}
+
+
+def _run(root: Path, regime: str = "untrained") -> tuple[Path, Path]:
+    """A run directory with one evaluation of two tasks (one right, one wrong); (run, its verdicts file)."""
+    path = root / "evals" / regime / "closed" / "single_test" / "verdicts.jsonl"
+    write_records(path, [Verdict("a", 0, "correct", 1, 1, mode="closed", model="m", split="single_test"),
+                         Verdict("b", 0, "wrong_answer", 0, 1, mode="closed", model="m", split="single_test")])
+    (root / "manifest.json").write_text(json.dumps({"model": "m", "seed": 0}))
+    return root, path
+
+
+def _secret(tmp_path: Path) -> Path:
+    """A file outside every run, holding verdict lines (so a reader that follows a link would count them)."""
+    path = tmp_path / "home" / "secret.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**VERDICT, "task_id": SECRET}) + "\n")
+    return path
+
+
+def _snapshot(root: Path) -> dict[str, bytes | str]:
+    return {str(p): (os.readlink(p) if p.is_symlink() else p.read_bytes() if p.is_file() else "dir")
+            for p in sorted(root.rglob("*"))}
+
+
+def _refused(tmp_path: Path, run: Path, *needles: str) -> str:
+    """Reports `run`; checks one error line holding `needles`, exit 2, no report and the run unchanged."""
+    before = _snapshot(run)
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    line = error_line(err)
+    assert rc == 2 and all(n in line for n in needles), line
+    assert not (tmp_path / "report").exists() and _snapshot(run) == before
+    return line
+
+
+def test_a_verdicts_file_linked_to_a_file_outside_the_run_is_refused(tmp_path):
+    run, path = _run(tmp_path / "run")
+    path.unlink()
+    path.symlink_to(_secret(tmp_path))
+    line = _refused(tmp_path, run, str(path), "symbolic link")
+    assert SECRET not in line
+
+
+def test_a_manifest_linked_outside_the_run_is_refused(tmp_path):
+    run, _ = _run(tmp_path / "run")
+    outside = tmp_path / "home" / "manifest.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps({"model": SECRET, "seed": 0}))
+    (run / "manifest.json").unlink()
+    (run / "manifest.json").symlink_to(outside)
+    _refused(tmp_path, run, f"{run / 'manifest.json'}: not a plain file")
+
+
+def test_a_regime_folder_linked_elsewhere_is_refused(tmp_path):
+    run, _ = _run(tmp_path / "run")
+    elsewhere, _ = _run(tmp_path / "elsewhere", "closed-sft")
+    (run / "evals" / "closed-sft").symlink_to(elsewhere / "evals" / "closed-sft")
+    _refused(tmp_path, run, f"{run / 'evals' / 'closed-sft'}: a symbolic link inside {run}")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "fifo-manifest"])
+def test_a_fifo_or_a_device_in_the_run_is_refused_without_waiting_on_it(tmp_path, kind):
+    # before: open() of a FIFO waited forever for a writer; /dev/zero was read until memory ran out
+    run, path = _run(tmp_path / "run")
+    target = run / "manifest.json" if kind == "fifo-manifest" else path
+    target.unlink()
+    if kind == "dev-zero":
+        target.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(target)
+    done = sebench("report", run, "--out", tmp_path / "report", "--no-plots")  # a fresh process, as a user runs it
+    assert done.returncode == 2 and f"{target}:" in error_line(done.stderr)
+    assert not (tmp_path / "report").exists()
+
+
+def test_bytes_that_are_not_utf8_are_one_line_naming_file_and_line(tmp_path):
+    run, path = _run(tmp_path / "run")
+    path.write_bytes(path.read_bytes() + b'{"task_id": "\xff\xfe"}\n')
+    _refused(tmp_path, run, f"{path}:3: not UTF-8 text")
+
+
+def test_json_nested_deeper_than_python_recurses_is_one_line(tmp_path):
+    run, path = _run(tmp_path / "run")
+    path.write_text(path.read_text() + "[" * 100_000 + "]" * 100_000 + "\n")
+    _refused(tmp_path, run, f"{path}:3: JSON nested too deep")
+
+
+def test_a_line_without_end_is_read_no_further_than_the_line_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(records, "LINE_LIMIT", 4096)
+    run, path = _run(tmp_path / "run")
+    with path.open("a") as handle:
+        handle.write('{"task_id": "' + "a" * 10_000)
+    _refused(tmp_path, run, f"{path}:3: a line over")
+
+
+@pytest.mark.parametrize("seed", ["NaN", "1e999", "-Infinity", '"0"'])
+def test_a_seed_that_is_not_a_whole_number_is_refused(tmp_path, seed):
+    # before: report.json was written with "seed": NaN (or Infinity), which no JSON reader takes
+    run, _ = _run(tmp_path / "run")
+    (run / "manifest.json").write_text('{"model": "m", "seed": %s}' % seed)
+    _refused(tmp_path, run, f"{run / 'manifest.json'}: field 'seed'")
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "[" * 100_000 + "]" * 100_000])
+def test_a_manifest_that_is_no_object_is_one_line(tmp_path, text):
+    run, _ = _run(tmp_path / "run")
+    (run / "manifest.json").write_text(text)
+    _refused(tmp_path, run, f"{run / 'manifest.json'}: ")
+
+
+def test_a_loss_file_that_is_not_utf8_is_one_line_and_a_diverged_loss_no_point(tmp_path):
+    run, _ = _run(tmp_path / "run")
+    loss = run / "train" / "closed-sft" / "loss.csv"
+    loss.parent.mkdir(parents=True)
+    loss.write_text("step,loss\n1,2.5\n2,nan\n3,inf\n4,1.5\n")
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 0, err
+    text = (tmp_path / "report" / "report.json").read_text()
+    data = json.loads(text, parse_constant=lambda name: pytest.fail(f"report.json holds {name}"))
+    assert data["loss_curves"] == {"closed-sft": [[1.0, 2.5], [4.0, 1.5]]}
+    loss.write_bytes(b"step,loss\n1,\xff\n")
+    _refused(tmp_path / "again", run, f"{loss}: not a UTF-8 CSV file")
+
+
+NAMES = ["a|b", "x<script>alert(1)<", "two\nlines", "$\\foo{$"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_folder_name_with_markdown_or_html_stays_in_its_cell(tmp_path, name):
+    run, _ = _run(tmp_path / "run", name)
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 0, err
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "<script" not in md
+    for table in md.split("\n\n"):
+        rows = [line for line in table.splitlines() if line.startswith("|")]
+        cells = {len(line.replace("\\|", "").split("|")) for line in rows}
+        assert len(cells) <= 1, table  # every row of a table has as many cells as its head
+        assert all(line.endswith("|") for line in rows), table
+
+
+def test_a_dollar_in_a_folder_name_is_drawn_as_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    run, _ = _run(tmp_path / "run", "$\\foo{$")  # before: mathtext's ParseFatalException, a traceback
+    rc, err = cli("report", run, "--out", tmp_path / "report")
+    assert rc == 0, err
+    assert (tmp_path / "report" / "accuracy.png").stat().st_size > 0
+
+
+def test_out_inside_the_run_is_refused_but_its_report_folder(tmp_path):
+    run, path = _run(tmp_path / "run")
+    for out in (run / "evals", path.parent):
+        before = _snapshot(run)
+        rc, err = cli("report", run, "--out", out, "--no-plots")
+        assert rc == 2 and f"{out}: --out lies inside the input RUN_DIR {run}" in error_line(err)
+        assert _snapshot(run) == before
+    rc, err = cli("report", run, "--out", run / "report", "--no-plots")
+    assert rc == 0 and (run / "report" / "report.md").is_file(), err
+    rc, err = cli("report", run, "--out", path, "--no-plots")
+    assert rc == 2 and "--out is an existing file" in error_line(err)
+
+
+def test_a_lifelong_schedule_linked_outside_the_run_is_refused(tmp_path):
+    run, _ = _run(tmp_path / "run")
+    outside = tmp_path / "home" / "lifelong.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps({"libraries": {SECRET: {}}}))
+    (run / "lifelong.json").symlink_to(outside)
+    _refused(tmp_path, run, f"{run / 'lifelong.json'}: not a plain file")
+
+
+def test_an_instance_whose_task_file_is_a_link_is_refused_by_the_export(tmp_path):
+    data = write_tiny_instance(tmp_path / "inst")
+    tasks = data / "datasets" / "train" / "train.jsonl"
+    outside = tmp_path / "home" / "tasks.jsonl"
+    outside.parent.mkdir()
+    outside.write_bytes(tasks.read_bytes())
+    tasks.unlink()
+    tasks.symlink_to(outside)
+    rc, err = cli("export", "--format", "hf", "--data", data, "--out", tmp_path / "hf")
+    assert rc == 2 and f"{tasks}: not a plain file" in error_line(err)
