@@ -115,7 +115,7 @@ def test_a_line_without_end_is_read_no_further_than_the_line_limit(tmp_path, mon
 def test_a_seed_that_is_not_a_whole_number_is_refused(tmp_path, seed):
     # before: report.json was written with "seed": NaN (or Infinity), which no JSON reader takes
     run, _ = _run(tmp_path / "run")
-    (run / "manifest.json").write_text('{"model": "m", "seed": %s}' % seed)
+    (run / "manifest.json").write_text('{"model": "m", "seed": ' + seed + "}")
     _refused(tmp_path, run, f"{run / 'manifest.json'}: field 'seed'")
 
 
