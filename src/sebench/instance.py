@@ -127,5 +127,5 @@ def _read_json(path: Path, fix: str) -> dict:
         raise SebenchError(f"{path}: missing from the instance; {fix}") from None
     except OSError as exc:
         raise SebenchError(f"{path}: unreadable ({exc.strerror or exc}); {fix}") from None
-    except SebenchError as exc:
-        raise SebenchError(f"{exc}; {fix}") from None
+    except SebenchError as exc:  # "PATH: why"
+        raise SebenchError(f"{path}: unreadable ({str(exc).removeprefix(f'{path}: ')}); {fix}") from None

@@ -15,6 +15,7 @@ from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdow
 from sebench.report.fmt import (
     VERDICT_SHORT,
     delta_over_seeds,
+    md_cell,
     md_row,
     over_seeds,
     p_value,
@@ -208,7 +209,7 @@ def functions_markdown(functions: dict) -> str:
         name = col["regime"] if len({c["model"] for c in functions["columns"]}) == 1 else col["key"]
         new = entry["new_vs_untrained"]
         lines.append(
-            f"- **{name}**: {len(entry['learned'])}/{total} functions at ≥{100 * functions['threshold']:.0f}%"
+            f"- **{md_cell(name)}**: {len(entry['learned'])}/{total} functions at ≥{100 * functions['threshold']:.0f}%"
             + (f"; newly learned vs untrained ({len(new)}): {', '.join(new)}" if col["regime"] != "untrained" else "")
             + (f"; learned: {', '.join(entry['learned'])}" if entry["learned"] else "")
         )
@@ -240,7 +241,7 @@ def self_play_markdown(self_play: dict[str, list[dict]]) -> str:
                    if key not in OPTIONAL_COLUMNS or any(r.get(key) for r in rounds)]
         head = (["run"] if several else []) + ["round"] + [title for _, title in columns]
         head += ["noise %", "minutes", "not kept, why"]
-        lines = [f"**{label}**\n", md_row(head), "|" + "---|" * len(head)]
+        lines = [f"**{md_cell(label)}**\n", md_row(head), "|" + "---|" * len(head)]
         for r in rounds + ([_total(rounds)] if len(rounds) > 1 else []):
             measured = r.get("agree_with_library") is not None and any("agree_with_library" in x for x in rounds)
             noise = "" if not r.get("kept") or not measured else pct(1 - r["agree_with_library"] / r["kept"])
@@ -338,10 +339,10 @@ def render_markdown(data: dict) -> str:
                   "paired by task: what learning this package adds beyond the effect of training itself.\n",
                   control_markdown(control)]
     if data.get("not_trained"):
-        parts.append("Not trained (no row): " + "; ".join(f"**{label}**: {why}"
+        parts.append("Not trained (no row): " + "; ".join(f"**{md_cell(label)}**: {md_cell(why)}"
                                                          for label, why in data["not_trained"].items()) + "\n")
     if data.get("no_verdicts"):
-        parts.append("No verdicts (an empty verdicts.jsonl, no row): " + "; ".join(data["no_verdicts"]) + "\n")
+        parts.append("No verdicts (an empty verdicts.jsonl, no row): " + "; ".join(map(md_cell, data["no_verdicts"])) + "\n")
     if data.get("docs_only_groups"):
         parts += ["## Functions with tasks and docs-only functions\n",
                   "Each test result by the functions its task selects: **with tasks** when every one kept its "
