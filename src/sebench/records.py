@@ -202,13 +202,14 @@ def _hint_name(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+def iter_lines(path: str | Path, named: bool = False) -> Iterator[tuple[int, str]]:
     """Yields (line number, text) for each non-blank line of a regular file (files.open_plain: a link, a FIFO or
     a device is refused); a file that cannot be opened, a line over LINE_LIMIT bytes or one not UTF-8 is one
-    line naming the file (and the line)."""
+    line naming the file (and the line). `named`: the path is the user's own choice on the command line (not
+    found in a folder), opened as given: a link or a pipe they name is theirs to read."""
     path = Path(path)
     try:
-        handle = open_plain(path)
+        handle = path.open("rb") if named else open_plain(path)
     except OSError as exc:
         raise SebenchError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
@@ -228,9 +229,10 @@ def json_error(exc: json.JSONDecodeError) -> str:
     return f"not valid JSON ({exc.msg} at column {exc.colno})"
 
 
-def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """Yields (line number, parsed object) for each non-blank line; a bad line names file and line."""
-    for lineno, line in iter_lines(path):
+def iter_json_lines(path: str | Path, named: bool = False) -> Iterator[tuple[int, Any]]:
+    """Yields (line number, parsed object) for each non-blank line (`named`: as iter_lines); a bad line names
+    file and line."""
+    for lineno, line in iter_lines(path, named):
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:

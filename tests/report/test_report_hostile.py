@@ -197,3 +197,14 @@ def test_an_instance_whose_task_file_is_a_link_is_refused_by_the_export(tmp_path
     tasks.symlink_to(outside)
     rc, err = cli("export", "--format", "hf", "--data", data, "--out", tmp_path / "hf")
     assert rc == 2 and f"{tasks}: not a plain file" in error_line(err)
+
+
+def test_a_stage_record_linked_outside_the_run_is_refused(tmp_path):
+    # before: the record was read through the link; one saying it was not done was passed over
+    run, _ = _run(tmp_path / "run")
+    outside = tmp_path / "home" / "record.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps({"stage": SECRET, "status": "running"}))
+    (run / "stages").mkdir()
+    (run / "stages" / "judge.json").symlink_to(outside)
+    _refused(tmp_path, run, f"{run / 'stages' / 'judge.json'}: a symbolic link inside {run}")

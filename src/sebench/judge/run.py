@@ -68,7 +68,7 @@ def read_rollouts(path: Path, instance: Instance, protocol: str = DEFAULT_PROTOC
     (`sebench.tasks.original_answers`, under `protocol`'s rule for own test cases)."""
     rows: list[Rollout | dict] = []
     seen = UniqueRecords(path, ("task_id", "mode", "model", "sample_idx"))  # one verdict a sample
-    for lineno, obj in iter_json_lines(path):
+    for lineno, obj in iter_json_lines(path, named=True):  # the file the user gave --rollouts
         where = f"{path}:{lineno}"
         if isinstance(obj, dict) and "task_id" in obj:
             rows.append(from_dict(Rollout, obj, where))
