@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any, BinaryIO, TextIO, cast
 
 from sebench.errors import SebenchError
 
@@ -95,12 +95,26 @@ def _check_parents(out: Path, flag: str) -> None:
 @contextmanager
 def atomic_text(path: Path) -> Iterator[TextIO]:
     """A text handle on a unique temporary file beside `path`, renamed onto `path` when the block ends
-    without an error (and removed when it does not), so readers see the old file or the whole new one."""
+    without an error (and removed when it does not), so readers see the old file or the whole new one (and a
+    link left at `path` is replaced, never written through)."""
+    with _atomic(path, "w") as handle:
+        yield cast(TextIO, handle)
+
+
+@contextmanager
+def atomic_bytes(path: Path) -> Iterator[BinaryIO]:
+    """As atomic_text, a binary handle (a figure's PNG)."""
+    with _atomic(path, "wb") as handle:
+        yield cast(BinaryIO, handle)
+
+
+@contextmanager
+def _atomic(path: Path, mode: str) -> Iterator[IO[Any]]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

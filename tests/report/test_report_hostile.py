@@ -208,3 +208,19 @@ def test_a_stage_record_linked_outside_the_run_is_refused(tmp_path):
     (run / "stages").mkdir()
     (run / "stages" / "judge.json").symlink_to(outside)
     _refused(tmp_path, run, f"{run / 'stages' / 'judge.json'}: a symbolic link inside {run}")
+
+
+def test_a_link_left_in_an_existing_report_folder_is_replaced_not_written_through(tmp_path):
+    pytest.importorskip("matplotlib")
+    run, _ = _run(tmp_path / "run")
+    victim = tmp_path / "home" / "victim.txt"
+    victim.parent.mkdir()
+    victim.write_text("mine")
+    out = tmp_path / "report"
+    out.mkdir()
+    for name in ("accuracy.png", "report.md"):
+        (out / name).symlink_to(victim)
+    rc, err = cli("report", run, "--out", out)
+    assert rc == 0, err
+    assert victim.read_bytes() == b"mine"  # before: the figure was saved through the link
+    assert not (out / "accuracy.png").is_symlink() and (out / "accuracy.png").read_bytes()[:4] == b"\x89PNG"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.output_files import atomic_bytes
 
 VERDICT_COLORS = {
     "correct": "#2e7d32",
@@ -176,7 +177,8 @@ def accuracy_matrices(tracks: list[dict], out: Path, split: str) -> Path:
 def _save(fig, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    with atomic_bytes(out) as handle:  # a link left at `out` (a folder someone else made) is replaced, not followed
+        fig.savefig(handle, format="png", dpi=110)
     import matplotlib.pyplot as plt
 
     plt.close(fig)
