@@ -111,12 +111,14 @@ def test_a_line_without_end_is_read_no_further_than_the_line_limit(tmp_path, mon
     _refused(tmp_path, run, f"{path}:3: a line over")
 
 
-@pytest.mark.parametrize("seed", ["NaN", "1e999", "-Infinity", '"0"'])
-def test_a_seed_that_is_not_a_whole_number_is_refused(tmp_path, seed):
-    # before: report.json was written with "seed": NaN (or Infinity), which no JSON reader takes
+@pytest.mark.parametrize(("field", "value"), [
+    ("seed", "NaN"), ("seed", "1e999"), ("seed", "-Infinity"), ("seed", '"0"'),  # report.json held NaN, Infinity
+    ("docs_only", "5"), ("not_trained", "[1]"), ("config", '"x"'), ("model", "[]"),  # a traceback
+])
+def test_a_manifest_field_of_the_wrong_type_is_refused(tmp_path, field, value):
     run, _ = _run(tmp_path / "run")
-    (run / "manifest.json").write_text('{"model": "m", "seed": ' + seed + "}")
-    _refused(tmp_path, run, f"{run / 'manifest.json'}: field 'seed'")
+    (run / "manifest.json").write_text('{"model": "m", "seed": 0, "' + field + '": ' + value + "}")  # the last of a key wins
+    _refused(tmp_path, run, f"{run / 'manifest.json'}: field '{field}'")
 
 
 @pytest.mark.parametrize("text", ["[1, 2]", "[" * 100_000 + "]" * 100_000])

@@ -90,9 +90,7 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
     root = Path(root)
     if not root.is_dir():
         raise SebenchError(f"{root}: no such run directory")
-    manifest = _read_json(root / "manifest.json")
-    if manifest.get("seed") is not None and type(manifest["seed"]) is not int:  # NaN, 1e999 or "0" made report.json bad
-        raise SebenchError(f"{root / 'manifest.json'}: field 'seed': expected a whole number, got {manifest['seed']!r}")
+    manifest = _manifest(root / "manifest.json")
     task_functions, original = _task_functions(root, manifest, data)
     evals = [
         EvalSet(p.parent.parent.parent.name, p.parent.parent.name, p.parent.name, read_verdicts(p))
@@ -120,6 +118,22 @@ def load_run(root: str | Path, data: Path | None = None) -> RunData:
         recalls={p.parent.name: _read_recalls(p) for p in plain_matches(root, "evals/*/name_recall.json")},
         library=str((manifest.get("config") or {}).get("library") or "numpy"),
     )
+
+
+MANIFEST_FIELDS: dict[str, tuple[type, ...]] = {"model": (str,), "seed": (int,), "data": (str,), "config": (dict,),
+                                                "not_trained": (dict,), "docs_only": (list,)}
+
+
+def _manifest(path: Path) -> dict:
+    """A run's manifest ({} where absent), each field the report reads of its type (null allowed): a seed of
+    NaN or 1e999 made report.json no JSON, a list where a dict belongs a traceback."""
+    manifest = _read_json(path)
+    for name, kinds in MANIFEST_FIELDS.items():
+        value = manifest.get(name)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise SebenchError(f"{path}: field '{name}': expected {' or '.join(k.__name__ for k in kinds)}, "
+                               f"got {value!r}"[:300])
+    return manifest
 
 
 def _read_json(path: Path) -> dict:
