@@ -130,11 +130,17 @@ def plain_matches(root: str | Path, pattern: str) -> list[Path]:
     beneath `root` (a folder or the file a link) is one line naming the link: what someone else's folder links
     to (a home folder, another run) is never read as its own."""
     root = Path(root)
-    found = sorted(root.glob(pattern))
-    for path in found:
-        rel = path.relative_to(root)
-        for part in [*reversed(rel.parents[:-1]), rel]:
-            if (root / part).is_symlink():
-                raise SebenchError(f"{root / part}: a symbolic link inside {root}; refused (copy what it links to "
-                                   "in its place)")
-    return found
+    return [plain_path(root, path.relative_to(root)) for path in sorted(root.glob(pattern))]
+
+
+def plain_path(root: str | Path, rel: str | Path) -> Path:
+    """`root / rel` for a relative path named by a file in `root` (a run's schedule, say), refused with one line
+    when it leaves `root` (absolute, `..`) or passes a symbolic link beneath `root`."""
+    root, rel = Path(root), Path(rel)
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+        raise SebenchError(f"{root}: {str(rel)!r} is not a path inside it (refused)")
+    for part in [*reversed(rel.parents[:-1]), rel]:
+        if (root / part).is_symlink():
+            raise SebenchError(f"{root / part}: a symbolic link inside {root}; refused (copy what it links to "
+                               "in its place)")
+    return root / rel

@@ -226,3 +226,39 @@ def test_a_link_left_in_an_existing_report_folder_is_replaced_not_written_throug
     assert rc == 0, err
     assert victim.read_bytes() == b"mine"  # before: the figure was saved through the link
     assert not (out / "accuracy.png").is_symlink() and (out / "accuracy.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _lifelong(root: Path) -> tuple[Path, dict]:
+    """A lifelong run of one library (A, at data/A) and its base: (run, its schedule)."""
+    write_tiny_instance(root / "data" / "A")
+    for model in ("base", "m1"):
+        _run(root, f"{model}/A")  # evals/<model>/A/closed/single_test/verdicts.jsonl
+    schedule = {"seed": 0, "mode": "closed", "splits": ["single_test"], "base_library": None,
+                "libraries": {"A": {"position": 1, "design": "same", "data": "data/A", "package": "zwc"}},
+                "tracks": [{"name": "seq", "design": "same", "replay": None, "libraries": ["A"],
+                            "rows": [["base", "base"], ["after L1", "m1"]]}]}
+    (root / "lifelong.json").write_text(json.dumps(schedule))
+    return root, schedule
+
+
+def test_a_lifelong_schedule_naming_paths_outside_the_run_or_of_another_shape_is_refused(tmp_path):
+    run, schedule = _lifelong(tmp_path / "run")
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 0 and (tmp_path / "report" / "report.md").is_file(), err
+    _run(tmp_path / "outside", "x/A")  # verdicts a row naming "../../outside/evals/x" would read
+    hostile = [
+        ({**schedule, "tracks": [{**schedule["tracks"][0], "rows": [["base", "base"], ["after L1", "../../outside/evals/x"]]}]},
+         "is not a path inside it"),
+        ({**schedule, "libraries": {"A": {**schedule["libraries"]["A"], "data": str(tmp_path / "elsewhere")}}},
+         "is not a path inside it"),
+        ({}, "field 'libraries'"),  # before: KeyError, a traceback
+        ({**schedule, "tracks": [{"name": "seq"}]}, "field 'tracks'"),
+        ({**schedule, "mode": 5}, "field 'mode'"),
+    ]
+    for i, (bad, needle) in enumerate(hostile):
+        (run / "lifelong.json").write_text(json.dumps(bad))
+        _refused(tmp_path / f"case-{i}", run, needle)
+    (run / "lifelong.json").write_text(json.dumps(schedule))
+    (run / "evals" / "m1").rename(tmp_path / "m1")
+    (run / "evals" / "m1").symlink_to(tmp_path / "m1")
+    _refused(tmp_path / "linked", run, f"{run / 'evals' / 'm1'}: a symbolic link inside {run}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.files import read_json_object
+from sebench.files import plain_path, read_json_object
 from sebench.output_files import write_text_atomic
 from sebench.records import Rollout, Verdict, read_records, read_verdicts
 from sebench.report import continual
@@ -36,11 +36,44 @@ def _schedule(run_dir: Path) -> dict:
     path = Path(run_dir) / SCHEDULE_FILE
     if not path.exists() and not path.is_symlink():
         raise SebenchError(f"{run_dir}: no {SCHEDULE_FILE}; not a lifelong run (sebench run --preset lifelong)")
-    return read_json_object(path)
+    schedule = read_json_object(path)
+    why = _schedule_error(schedule)
+    if why:
+        raise SebenchError(f"{path}: {why}; not the schedule `sebench run --preset lifelong` writes")
+    return schedule
+
+
+def _schedule_error(s: dict) -> str | None:
+    """The first field of a lifelong.json that is not of the shape its writer gives (experiment.lifelong_study),
+    as "field 'NAME': ..."; None when every field the report reads is."""
+    def strings(value: object) -> bool:
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+    def data(entry: object) -> bool:
+        return isinstance(entry, dict) and isinstance(entry.get("data"), str)
+
+    libraries = s.get("libraries")
+    if not isinstance(libraries, dict) or not all(data(v) and type(v.get("position")) is int for v in libraries.values()):
+        return "field 'libraries': expected {name: {position, data, ...}}"
+    checks = {
+        "seed": s.get("seed") is None or type(s.get("seed")) is int,
+        "mode": isinstance(s.get("mode"), str),
+        "splits": strings(s.get("splits")),
+        "base_library": s.get("base_library") is None or data(s.get("base_library")),
+        "tracks": isinstance(s.get("tracks"), list) and all(
+            isinstance(t, dict) and isinstance(t.get("name"), str) and strings(t.get("libraries"))
+            and set(t["libraries"]) <= set(libraries) and isinstance(t.get("rows"), list) and t["rows"]
+            and all(strings(r) and len(r) == 2 for r in t["rows"]) and "design" in t and "replay" in t
+            for t in s.get("tracks") or []),
+        "transfers": all(isinstance(t, dict) and strings([t.get("model"), t.get("source"), t.get("target")])
+                         and {t["source"], t["target"]} <= set(libraries) for t in s.get("transfers") or []),
+        "transfer_modes": s.get("transfer_modes") is None or strings(s.get("transfer_modes")),
+    }
+    return next((f"field '{name}': not of the shape expected" for name, ok in checks.items() if not ok), None)
 
 
 def _eval_file(run_dir: Path, schedule: dict, model: str, library: str, split: str, name: str) -> Path:
-    return Path(run_dir) / "evals" / model / library / schedule["mode"] / split / name
+    return plain_path(run_dir, Path("evals", model, library, schedule["mode"], split, name))
 
 
 def _read(path: Path, kind: type) -> list:
@@ -78,10 +111,10 @@ def _last_stage_mixups(runs: list[tuple[Path, dict]], track: dict, shorts: list[
     model = track["rows"][-1][1]
     out: dict[str, dict] = {}
     for run_dir, schedule in runs:
-        apis = {short: continual.library_api(Path(run_dir) / schedule["libraries"][lib]["data"])
+        apis = {short: continual.library_api(plain_path(run_dir, schedule["libraries"][lib]["data"]))
                 for lib, short in zip(track["libraries"], shorts)}
         if schedule.get("base_library"):
-            apis[BASE_LIBRARY] = continual.library_api(Path(run_dir) / schedule["base_library"]["data"])
+            apis[BASE_LIBRARY] = continual.library_api(plain_path(run_dir, schedule["base_library"]["data"]))
         for lib, short in zip(track["libraries"], shorts):
             path = _eval_file(run_dir, schedule, model, lib, split, "rollouts.jsonl")
             others = {name: api for name, api in apis.items() if name != short}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sebench.files import plain_path
 from sebench.metrics import paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, read_verdicts
 from sebench.report.continual import library_column
@@ -19,7 +20,7 @@ BASE = "base"
 
 
 def _verdicts(run_dir: Path, model: str, library: str, mode: str, split: str) -> list[Verdict]:
-    path = Path(run_dir) / "evals" / model / library / mode / split / "verdicts.jsonl"
+    path = plain_path(run_dir, Path("evals", model, library, mode, split, "verdicts.jsonl"))
     return read_verdicts(path) if path.exists() or path.is_symlink() else []
 
 
