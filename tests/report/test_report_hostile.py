@@ -262,3 +262,17 @@ def test_a_lifelong_schedule_naming_paths_outside_the_run_or_of_another_shape_is
     (run / "evals" / "m1").rename(tmp_path / "m1")
     (run / "evals" / "m1").symlink_to(tmp_path / "m1")
     _refused(tmp_path / "linked", run, f"{run / 'evals' / 'm1'}: a symbolic link inside {run}")
+
+
+@pytest.mark.parametrize("name", ["run`x", "two\nlines", "``", "m<script>"])
+def test_a_run_folder_or_model_name_stays_one_inline_code_span_or_escaped(tmp_path, name):
+    run, _ = _run(tmp_path / name)
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps({**manifest, "model": name}))
+    rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
+    assert rc == 0, err
+    line = next(t for t in (tmp_path / "report" / "report.md").read_text().split("\n\n") if t.startswith("Runs ("))
+    code, model = line.split(": ", 1)[1].split(" (model ")
+    assert "\n" not in line.strip() and "<script" not in model  # in a code span markdown shows HTML as written
+    ticks = len(code) - len(code.lstrip("`"))
+    assert code.endswith("`" * ticks) and "`" * ticks not in code[ticks:-ticks], code  # one span, not closed early

@@ -16,6 +16,7 @@ from sebench.report.fmt import (
     VERDICT_SHORT,
     delta_over_seeds,
     md_cell,
+    md_code,
     md_row,
     over_seeds,
     p_value,
@@ -287,8 +288,8 @@ def render_markdown(data: dict) -> str:
     runs = data["runs"]
     parts = [
         "# SE-Bench report\n",
-        f"Runs ({len(runs)}): " + "; ".join(f"`{r['dir']}` (model {r['model']}, seed {r['seed']}"
-                                            + (f", library {r['library']}" if r.get("library") else "") + ")"
+        f"Runs ({len(runs)}): " + "; ".join(f"{md_code(r['dir'])} (model {md_cell(r['model'])}, seed {r['seed']}"
+                                            + (f", library {md_cell(r['library'])}" if r.get("library") else "") + ")"
                                             for r in runs) + "\n",
         "## Main table\n",
         "Accuracy is the share of samples judged correct (pass@1 where every task has the same number of "

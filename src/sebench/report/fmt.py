@@ -82,6 +82,15 @@ def md_cell(value: object) -> str:
     return _TAG.sub("&lt;", text.replace("|", "\\|"))
 
 
+def md_code(value: object) -> str:
+    """A value as inline code on one line (where markdown shows HTML as written): fenced by one backtick more
+    than the longest run of them inside."""
+    text = " ".join(str(value).splitlines())
+    ticks = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def md_row(cells: Iterable[object]) -> str:
     """One markdown table row of `cells`, each escaped by `md_cell`."""
     return "| " + " | ".join(map(md_cell, cells)) + " |"
