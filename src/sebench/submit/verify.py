@@ -10,7 +10,8 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
    the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
    the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
-   and for the untrained model, each in its folder's mode, and nothing else is there;
+   and for the untrained model, each in its folder's mode, and nothing else is there (no other folder or file
+   under evals/, whose answers step 6 would judge too);
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
 7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
 
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "protocol", "outcome")
 ROW_KEY = ("regime", "mode", "split", "protocol")
 MANIFEST = "manifest.json"
+EVAL_FILES = ("rollouts.jsonl", "verdicts.jsonl")  # what a bundle holds under evals/<regime>/<mode>/<split>/
 STEPS = ("index", "method", "records", "data", "answers", "verdicts", "rows")
 REJUDGED, REPRODUCED, HELD_OUT, FAILS = "re-judged", "reproduced", "held-out", "fails"
 LEVELS = (REJUDGED, REPRODUCED, HELD_OUT)  # each includes the one before
@@ -252,13 +254,19 @@ def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
     data = rebuilt_dir(bundle, work) / bundle.manifest.get("data", "data")
     n = int(((bundle.manifest.get("config") or {}).get("rollout") or {}).get("n") or 1)
     expected = expected_folders(bundle)
-    present = {tuple(name.split("/")[1:4]) for name in bundle.eval_files("rollouts")}
+    for member in sorted(m for m in bundle.members if m.startswith("evals/")):  # step 6 judges what is counted here
+        if len(member.split("/")) != 5 or member.rpartition("/")[2] not in EVAL_FILES:
+            raise Mismatch(f"{member}: not an evaluation's file (evals/<regime>/<mode>/<split>/rollouts.jsonl or "
+                           "verdicts.jsonl)")
+    present = {tuple(member.split("/")[1:4]) for member in bundle.members if member.startswith("evals/")}
     for folder in sorted(expected | present):
         name = f"evals/{'/'.join(folder)}/rollouts.jsonl"
         if folder not in expected:
             raise Mismatch(f"{name}: the run's settings evaluate no such regime, mode and split")
-        if folder not in present:
-            raise Mismatch(f"{name}: missing; the run's settings evaluate {' '.join(folder)}")
+        for file in EVAL_FILES:
+            if f"evals/{'/'.join(folder)}/{file}" not in bundle.members:
+                raise Mismatch(f"evals/{'/'.join(folder)}/{file}: missing; the run's settings evaluate "
+                               f"{' '.join(folder)}")
         tasks = test_task_ids(data, folder[2])
         seen: dict[str, list[Any]] = {}
         for number, rollout in enumerate(bundle.lines(name), 1):

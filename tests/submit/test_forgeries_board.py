@@ -1,0 +1,131 @@
+"""Forgeries aimed at the answers step's count and at the board: answers files outside the folders the answers
+step counts (judged, never counted: the verifier's work unbounded), a folder without its verdicts, a label that is
+no text, a judge's limit below 0, wall times the plot cannot place, one result listed twice, and ties ordered by
+the order the bundles were given."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sebench.cli import main
+from sebench.submit.entry import Cell, Entry
+from sebench.submit.page import plot
+
+LABEL = "ReferenceSFT"
+SINGLE = f"evals/{LABEL}/closed/single_test"
+
+
+def verify(bundle: Path, work: Path, store: Path, capsys) -> tuple[int, list[str]]:
+    code = main(["verify", str(bundle), "--work", str(work), "--store", str(store)])
+    captured = capsys.readouterr()
+    return code, (captured.out + captured.err).strip().splitlines()
+
+
+def relabelled(members: dict[str, bytes], label: object) -> dict[str, bytes]:
+    """The members with the method's label changed everywhere the records and the folders name it."""
+    out = {}
+    for name, data in members.items():
+        out[name.replace(f"evals/{LABEL}/", f"evals/{label}/")] = data
+    for name in ("submission.json", "method/method.json"):
+        record = json.loads(out[name])
+        record["label"] = label
+        out[name] = json.dumps(record).encode()
+    return out
+
+
+# ---- the answers step counts what the verdicts step judges ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [f"{SINGLE}/again/rollouts.jsonl", f"evals/{LABEL}/closed/rollouts.jsonl.bak",
+                                  f"{SINGLE}/notes.txt"])
+def test_an_evaluation_file_outside_the_counted_folders_is_a_mismatch(forge, shared_work, tmp_path, capsys, name):
+    """Answers one folder deeper (evals/L/closed/single_test/again/) were judged by the verdicts step, answer by
+    answer, but never counted by the answers step (which read a folder from a name's first three parts): a bundle
+    could add a million answers, each judged up to the time limit, to a bundle that verifies."""
+    members = forge.members()
+    copies = 20
+    for kind in ("rollouts", "verdicts"):
+        member = name.replace("rollouts.jsonl", f"{kind}.jsonl") if name.endswith("/rollouts.jsonl") else name
+        members[member] = members[f"{SINGLE}/{kind}.jsonl"] * copies
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and len(out) == 1 and out[0].startswith("mismatch: evals/") and "not an evaluation's file" in out[0]
+    assert name.rpartition("/")[0] in out[0], out
+
+
+def test_a_folder_without_its_verdicts_is_a_mismatch(forge, shared_work, tmp_path, capsys):
+    """The untrained model's answers without their verdicts left its row out of the table, and with it the method's
+    paired difference (Δ), though every answer was there."""
+    members = forge.members()
+    del members["evals/untrained/closed/single_test/verdicts.jsonl"]
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out == ["mismatch: evals/untrained/closed/single_test/verdicts.jsonl: missing; the run's "
+                                 "settings evaluate untrained closed single_test"], out
+
+
+# ---- the label and the judge's limits ---------------------------------------------------------------------------
+
+
+def test_a_label_that_is_no_text_fails_and_the_board_is_still_written(forge, shared_work, tmp_path, capsys):
+    """A label 5 (a number, the same in every record and as the folders' name) verified, and the board then
+    stopped with a traceback drawing it (a label is text): every other entry lost with it."""
+    from sebench.submit.leaderboard import write_leaderboard
+
+    forged = forge.repack(relabelled(forge.members(), 5))
+    code, out = verify(forged, shared_work, tmp_path / "store", capsys)
+    assert code == 1 and out == ["mismatch: bundle.json: label '5' is not a plain name (letters, digits, _ . - + = @ ,)"]
+    write_leaderboard([forged], tmp_path / "board", tmp_path / "store")
+    entry = json.loads((tmp_path / "board/leaderboard.json").read_text())["entries"][0]
+    assert entry["level"] == "fails" and "label '5'" in entry["marks"]["fails"]
+
+
+def test_a_judge_limit_below_zero_is_a_mismatch(forge, shared_work, tmp_path, capsys):
+    """A memory limit of -1 MiB passed the cap (it is below 8192) and was handed to the sandbox, where a negative
+    limit is no limit once the kernel reads it as unsigned."""
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: m["config"]["judge"].update(memory_mb=-1))
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out == ["mismatch: run/manifest.json: judge.memory_mb -1 is not above 0 (a judged "
+                                 "program's limit)"], out
+
+
+# ---- the board ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wall", [1e308, 10**400, 5e-324, 1e-300])
+def test_a_wall_time_the_axis_cannot_place_leaves_the_plot_drawn(wall):
+    """A verified bundle's records may state any non-negative wall time: 1e308 s or a 400-digit count put the
+    axis's last tick beyond a float (OverflowError), 5e-324 s its first at 0 (log of 0): the board stopped."""
+    entries = [Entry(name, "m", "quick", "0", {"single_test": Cell(0.5, (0.4, 0.6))}, {"wall_seconds": seconds})
+               for name, seconds in (("odd", wall), ("fine", 10.0))]
+    for shown in (entries, entries[:1]):
+        svg = plot(shown)
+        assert ">odd (" not in svg and (">fine (" in svg) == (len(shown) == 2)
+        assert svg.count("text-anchor=\"middle\">") < 20  # a handful of ticks, not hundreds
+
+
+def test_one_bundle_under_two_names_or_relabelled_is_one_entry(forge, submitted, tmp_path):
+    """The same bytes under a second file name, and the same answers packed again under another label, were two
+    entries (each ranked, once re-run): the board lists the first, and the others as failing, naming it."""
+    from sebench.submit.leaderboard import leaderboard_rows
+
+    first, copy = tmp_path / "a-first.tar.gz", tmp_path / "b-copy.tar.gz"
+    shutil.copy(submitted[1], first)
+    shutil.copy(submitted[1], copy)
+    other = forge.repack(relabelled(forge.members(), "Another"), "c-other.tar.gz")
+    rows = {e.source: e for e in leaderboard_rows([first, copy, other], tmp_path / "store") if e.source}
+    assert rows["a-first.tar.gz"].level == "re-judged" and rows["a-first.tar.gz"].method == LABEL
+    for name in ("b-copy.tar.gz", "c-other.tar.gz"):
+        assert rows[name].level == "fails" and rows[name].marks["fails"].startswith(
+            f"the same answers as a-first.tar.gz ({LABEL})"), rows[name].marks
+
+
+def test_ties_are_ordered_whatever_order_the_bundles_were_given():
+    from sebench.submit.leaderboard import rank
+
+    entries = [Entry(name, "m", "quick", "0", {"single_test": Cell(0.5, (0.4, 0.6))}, level=level, group="g",
+                     source=f"{name}.tar.gz") for name, level in (("b", "reproduced"), ("a", "reproduced"),
+                                                                  ("d", "re-judged"), ("c", "re-judged"))]
+    orders = {tuple(e.method for e in rank(list(given))) for given in (entries, entries[::-1])}
+    assert orders == {("a", "b", "c", "d")}
