@@ -64,6 +64,21 @@ def test_a_folder_without_its_verdicts_is_a_mismatch(forge, shared_work, tmp_pat
                                  "settings evaluate untrained closed single_test"], out
 
 
+def test_a_row_given_twice_is_a_mismatch(forge, shared_work, tmp_path, capsys):
+    """report/rows.json with a forged row before the honest one of the same key verified: only the last row of a
+    key was compared, and a reader of the bundle's table saw the first (100%)."""
+    from sebench.submit.bundle import pack
+
+    members = forge.members()
+    members.pop("bundle.json")
+    rows = json.loads(members["report/rows.json"])
+    honest = next(r for r in rows if r["regime"] == LABEL and r["split"] == "single_test")
+    members["report/rows.json"] = json.dumps([{**honest, "accuracy": 1.0}, *rows]).encode()
+    pack(members, LABEL, tmp_path / "twice.tar.gz")
+    code, out = verify(tmp_path / "twice.tar.gz", shared_work, tmp_path / "store", capsys)
+    assert code == 1 and out == [f"mismatch: report/rows.json: row {LABEL} closed single_test sebench: given twice"]
+
+
 # ---- the label and the judge's limits ---------------------------------------------------------------------------
 
 
@@ -80,6 +95,15 @@ def test_a_label_that_is_no_text_fails_and_the_board_is_still_written(forge, sha
     assert entry["level"] == "fails" and "label '5'" in entry["marks"]["fails"]
 
 
+def test_a_method_labelled_as_the_untrained_model_is_a_mismatch(forge, shared_work, tmp_path, capsys):
+    """A method labelled "untrained" has its answers in the untrained model's folders: the bundle verified with
+    the method's answers standing for the untrained model's (and a re-run's study would write both in one)."""
+    members = relabelled(forge.members(), "untrained")
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 1 and out == ["mismatch: bundle.json: label 'untrained' is the untrained model's; a method has a "
+                                 "name of its own"], out
+
+
 def test_a_judge_limit_below_zero_is_a_mismatch(forge, shared_work, tmp_path, capsys):
     """A memory limit of -1 MiB passed the cap (it is below 8192) and was handed to the sandbox, where a negative
     limit is no limit once the kernel reads it as unsigned."""
@@ -90,10 +114,20 @@ def test_a_judge_limit_below_zero_is_a_mismatch(forge, shared_work, tmp_path, ca
                                  "program's limit)"], out
 
 
+def test_an_integer_no_float_holds_is_one_line_and_exit_2(forge, shared_work, tmp_path, capsys):
+    """A wall time of 10^400 s in both records (an integer: finite to JSON, too long for a float) ended verify in
+    a traceback comparing them (OverflowError), and the board with it."""
+    members = forge.members()
+    forge.edit_json(members, "method/method.json", lambda m: m["cost"].update(wall_seconds=10**400))
+    forge.edit_json(members, "run/manifest.json", lambda m: m["stages"][f"train:{LABEL}"].update(seconds=10**400))
+    code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
+    assert code == 2 and len(out) == 1 and "is not a finite number (refused)" in out[0], out
+
+
 # ---- the board ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wall", [1e308, 10**400, 5e-324, 1e-300])
+@pytest.mark.parametrize("wall", [1e308, 10**400, 5e-324, 1e-300], ids=["1e308", "10^400", "5e-324", "1e-300"])
 def test_a_wall_time_the_axis_cannot_place_leaves_the_plot_drawn(wall):
     """A verified bundle's records may state any non-negative wall time: 1e308 s or a 400-digit count put the
     axis's last tick beyond a float (OverflowError), 5e-324 s its first at 0 (log of 0): the board stopped."""
@@ -121,6 +155,33 @@ def test_one_bundle_under_two_names_or_relabelled_is_one_entry(forge, submitted,
             f"the same answers as a-first.tar.gz ({LABEL})"), rows[name].marks
 
 
+def test_a_method_trained_from_other_weights_is_not_shown_under_the_untrained_models_name(forge, tmp_path):
+    """`train_model` sets the weights a method trains from, apart from the untrained model (`model`): a run of a
+    135M base whose method trained from an 8B model was shown, and ranked once re-run, as the 135M base's."""
+    from sebench.submit.leaderboard import leaderboard_rows
+
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: m["config"].update(train_model="hf:Qwen/Qwen3-8B"))
+    forged = forge.repack(members)
+    entry = next(e for e in leaderboard_rows([forged], tmp_path / "store") if e.source == forged.name)
+    assert entry.level == "re-judged" and entry.base_model == "hf:tiny (trained from hf:Qwen/Qwen3-8B)"
+    assert "hf:Qwen/Qwen3-8B" in json.loads(entry.group)[0]  # ranked apart from the tiny base's own entries
+
+
+def test_a_base_model_named_with_a_look_alike_letter_is_shown_by_its_code(forge, tmp_path):
+    """A local base model's name is its folder's, any text: "hf:Qwen3-8\u0412" (a Cyrillic Ve) read as Qwen3-8B on
+    the board, and its entries were ranked first of a group that looked like Qwen3-8B's."""
+    from sebench.submit.leaderboard import leaderboard_rows
+
+    spoof = "hf:Qwen3-8\u0412"
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: (m.update(model=spoof), m["config"].update(model=spoof)))
+    forge.edit_json(members, "submission.json", lambda s: s.update(base_model=spoof))
+    forged = forge.repack(members)
+    entry = next(e for e in leaderboard_rows([forged], tmp_path / "store") if e.source == forged.name)
+    assert entry.level == "re-judged" and entry.base_model == "hf:Qwen3-8\\u0412", entry.base_model
+
+
 def test_ties_are_ordered_whatever_order_the_bundles_were_given():
     from sebench.submit.leaderboard import rank
 
@@ -129,3 +190,24 @@ def test_ties_are_ordered_whatever_order_the_bundles_were_given():
                                                                   ("d", "re-judged"), ("c", "re-judged"))]
     orders = {tuple(e.method for e in rank(list(given))) for given in (entries, entries[::-1])}
     assert orders == {("a", "b", "c", "d")}
+
+
+# ---- a re-run's speed settings are the verifier's ------------------------------------------------------------
+
+
+def test_a_reruns_batch_threads_and_reward_judges_are_the_verifiers(forge, tmp_path):
+    """The evaluation's rows per generate call (10^6: every test prompt with every sample at once, in the
+    verifier's own process), the training's threads and its reward judges came from the bundle; each changes how
+    fast a stage runs, not what it produces, so the re-run takes the verifier's defaults."""
+    from sebench.submit import read_bundle
+    from sebench.submit.rerun import extract_sources, rerun_config
+
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: (
+        m["config"]["rollout"].update(batch_size=10**6),
+        m["config"]["train"].update(threads=10**6, judge_workers=10**6, lr=0.5)))
+    bundle = read_bundle(forge.repack(members))
+    config = rerun_config(bundle, extract_sources(bundle, tmp_path / "source"), 0)
+    assert config.rollout["batch_size"] is None
+    assert config.train["threads"] is None and config.train["judge_workers"] is None
+    assert config.train["lr"] == 0.5  # what the method trains with stays the bundle's

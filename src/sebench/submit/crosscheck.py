@@ -17,7 +17,7 @@ import dataclasses
 import math
 from pathlib import Path
 
-from sebench.submit.bundle import INDEX, SOURCE_DIR, Bundle, submission
+from sebench.submit.bundle import BASELINE, INDEX, SOURCE_DIR, Bundle, submission
 from sebench.submit.card import card_markdown
 from sebench.submit.entry import COSTS
 from sebench.submit.safe import PART
@@ -41,12 +41,16 @@ class Mismatch(Exception):
 
 
 def shown_fields(bundle: Bundle) -> dict:
-    """What the board shows of a bundle, read from the run's records only."""
+    """What the board shows of a bundle, read from the run's records only. The base model names the weights the
+    method was trained from where they are not the untrained model's (`train_model`), in ASCII: a letter that
+    looks like another (a Cyrillic letter for B) is shown as its code (\\u0412), so no entry passes for another model's."""
     manifest, method = bundle.manifest, bundle.method
     config = manifest.get("config") or {}
     rollout = config.get("rollout") or {}
     cost = method.get("cost") or {}
-    return {"base_model": manifest.get("model"), "preset": manifest.get("preset"), "seed": manifest.get("seed"),
+    model, trained = manifest.get("model"), config.get("train_model")  # the untrained rows' model; the method's start
+    base = f"{model}" if trained in (None, "", model) else f"{model} (trained from {trained})"
+    return {"base_model": base.encode("ascii", "backslashreplace").decode("ascii"), "preset": manifest.get("preset"), "seed": manifest.get("seed"),
             "protocol": config.get("protocol", "sebench"),
             "decoding": {"n": rollout.get("n"), "temperature": rollout.get("temperature"),
                          "max_tokens": rollout.get("max_tokens")},
@@ -89,6 +93,8 @@ def check_records(bundle: Bundle, *_: object) -> None:
     label = bundle.record(INDEX).get("label")
     if not isinstance(label, str) or label in (".", "..") or not PART.fullmatch(label):  # the board shows it as text
         raise Mismatch(f"{INDEX}: label {str(label)[:80]!r} is not a plain name (letters, digits, _ . - + = @ ,)")
+    if label == BASELINE:  # its answers' folders would be the untrained model's
+        raise Mismatch(f"{INDEX}: label {label!r} is the untrained model's; a method has a name of its own")
     check_caps(config)
     check_library(config)
     check_costs(method)

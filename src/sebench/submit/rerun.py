@@ -265,11 +265,16 @@ def verifiers_own(config: dict) -> dict:
     """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (WarmupConfig's
     default, this machine's cache, never a folder the bundle names) and what the warm-up leaves out (the study's
     data, never a folder or names the bundle gives: `studied_from`, `studied`), the judge's bubblewrap (wherever
-    it is installed) and programs at once, and the threads of the evaluation and the warm-up (this machine's
-    CPUs, not 10^6 threads a bundle asks for)."""
+    it is installed) and programs at once, the threads of the evaluation, the training and the warm-up (this
+    machine's CPUs, not 10^6 threads a bundle asks for), and the evaluation's rows per generate call and the
+    training's reward judges (their defaults: 10^6 rows at once, every test prompt with every sample, would hold
+    more memory than the verifier has). Each changes how fast a stage runs, not what it produces (cliflags'
+    `speed`)."""
     judge = config.get("judge") or {}
     own: dict = {"judge": {**judge, "no_bwrap": False, "workers": judge_workers(None, judge.get("memory_mb") or 1024)},
-                 "rollout": {**(config.get("rollout") or {}), "threads": None}}
+                 "rollout": {**(config.get("rollout") or {}), "threads": None, "batch_size": None}}
+    if config.get("train"):
+        own["train"] = {**config["train"], "threads": None, "judge_workers": None}
     if config.get("warmup"):
         own["warmup"] = {k: v for k, v in config["warmup"].items()
                          if k not in ("cache_dir", "studied_from", "studied", "threads")}

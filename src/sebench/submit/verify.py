@@ -13,7 +13,8 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
    and for the untrained model, each in its folder's mode, and nothing else is there (no other folder or file
    under evals/, whose answers step 6 would judge too);
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
-7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
+7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's,
+   each given once.
 
 A bundle that cannot be read (safe.py) is a BundleError (exit 2), not a mismatch.
 """
@@ -337,7 +338,12 @@ def compare_verdict(rollouts_name: str, verdicts_name: str, rollout: Rollout, ol
 
 
 def check_rows(bundle: Bundle, *_: object) -> None:
-    recorded = {tuple(r.get(k) for k in ROW_KEY): r for r in bundle.rows}
+    rows = bundle.rows
+    keys = [tuple(r.get(k) for k in ROW_KEY) for r in rows]
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:  # only the last of the two would be compared
+        raise Mismatch(f"report/rows.json: row {' '.join(map(str, twice))}: given twice")
+    recorded = dict(zip(keys, rows))
     again = {tuple(r.get(k) for k in ROW_KEY): r for r in rows_of(bundle.members)}
     for key in sorted(set(recorded) | set(again), key=str):
         where = f"report/rows.json: row {' '.join(map(str, key))}"
