@@ -105,8 +105,9 @@ def test_a_method_labelled_as_the_untrained_model_is_a_mismatch(forge, shared_wo
 
 
 def test_a_judge_limit_below_zero_is_a_mismatch(forge, shared_work, tmp_path, capsys):
-    """A memory limit of -1 MiB passed the cap (it is below 8192) and was handed to the sandbox, where a negative
-    limit is no limit once the kernel reads it as unsigned."""
+    """A memory limit of -1 MiB passed the cap (it is below 8192) and was handed to the sandbox (a negative
+    limit, read as unsigned by the kernel, is none; the sandbox's job header refused it, so every answer came
+    out judge_error, each with a traceback)."""
     members = forge.members()
     forge.edit_json(members, "run/manifest.json", lambda m: m["config"]["judge"].update(memory_mb=-1))
     code, out = verify(forge.repack(members), shared_work, tmp_path, capsys)
