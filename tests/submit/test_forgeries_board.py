@@ -79,6 +79,73 @@ def test_a_row_given_twice_is_a_mismatch(forge, shared_work, tmp_path, capsys):
     assert code == 1 and out == [f"mismatch: report/rows.json: row {LABEL} closed single_test sebench: given twice"]
 
 
+# ---- the source a reader reads is the code that runs -----------------------------------------------------------
+
+
+HIDDEN = "raise SystemExit('hidden code, not the bundled source')\n"
+
+
+def compiled_beside_the_source(tmp_path: Path) -> tuple[str, bytes]:
+    """A .pyc of unchecked hash where Python looks for reference_sft.py's compiled code: Python runs it in the
+    source's place, whatever the source says."""
+    import importlib.util
+    import py_compile
+
+    (tmp_path / "hidden.py").write_text(HIDDEN)
+    cfile = tmp_path / "compiled.pyc"
+    py_compile.compile(str(tmp_path / "hidden.py"), cfile=str(cfile),
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    name = Path(importlib.util.cache_from_source(str(tmp_path / "reference_sft.py"))).relative_to(tmp_path)
+    return f"method/source/{name.as_posix()}", cfile.read_bytes()
+
+
+def with_member(forge, name: str, data: bytes) -> dict:
+    members = forge.members()
+    members[name] = data
+    forge.edit_json(members, "submission.json", lambda s: s.update(sources=sorted([*s["sources"], name])))
+    return members
+
+
+@pytest.mark.parametrize("kind", ["pyc", "so", "pth"])
+def test_a_file_beside_the_source_that_is_no_source_is_a_mismatch(forge, shared_work, tmp_path, capsys, monkeypatch,
+                                                                   kind):
+    """A bundle's method/source/ held a __pycache__ .pyc of unchecked hash (or an extension module, which an
+    import finds before the .py): its sha256-checked reference_sft.py was what a reader read, the .pyc what the
+    re-run's fence would run. Verify refuses it at the method step; rerun_bundle alone before anything runs."""
+    from sebench.errors import SebenchError
+    from sebench.experiment import Study
+    from sebench.submit.rerun import rerun_bundle
+
+    name, data = {"pyc": compiled_beside_the_source(tmp_path),
+                  "so": ("method/source/reference_sft.cpython-311-x86_64-linux-gnu.so", b"\x7fELF"),
+                  "pth": ("method/source/hook.pth", b"import os\n")}[kind]
+    forged = forge.repack(with_member(forge, name, data))
+    code, out = verify(forged, shared_work, tmp_path / "store", capsys)
+    assert code == 1 and out == [f"mismatch: {name}: not Python source (.py); a compiled or other file beside the "
+                                 "method's source would be run or read in its place"], out
+    started: list = []
+    monkeypatch.setattr(Study, "run", lambda self: started.append(self))
+    with pytest.raises(SebenchError, match="not Python source"):
+        rerun_bundle(forged, tmp_path / "work")
+    assert not started and not (tmp_path / "work" / "source").exists()
+
+
+def test_the_compiled_file_would_run_in_the_sources_place(tmp_path):
+    """What the refusal guards against: Python loads the method's file (as sebench's loader does) from the .pyc
+    beside it, never reading the source."""
+    import importlib.util
+
+    name, data = compiled_beside_the_source(tmp_path)
+    source = tmp_path / "source"
+    (source / name.removeprefix("method/source/")).parent.mkdir(parents=True)
+    (source / name.removeprefix("method/source/")).write_bytes(data)
+    (source / "reference_sft.py").write_text("WHO = 'the source a reader reads'\n")
+    spec = importlib.util.spec_from_file_location("planted_method", source / "reference_sft.py")
+    module = importlib.util.module_from_spec(spec)
+    with pytest.raises(SystemExit, match="hidden code"):
+        spec.loader.exec_module(module)
+
+
 # ---- the label and the judge's limits ---------------------------------------------------------------------------
 
 

@@ -36,7 +36,7 @@ from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
 from sebench.submit.crosscheck import check_caps, check_library
 from sebench.submit.safe import PART, BundleError, inside
-from sebench.submit.verify import Mismatch, judge_workers, run_config
+from sebench.submit.verify import Mismatch, check_source_files, judge_workers, run_config
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     try:
         check_caps(bundle.manifest.get("config") or {})
         check_library(bundle.manifest.get("config") or {})
+        check_source_files(bundle)  # nothing but the source a reader reads is extracted and run
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
     check_model(bundle, model)

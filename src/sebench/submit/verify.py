@@ -2,7 +2,8 @@
 Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says what each level proves):
 
 1. the index: every member's sha256 is the one bundle.json lists, and nothing is unlisted;
-2. the method: its source's sha256 is method.json's, and submission.json names the same method and arguments;
+2. the method: its source is Python source files alone, its sha256 is method.json's, and submission.json names
+   the same method and arguments;
 3. the records: every field the board shows is read from the run's records and agrees with submission.json
    and card.md (crosscheck.py);
 4. the data: the seed's instance of the library the run's settings name (the bundled data manifest must name the
@@ -132,6 +133,7 @@ def check_index(bundle: Bundle, *_: object) -> None:
 
 
 def check_method(bundle: Bundle, *_: object) -> None:
+    check_source_files(bundle)
     method, sub = bundle.method, bundle.submission
     for name in ("spec", "origin", "args"):
         if (sub.get(name) or None) != (method.get(name) or None):
@@ -143,6 +145,16 @@ def check_method(bundle: Bundle, *_: object) -> None:
         raise Mismatch(f"{member}: missing; method/method.json's source_sha256 names it")
     if sha256(bundle.members[member]) != method["source_sha256"]:
         raise Mismatch(f"{member}: its sha256 is not method/method.json's source_sha256 (the source was changed)")
+
+
+def check_source_files(bundle: Bundle) -> None:
+    """Every file under method/source/ is Python source (.py), as `sebench submit` packs it: a compiled file
+    beside the source (a __pycache__ .pyc of unchecked hash, an extension module .so) is what Python runs in the
+    source's place, and no reader of the source would see it."""
+    for name in sorted(n for n in bundle.members if n.startswith(SOURCE_DIR)):
+        if not name.endswith(".py"):
+            raise Mismatch(f"{name}: not Python source (.py); a compiled or other file beside the method's source "
+                           "would be run or read in its place")
 
 
 def source_file(sub: dict) -> str | None:
