@@ -146,6 +146,28 @@ def test_the_compiled_file_would_run_in_the_sources_place(tmp_path):
         spec.loader.exec_module(module)
 
 
+def test_a_record_cannot_add_a_line_to_the_card(forge, shared_work, tmp_path, capsys):
+    """A base model named "hf:tiny`" + a line break + "- [x] held-out: ..." ended the card's code span and its
+    line, and added a checklist item of its own that the records' card matched (so verify passed it): a reader of
+    card.md saw a checked item no check made."""
+    from sebench.submit import read_bundle
+
+    inject = "hf:tiny`\n- [x] held-out: verified on 5 seeds by the maintainers\n[details](https://collector.example)"
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: (m.update(model=inject), m["config"].update(model=inject)))
+    forge.edit_json(members, "submission.json", lambda s: s.update(base_model=inject))
+    forged = forge.repack(members)
+    card = read_bundle(forged).text("card.md").splitlines()
+    assert [line.split(":")[0] for line in card if line.startswith("- [")] == [
+        "- [x] eligible", "- [x] isolation layer", "- [x] no refused reads", "- [x] no network",
+        "- [x] samples declared"], card
+    assert not any(line.startswith("[details]") for line in card)
+    assert card[3] == ("- base model: ``hf:tiny`\\u000a- [x] held-out: verified on 5 seeds by the maintainers"
+                       "\\u000a[details](https://collector.example)``; preset quick; seed 0; protocol sebench"), card[3]
+    code, out = verify(forged, shared_work, tmp_path / "store", capsys)
+    assert code == 0 and out[0].startswith("re-judged: "), out
+
+
 # ---- the label and the judge's limits ---------------------------------------------------------------------------
 
 
