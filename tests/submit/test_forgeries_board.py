@@ -231,7 +231,8 @@ def test_a_wall_time_the_axis_cannot_place_leaves_the_plot_drawn(wall):
 
 def test_one_bundle_under_two_names_or_relabelled_is_one_entry(forge, submitted, tmp_path):
     """The same bytes under a second file name, and the same answers packed again under another label, were two
-    entries (each ranked, once re-run): the board lists the first, and the others as failing, naming it."""
+    entries (each ranked, once re-run): the board lists the first of the highest level, and the others as
+    failing, naming it."""
     from sebench.submit.leaderboard import leaderboard_rows
 
     first, copy = tmp_path / "a-first.tar.gz", tmp_path / "b-copy.tar.gz"
@@ -243,6 +244,18 @@ def test_one_bundle_under_two_names_or_relabelled_is_one_entry(forge, submitted,
     for name in ("b-copy.tar.gz", "c-other.tar.gz"):
         assert rows[name].level == "fails" and rows[name].marks["fails"].startswith(
             f"the same answers as a-first.tar.gz ({LABEL})"), rows[name].marks
+    # a copy given first does not push out an entry of a higher level: the re-run one is kept
+    from sebench.files import file_sha256
+    from sebench.submit import Verification
+    from sebench.submit.verify import write_record
+
+    rerun = {"rule": "equal per task", "reproduced": True, "mismatch": None, "rows": []}
+    write_record(Verification(str(other), file_sha256(other), "Another", True, rerun=rerun), tmp_path / "ledger")
+    rows = {e.source: e for e in leaderboard_rows([first, copy, other], tmp_path / "store", tmp_path / "ledger")
+            if e.source}
+    assert rows["c-other.tar.gz"].level == "reproduced" and rows["c-other.tar.gz"].band == 1
+    assert all(rows[name].level == "fails" and "the same answers as c-other.tar.gz (Another)" in
+               rows[name].marks["fails"] for name in ("a-first.tar.gz", "b-copy.tar.gz"))
 
 
 def test_a_method_trained_from_other_weights_is_not_shown_under_the_untrained_models_name(forge, tmp_path):

@@ -19,8 +19,9 @@ listed below them, unranked. A ranked entry's band is 1 + the number of entries 
 interval lies wholly above its own: entries in one band are not told apart at this sample size, and one very
 uncertain entry changes no other band. Entries of equal accuracy are listed by method and bundle name.
 
-Each result is listed once: a bundle whose method's answers are an earlier bundle's (the same bundle under two
-names, or its answers packed again under another label) is listed as failing, naming the first (`once`).
+Each result is listed once: of the bundles whose method's answers are the same (the same bundle under two names,
+or its answers packed again under another label) the one of the highest level is listed, the first given among
+equals; the others are listed as failing, naming it (`once`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from sebench.submit.entry import COSTS, SPLITS, Cell, Entry
 from sebench.submit.verify import (
     FAILS,
     HELD_OUT,
+    LEVELS,
     REPRODUCED,
     default_store,
     level_of,
@@ -91,17 +93,19 @@ def leaderboard_rows(bundles: list[Path], store: Path | None = None, ledger: Pat
 
 
 def once(entries: list[Entry]) -> list[Entry]:
-    """Each result once: an entry whose answers are an earlier entry's (the same bundle under another name, or
-    its answers packed again under another label) is listed as failing, naming the first."""
-    first: dict[str, Entry] = {}
+    """Each result once: of the entries with the same answers (the same bundle under another name, or its answers
+    packed again under another label) the one of the highest level is kept, the first given among equals; the
+    others are listed as failing, naming it (so a copy cannot push out a reproduced entry by coming first)."""
+    kept: dict[str, Entry] = {}
+    for e in entries:
+        if e.answers and (e.answers not in kept or LEVELS.index(e.level) > LEVELS.index(kept[e.answers].level)):
+            kept[e.answers] = e
     out = []
     for e in entries:
-        if e.answers and e.answers in first:
-            e = Entry(e.method, "", "", "", {}, marks={"fails": f"the same answers as {first[e.answers].source} "
-                                                                f"({first[e.answers].method}): one result, one entry"},
-                      source=e.source, level=FAILS)
-        elif e.answers:
-            first[e.answers] = e
+        first = kept.get(e.answers)
+        if e.answers and first is not e and first is not None:
+            e = Entry(e.method, "", "", "", {}, marks={"fails": f"the same answers as {first.source} ({first.method}): "
+                                                                "one result, one entry"}, source=e.source, level=FAILS)
         out.append(e)
     return out
 
