@@ -7,7 +7,8 @@ themselves too: the manifest's model, seed and preset are its settings', its iso
 training stage's time the method's wall time. Each cost is a non-negative number or not recorded.
 
 The run's settings that set the verifier's own work (the judge's limits, the rebuilt instance's and subset's
-sizes, the samples a task and their length in a re-run) are at most CAPS, so that a bundle cannot make verification run without end.
+sizes, the samples a task and their length in a re-run) are at most CAPS, so that a bundle cannot make verification run without end;
+the judge's limits are above 0 too (a negative memory limit would be handed to the sandbox as none).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import dataclasses
 import math
 from pathlib import Path
 
-from sebench.submit.bundle import INDEX, SOURCE_DIR, Bundle, submission
+from sebench.submit.bundle import BASELINE, INDEX, SOURCE_DIR, Bundle, submission
 from sebench.submit.card import card_markdown
 from sebench.submit.entry import COSTS
+from sebench.submit.safe import PART
 
 CAPS = {"judge.timeout": 30.0, "judge.memory_mb": 8192, "build_train": 720, "build_single": 259,
         "build_multiple": 300, "max_train": 720, "max_single": 259, "max_multiple": 300, "rollout.n": 64,
@@ -39,12 +41,16 @@ class Mismatch(Exception):
 
 
 def shown_fields(bundle: Bundle) -> dict:
-    """What the board shows of a bundle, read from the run's records only."""
+    """What the board shows of a bundle, read from the run's records only. The base model names the weights the
+    method was trained from where they are not the untrained model's (`train_model`), in ASCII: a letter that
+    looks like another (a Cyrillic letter for B) is shown as its code (\\u0412), so no entry passes for another model's."""
     manifest, method = bundle.manifest, bundle.method
     config = manifest.get("config") or {}
     rollout = config.get("rollout") or {}
     cost = method.get("cost") or {}
-    return {"base_model": manifest.get("model"), "preset": manifest.get("preset"), "seed": manifest.get("seed"),
+    model, trained = manifest.get("model"), config.get("train_model")  # the untrained rows' model; the method's start
+    base = f"{model}" if trained in (None, "", model) else f"{model} (trained from {trained})"
+    return {"base_model": base.encode("ascii", "backslashreplace").decode("ascii"), "preset": manifest.get("preset"), "seed": manifest.get("seed"),
             "protocol": config.get("protocol", "sebench"),
             "decoding": {"n": rollout.get("n"), "temperature": rollout.get("temperature"),
                          "max_tokens": rollout.get("max_tokens")},
@@ -85,6 +91,10 @@ def check_records(bundle: Bundle, *_: object) -> None:
     if layer and method.get("isolation") and layer != method.get("isolation"):
         raise Mismatch(f"method/method.json: isolation {method.get('isolation')!r} is not the run manifest's {layer!r}")
     label = bundle.record(INDEX).get("label")
+    if not isinstance(label, str) or label in (".", "..") or not PART.fullmatch(label):  # the board shows it as text
+        raise Mismatch(f"{INDEX}: label {str(label)[:80]!r} is not a plain name (letters, digits, _ . - + = @ ,)")
+    if label == BASELINE:  # its answers' folders would be the untrained model's
+        raise Mismatch(f"{INDEX}: label {label!r} is the untrained model's; a method has a name of its own")
     check_caps(config)
     check_library(config)
     check_costs(method)
@@ -97,12 +107,15 @@ def check_records(bundle: Bundle, *_: object) -> None:
 
 
 def check_caps(config: dict) -> None:
-    """The settings that set the verifier's work are within CAPS (module docstring)."""
+    """The settings that set the verifier's work are within CAPS, and the judge's limits above 0 (module
+    docstring)."""
     for name, cap in CAPS.items():
         value = _setting(config, name)
         if value is not None and not (_number(value) and value <= cap):
             raise Mismatch(f"run/manifest.json: {name} {value!r} is over the verifier's cap of {cap:g} "
                            "(or not a number)")
+        if name.startswith("judge.") and value is not None and value <= 0:  # a negative memory limit: none at all
+            raise Mismatch(f"run/manifest.json: {name} {value!r} is not above 0 (a judged program's limit)")
 
 
 def check_library(config: dict) -> None:

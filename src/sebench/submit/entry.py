@@ -36,6 +36,7 @@ class Entry:
     level: str = "reported"  # sebench.submit.verify.LEVELS, "fails", or "reported"
     tasks: dict = field(default_factory=dict)  # split -> its test tasks
     group: str = ""  # the benchmark it was measured on: entries are ranked only within one group
+    answers: str = ""  # the digest of the method's answers (leaderboard.answers_digest): one result, one entry
 
     @property
     def name(self) -> str:

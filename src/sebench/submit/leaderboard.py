@@ -17,7 +17,11 @@ Only reproduced entries are ranked, each benchmark apart (the same base model, p
 the settings of crosscheck.BENCHMARK a run changed from its preset, which its preset column names); the rest are
 listed below them, unranked. A ranked entry's band is 1 + the number of entries of the same benchmark whose 95%
 interval lies wholly above its own: entries in one band are not told apart at this sample size, and one very
-uncertain entry changes no other band.
+uncertain entry changes no other band. Entries of equal accuracy are listed by method and bundle name.
+
+Each result is listed once: of the bundles whose method's answers are the same (the same bundle under two names,
+or its answers packed again under another label) the one of the highest level is listed, the first given among
+equals; the others are listed as failing, naming it (`once`).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.files import file_sha256
-from sebench.submit.bundle import read_bundle, rows_of, write_text
+from sebench.submit.bundle import Bundle, read_bundle, rows_of, sha256, write_text
 from sebench.submit.crosscheck import changed_settings, shown_fields
 from sebench.submit.entry import COSTS, SPLITS, Cell, Entry
 from sebench.submit.verify import (
     FAILS,
     HELD_OUT,
+    LEVELS,
     REPRODUCED,
     default_store,
     level_of,
@@ -84,7 +89,36 @@ def write_leaderboard(bundles: list[Path], out: Path, store: Path | None = None,
 def leaderboard_rows(bundles: list[Path], store: Path | None = None, ledger: Path | None = None) -> list[Entry]:
     """The bundles' rows, ranked ones first, then the unranked ones, then the reported ones."""
     entries = [entry_of(path, checked(path, store or default_store(), ledger)) for path in bundles]
-    return [*rank(entries), *REPORTED]
+    return [*rank(once(entries)), *REPORTED]
+
+
+def once(entries: list[Entry]) -> list[Entry]:
+    """Each result once: of the entries with the same answers (the same bundle under another name, or its answers
+    packed again under another label) the one of the highest level is kept, the first given among equals; the
+    others are listed as failing, naming it (so a copy cannot push out a reproduced entry by coming first)."""
+    kept: dict[str, Entry] = {}
+    for e in entries:
+        if e.answers and (e.answers not in kept or LEVELS.index(e.level) > LEVELS.index(kept[e.answers].level)):
+            kept[e.answers] = e
+    out = []
+    for e in entries:
+        first = kept.get(e.answers)
+        if e.answers and first is not e and first is not None:
+            e = Entry(e.method, "", "", "", {}, marks={"fails": f"the same answers as {first.source} ({first.method}): "
+                                                                "one result, one entry"}, source=e.source, level=FAILS)
+        out.append(e)
+    return out
+
+
+def answers_digest(bundle: Bundle) -> str:
+    """The sha256 of the method's answers as the judge reads them (each folder's mode and split, task, sample,
+    response and code; not their timings or usage) on the run's instance (its data hashes)."""
+    label = bundle.submission["label"]
+    answers = [(name.split("/", 2)[2], [[r.get(k) for k in ("task_id", "sample_idx", "response", "code")]
+                                        for r in bundle.lines(name)])
+               for name in bundle.eval_files("rollouts") if name.split("/")[1] == label]
+    text = json.dumps([bundle.manifest.get("data_hashes"), answers], sort_keys=True, ensure_ascii=False)
+    return sha256(text.encode())
 
 
 def board_markdown(bundles: list[Path], store: Path | None = None, ledger: Path | None = None) -> str:
@@ -128,7 +162,8 @@ def entry_of(path: Path, record: dict) -> Entry:
                  {split: cell(rows[split]) for split in SPLITS if split in rows},
                  {name: shown["cost"].get(name) for name in COSTS}, marks(shown, record, label),
                  source=path.name, level=record["level"], tasks={s: rows[s].get("tasks") for s in SPLITS if s in rows},
-                 group=json.dumps([shown["base_model"], preset, shown["protocol"], shown["decoding"]], sort_keys=True))
+                 group=json.dumps([shown["base_model"], preset, shown["protocol"], shown["decoding"]], sort_keys=True),
+                 answers=answers_digest(bundle))
 
 
 def cell(row: dict) -> Cell:
@@ -159,7 +194,8 @@ def rank(entries: list[Entry]) -> list[Entry]:
     """Reproduced entries by base model and single-function accuracy, with their bands (module docstring);
     then the others, unranked."""
     def score(e: Entry) -> tuple:
-        return (e.group, e.base_model, *(-(e.cells[s].accuracy if s in e.cells else -1.0) for s in SPLITS))
+        return (e.group, e.base_model, *(-(e.cells[s].accuracy if s in e.cells else -1.0) for s in SPLITS),
+                e.method, e.source)  # ties by name: the order the bundles were given does not matter
 
     ranked = [e for e in entries if e.level in RANKED]
     out = [dataclasses.replace(e, band=band(e, ranked)) for e in sorted(ranked, key=score)]

@@ -144,9 +144,14 @@ def marker(shape: str, x: float, y: float, colour: str) -> str:
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.5" fill="{colour}"/>'
 
 
+PLACEABLE = (1e-3, 1e12)  # the wall times the log axis places, in s: 15 decades, each tick a finite float
+
+
 def placeable(seconds: object) -> bool:
-    """A wall time the log axis can place: a positive finite number."""
-    return (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf)
+    """A wall time the log axis can place: a number within PLACEABLE (a cost the records state may be any
+    non-negative number; 1e308 s or 5e-324 s would put a tick beyond what a float holds)."""
+    return (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            and PLACEABLE[0] <= seconds <= PLACEABLE[1])
 
 
 def plot(entries: list[Entry], width: int = 640, height: int = 320, pad: int = 48) -> str:

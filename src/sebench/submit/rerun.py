@@ -36,7 +36,7 @@ from sebench.errors import SebenchError
 from sebench.submit.bundle import BASELINE, SOURCE_DIR, Bundle, read_bundle
 from sebench.submit.crosscheck import check_caps, check_library
 from sebench.submit.safe import PART, BundleError, inside
-from sebench.submit.verify import Mismatch, judge_workers, run_config
+from sebench.submit.verify import Mismatch, check_source_files, judge_workers, run_config
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,7 @@ def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: 
     try:
         check_caps(bundle.manifest.get("config") or {})
         check_library(bundle.manifest.get("config") or {})
+        check_source_files(bundle)  # nothing but the source a reader reads is extracted and run
     except Mismatch as exc:
         raise SebenchError(str(exc)) from None
     check_model(bundle, model)
@@ -265,11 +266,16 @@ def verifiers_own(config: dict) -> dict:
     """The settings the verifier decides, whatever the bundle recorded: where warm-ups are cached (WarmupConfig's
     default, this machine's cache, never a folder the bundle names) and what the warm-up leaves out (the study's
     data, never a folder or names the bundle gives: `studied_from`, `studied`), the judge's bubblewrap (wherever
-    it is installed) and programs at once, and the threads of the evaluation and the warm-up (this machine's
-    CPUs, not 10^6 threads a bundle asks for)."""
+    it is installed) and programs at once, the threads of the evaluation, the training and the warm-up (this
+    machine's CPUs, not 10^6 threads a bundle asks for), and the evaluation's rows per generate call and the
+    training's reward judges (their defaults: 10^6 rows at once, every test prompt with every sample, would hold
+    more memory than the verifier has). Each changes how fast a stage runs, not what it produces (cliflags'
+    `speed`)."""
     judge = config.get("judge") or {}
     own: dict = {"judge": {**judge, "no_bwrap": False, "workers": judge_workers(None, judge.get("memory_mb") or 1024)},
-                 "rollout": {**(config.get("rollout") or {}), "threads": None}}
+                 "rollout": {**(config.get("rollout") or {}), "threads": None, "batch_size": None}}
+    if config.get("train"):
+        own["train"] = {**config["train"], "threads": None, "judge_workers": None}
     if config.get("warmup"):
         own["warmup"] = {k: v for k, v in config["warmup"].items()
                          if k not in ("cache_dir", "studied_from", "studied", "threads")}

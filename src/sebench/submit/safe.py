@@ -6,7 +6,8 @@
   empty, `.` or `..` part, no backslash, only `A-Z a-z 0-9 _ . - + = @ ,`); links, devices, folders and fifos
   are refused, and so is a name given twice;
 - JSON: at most MAX_DEPTH levels of nesting, checked without recursion; every number finite (no NaN, no
-  Infinity, no 1e999), which the board could neither compare nor draw.
+  Infinity, no 1e999, no integer of 309 digits that no float holds), which the board could neither compare
+  nor draw.
 
 Every refusal is a BundleError: one line naming the bundle and the member.
 """
@@ -97,7 +98,7 @@ def read_members(path: Path) -> dict[str, bytes]:
 def parse_json(text: str, where: str) -> Any:
     """The JSON value of `text`, at most MAX_DEPTH deep; else a BundleError naming `where`."""
     try:
-        value = json.loads(text, parse_constant=_not_finite, parse_float=_finite)
+        value = json.loads(text, parse_constant=_not_finite, parse_float=_finite, parse_int=_finite_int)
     except _NotFinite as exc:
         raise BundleError(f"{where}: {str(exc)[:40]} is not a finite number (refused)") from None
     except json.JSONDecodeError as exc:
@@ -128,6 +129,16 @@ def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise _NotFinite(text)
+    return value
+
+
+def _finite_int(text: str) -> int:
+    """An integer a float can hold (below 2**1024): a longer one stops every comparison with a float."""
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise _NotFinite(text) from None
     return value
 
 

@@ -2,7 +2,8 @@
 Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says what each level proves):
 
 1. the index: every member's sha256 is the one bundle.json lists, and nothing is unlisted;
-2. the method: its source's sha256 is method.json's, and submission.json names the same method and arguments;
+2. the method: its source is Python source files alone, its sha256 is method.json's, and submission.json names
+   the same method and arguments;
 3. the records: every field the board shows is read from the run's records and agrees with submission.json
    and card.md (crosscheck.py);
 4. the data: the seed's instance of the library the run's settings name (the bundled data manifest must name the
@@ -10,9 +11,11 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
    the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
    the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
-   and for the untrained model, each in its folder's mode, and nothing else is there;
+   and for the untrained model, each in its folder's mode, and nothing else is there (no other folder or file
+   under evals/, whose answers step 6 would judge too);
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
-7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's.
+7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's,
+   each given once.
 
 A bundle that cannot be read (safe.py) is a BundleError (exit 2), not a mismatch.
 """
@@ -44,6 +47,7 @@ log = logging.getLogger(__name__)
 VERDICT_FIELDS = ("verdict", "tests_passed", "tests_total", "split", "kind", "protocol", "outcome")
 ROW_KEY = ("regime", "mode", "split", "protocol")
 MANIFEST = "manifest.json"
+EVAL_FILES = ("rollouts.jsonl", "verdicts.jsonl")  # what a bundle holds under evals/<regime>/<mode>/<split>/
 STEPS = ("index", "method", "records", "data", "answers", "verdicts", "rows")
 REJUDGED, REPRODUCED, HELD_OUT, FAILS = "re-judged", "reproduced", "held-out", "fails"
 LEVELS = (REJUDGED, REPRODUCED, HELD_OUT)  # each includes the one before
@@ -129,6 +133,7 @@ def check_index(bundle: Bundle, *_: object) -> None:
 
 
 def check_method(bundle: Bundle, *_: object) -> None:
+    check_source_files(bundle)
     method, sub = bundle.method, bundle.submission
     for name in ("spec", "origin", "args"):
         if (sub.get(name) or None) != (method.get(name) or None):
@@ -140,6 +145,16 @@ def check_method(bundle: Bundle, *_: object) -> None:
         raise Mismatch(f"{member}: missing; method/method.json's source_sha256 names it")
     if sha256(bundle.members[member]) != method["source_sha256"]:
         raise Mismatch(f"{member}: its sha256 is not method/method.json's source_sha256 (the source was changed)")
+
+
+def check_source_files(bundle: Bundle) -> None:
+    """Every file under method/source/ is Python source (.py), as `sebench submit` packs it: a compiled file
+    beside the source (a __pycache__ .pyc of unchecked hash, an extension module .so) is what Python runs in the
+    source's place, and no reader of the source would see it."""
+    for name in sorted(n for n in bundle.members if n.startswith(SOURCE_DIR)):
+        if not name.endswith(".py"):
+            raise Mismatch(f"{name}: not Python source (.py); a compiled or other file beside the method's source "
+                           "would be run or read in its place")
 
 
 def source_file(sub: dict) -> str | None:
@@ -252,13 +267,19 @@ def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
     data = rebuilt_dir(bundle, work) / bundle.manifest.get("data", "data")
     n = int(((bundle.manifest.get("config") or {}).get("rollout") or {}).get("n") or 1)
     expected = expected_folders(bundle)
-    present = {tuple(name.split("/")[1:4]) for name in bundle.eval_files("rollouts")}
+    for member in sorted(m for m in bundle.members if m.startswith("evals/")):  # step 6 judges what is counted here
+        if len(member.split("/")) != 5 or member.rpartition("/")[2] not in EVAL_FILES:
+            raise Mismatch(f"{member}: not an evaluation's file (evals/<regime>/<mode>/<split>/rollouts.jsonl or "
+                           "verdicts.jsonl)")
+    present = {tuple(member.split("/")[1:4]) for member in bundle.members if member.startswith("evals/")}
     for folder in sorted(expected | present):
         name = f"evals/{'/'.join(folder)}/rollouts.jsonl"
         if folder not in expected:
             raise Mismatch(f"{name}: the run's settings evaluate no such regime, mode and split")
-        if folder not in present:
-            raise Mismatch(f"{name}: missing; the run's settings evaluate {' '.join(folder)}")
+        for file in EVAL_FILES:
+            if f"evals/{'/'.join(folder)}/{file}" not in bundle.members:
+                raise Mismatch(f"evals/{'/'.join(folder)}/{file}: missing; the run's settings evaluate "
+                               f"{' '.join(folder)}")
         tasks = test_task_ids(data, folder[2])
         seen: dict[str, list[Any]] = {}
         for number, rollout in enumerate(bundle.lines(name), 1):
@@ -329,7 +350,12 @@ def compare_verdict(rollouts_name: str, verdicts_name: str, rollout: Rollout, ol
 
 
 def check_rows(bundle: Bundle, *_: object) -> None:
-    recorded = {tuple(r.get(k) for k in ROW_KEY): r for r in bundle.rows}
+    rows = bundle.rows
+    keys = [tuple(r.get(k) for k in ROW_KEY) for r in rows]
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:  # only the last of the two would be compared
+        raise Mismatch(f"report/rows.json: row {' '.join(map(str, twice))}: given twice")
+    recorded = dict(zip(keys, rows))
     again = {tuple(r.get(k) for k in ROW_KEY): r for r in rows_of(bundle.members)}
     for key in sorted(set(recorded) | set(again), key=str):
         where = f"report/rows.json: row {' '.join(map(str, key))}"
