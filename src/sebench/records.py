@@ -244,12 +244,12 @@ def iter_json_lines(path: str | Path, named: bool = False) -> Iterator[tuple[int
         yield lineno, value
 
 
-def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = ()) -> list[R]:
+def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = (), named: bool = False) -> list[R]:
     """All records of a JSONL file, validated; the first bad line stops with file:line: field. `unique`: fields
-    no two records may share all of (`UniqueRecords`)."""
+    no two records may share all of (`UniqueRecords`); `named`: as iter_lines."""
     seen = UniqueRecords(path, unique)
     records = []
-    for lineno, obj in iter_json_lines(path):
+    for lineno, obj in iter_json_lines(path, named):
         records.append(from_dict(cls, obj, f"{path}:{lineno}"))
         seen.add(records[-1], lineno)
     return records

@@ -217,3 +217,16 @@ def test_the_released_single_test_of_the_original_repository(original_instance, 
         assert task.is_valid == row["is_valid"]
     printed = sum("__printed__" in json.dumps(e) for t in tasks for e in t.expected)
     assert printed <= 0.01 * sum(len(t.expected) for t in tasks)  # dicts only; the rest is parsed to data
+
+
+def test_a_release_folder_of_links_imports_as_its_files(instance, tmp_path, capsys):
+    """A hub cache's snapshot folder holds links to its blobs: the user's own copy of a release, read as named."""
+    blobs, snapshot = tmp_path / "blobs", tmp_path / "snapshot"
+    write_api_doc(blobs / "api_doc", instance.mapping())
+    write_jsonl(blobs / "single", [norm_row()])
+    (snapshot / "train").mkdir(parents=True)
+    (snapshot / "test").mkdir()
+    (snapshot / "train/api_doc.jsonl").symlink_to(blobs / "api_doc")
+    (snapshot / "test/single_test.jsonl").symlink_to(blobs / "single")
+    assert main(["tasks", "import", "--official", str(snapshot), "--data", str(instance.root), "--overwrite"]) == 0
+    assert capsys.readouterr().out.strip() == "single_test: 1 tasks"

@@ -52,6 +52,10 @@ def test_rollout_pairs_keep_judged_correct_answers_to_training_tasks(instance, t
     # the paper's target: the whole response, prose included
     pairs = data.rollout_pairs(train, tmp_path / "rollouts.jsonl", tmp_path / "verdicts.jsonl")
     assert [answer for _, answer, _ in pairs] == ["Here:\n```python\ncode-a\n```\ndone", "Here:\n```python\ncode-b\n```\ndone"]
+    # files the user names are read as named: links to them (a shared folder's) are followed
+    for name in ("rollouts.jsonl", "verdicts.jsonl"):
+        (tmp_path / f"link-{name}").symlink_to(tmp_path / name)
+    assert data.rollout_pairs(train, tmp_path / "link-rollouts.jsonl", tmp_path / "link-verdicts.jsonl") == pairs
 
 
 def test_rollout_pairs_errors(instance, tmp_path):

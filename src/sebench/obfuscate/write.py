@@ -73,7 +73,7 @@ def _minimal_docs(names: Names) -> list[ApiDoc]:
 def release_api_docs(path: Path, names: Names) -> list[ApiDoc]:
     """One ApiDoc per function from the release's api_doc.jsonl: its `rewritten_doc`, found by `curr_name`."""
     texts: dict[str, str] = {}
-    for lineno, row in iter_json_lines(path):
+    for lineno, row in iter_json_lines(path, named=True):  # the user's --mapping-from file
         where = f"{path}:{lineno}"
         for fld in ("curr_name", "rewritten_doc"):
             if not isinstance(row.get(fld) if isinstance(row, dict) else None, str):

@@ -51,11 +51,11 @@ class ExperienceMemory:
         verdicts = Path(verdicts) if verdicts else Path(rollouts).with_name("verdicts.jsonl")
         if not verdicts.is_file():
             raise SebenchError(f"{verdicts}: the memory's rollouts must be judged first (`sebench judge`)")
-        correct = {(v.task_id, v.sample_idx, v.mode or None) for v in read_records(verdicts, Verdict)
+        correct = {(v.task_id, v.sample_idx, v.mode or None) for v in read_records(verdicts, Verdict, named=True)
                    if v.verdict == "correct"}
         queries = {t.task_id: t.query.strip() for t in tasks}
         entries, seen = [], set()
-        for r in read_records(rollouts, Rollout):
+        for r in read_records(rollouts, Rollout, named=True):  # the user's files
             judged = (r.task_id, r.sample_idx, r.mode) in correct or (r.task_id, r.sample_idx, None) in correct
             key = (r.task_id, r.response.strip())
             if judged and r.task_id in queries and key not in seen:

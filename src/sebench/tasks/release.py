@@ -72,7 +72,7 @@ def _inside_instance(file: Path, top: Path) -> bool:
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict | None, BadRow | None]]:
     """(line number, row, None) for each JSON object; (line number, None, BadRow) for each bad line."""
-    for lineno, line in iter_lines(path):
+    for lineno, line in iter_lines(path, named=True):  # the user's copy of a release (a hub cache links)
         where = f"{path}:{lineno}"
         try:
             row = json.loads(line)
@@ -90,7 +90,7 @@ def check_api_doc(path: Path, inst: Instance) -> int:
     """Checks that `inst` was built from this api_doc.jsonl (same names); returns the rows read."""
     ours = {key.replace("numpy.", "np.", 1): public for key, public in inst.mapping()["functions"].items()}
     rows = 0
-    for lineno, row in iter_json_lines(path):
+    for lineno, row in iter_json_lines(path, named=True):
         where = f"{path}:{lineno}"
         text = row.get("func_mapping") if isinstance(row, dict) else None
         try:

@@ -75,10 +75,10 @@ def rollout_pairs(tasks: list[Task], rollouts: Path, verdicts: Path, target: str
     """
     if not Path(verdicts).is_file():
         raise SebenchError(f"{verdicts}: no verdicts for {rollouts}; run `sebench judge` on it first (or pass --verdicts)")
-    verdict_of = _verdict_index(read_records(verdicts, Verdict))
+    verdict_of = _verdict_index(read_records(verdicts, Verdict, named=True))  # the user's files
     by_id = {t.task_id: t for t in tasks}
     pairs, seen, outside, unjudged = [], set(), 0, 0
-    for r in read_records(rollouts, Rollout):
+    for r in read_records(rollouts, Rollout, named=True):
         v = verdict_of.get((r.task_id, r.sample_idx, r.mode)) or verdict_of.get((r.task_id, r.sample_idx, None))
         if v is None:
             unjudged += 1
