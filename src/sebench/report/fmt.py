@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sebench.markdown import code_span
 from sebench.metrics import TOO_FEW_SEEDS
 
 # each verdict's name in the report's tables (the main table's columns and the failure kinds alike)
@@ -83,15 +84,11 @@ def md_cell(value: object) -> str:
 
 
 def md_code(value: object) -> str:
-    """A value as inline code on one line (where markdown shows HTML as written): fenced by one backtick more
-    than the longest run of them inside."""
-    text = " ".join(str(value).splitlines())
-    ticks = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+    """A value as inline code on one line (where markdown shows HTML as written): markdown.code_span, its line
+    breaks spaces."""
+    return code_span(" ".join(str(value).splitlines()))
 
 
 def md_row(cells: Iterable[object]) -> str:
     """One markdown table row of `cells`, each escaped by `md_cell`."""
     return "| " + " | ".join(map(md_cell, cells)) + " |"
-

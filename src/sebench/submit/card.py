@@ -4,9 +4,9 @@ method.json's fields come from the method's fence (sebench.methods.run); the fen
 `landlock_abi`, `allowed` and may leave fields out: each is read tolerantly, and a missing one is "not recorded".
 
 Every value from the records is shown as text, never as Markdown: written out where it holds nothing but
-letters, digits, spaces and `.,:/@+=()-` (PLAIN), else as a code span whose fence is longer than any run of
-backticks in it, with line breaks and other undrawn characters as their codes (page.visible). A value cannot
-end its line and add a checklist item of its own ("- [x] isolation layer: bwrap"), nor a link or an image.
+letters, digits, spaces and `.,:/@+=()-` (PLAIN), else as a code span nothing in it closes (markdown.code_span),
+with line breaks and other undrawn characters as their codes (page.visible). A value cannot end its line and
+add a checklist item of its own ("- [x] isolation layer: bwrap"), nor a link or an image.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sebench.markdown import code_span
 from sebench.submit.page import visible
 
 STRONG_LAYERS = ("bwrap", "landlock")
@@ -28,10 +29,9 @@ def plain(value: object) -> str:
 
 def code(value: object) -> str:
     """A record's value as a Markdown code span that nothing in it can close (module docstring)."""
-    text = visible(str(value))
-    fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return code_span(visible(str(value)))
+
+
 BOXES = {"yes": "[x]", "no": "[ ]", "unknown": "[?]"}
 
 
