@@ -276,3 +276,11 @@ def test_a_run_folder_or_model_name_stays_one_inline_code_span_or_escaped(tmp_pa
     assert "\n" not in line.strip() and "<script" not in model  # in a code span markdown shows HTML as written
     ticks = len(code) - len(code.lstrip("`"))
     assert code.endswith("`" * ticks) and "`" * ticks not in code[ticks:-ticks], code  # one span, not closed early
+
+
+def test_a_method_spec_with_backticks_stays_one_code_span_in_the_cost_table():
+    from sebench.report.methods import cost_markdown
+
+    spec = "m.py:A`[click](http://example.org)`"
+    table = cost_markdown([{"run": "r", "label": "m", "origin": "file", "spec": spec, "returns": "checkpoint"}])
+    assert "| `` m.py:A`[click](http://example.org)` `` |" in table

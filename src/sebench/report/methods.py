@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.files import plain_matches, read_json_object
-from sebench.report.fmt import md_row
+from sebench.report.fmt import md_code, md_row
 
 METHOD_FILE = "method.json"
 COST_FIELDS = (("wall_seconds", "wall s"), ("judge_calls", "judge calls"), ("tokens_sampled", "tokens sampled"),
@@ -76,7 +76,7 @@ def cost_markdown(methods: list[dict]) -> str:
     head += [title for _, title in COST_FIELDS] + ["notes"]
     lines = [md_row(head), "|" + "---|" * len(head)]
     for m in methods:
-        cells = ([m["run"]] if several else []) + [m["label"], m.get("origin") or "", f"`{m.get('spec') or ''}`",
+        cells = ([m["run"]] if several else []) + [m["label"], m.get("origin") or "", md_code(m["spec"]) if m.get("spec") else "",
                                                   m.get("returns") or ""]
         cells += [_number((m.get("cost") or {}).get(name)) for name, _ in COST_FIELDS] + ["; ".join(notes(m))]
         lines.append(md_row(cells))
