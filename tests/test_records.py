@@ -102,10 +102,11 @@ def test_a_sample_judged_twice_in_a_verdicts_file_is_refused_naming_both_lines(t
     rows = [Verdict("a", 0, "correct", 1, 1), Verdict("a", 1, "correct", 1, 1), Verdict("b", 0, "correct", 1, 1),
             Verdict("a", 1, "wrong_answer", 0, 1)]
     write_records(path, rows)
-    with pytest.raises(SebenchError, match=r"v\.jsonl:4: field 'sample_idx': task_id 'a', mode '', model '', sample_idx 1 repeats line 2"):
+    with pytest.raises(SebenchError, match=r"v\.jsonl:4: field 'sample_idx': task_id 'a', sample_idx 1 repeats line 2"):
         read_verdicts(path)
     write_records(path, rows[:3])
     assert read_verdicts(path) == rows[:3]
-    other_mode = [*rows[:3], Verdict("a", 1, "wrong_answer", 0, 1, mode="open")]  # one sample in two modes
-    write_records(path, other_mode)
-    assert read_verdicts(path) == other_mode
+    for other in ({"mode": "open"}, {"model": "m2"}):  # the folder's one evaluation: its row would count it twice
+        write_records(path, [*rows[:3], Verdict("a", 1, "wrong_answer", 0, 1, **other)])
+        with pytest.raises(SebenchError, match=r"v\.jsonl:4: field 'sample_idx': .* repeats line 2"):
+            read_verdicts(path)

@@ -256,9 +256,9 @@ def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = (), n
 
 
 def read_verdicts(path: str | Path) -> list[Verdict]:
-    """The verdicts of one evaluation (one model, mode and split): a sample of a task in a mode and model at most
-    once."""
-    return read_records(path, Verdict, unique=("task_id", "mode", "model", "sample_idx"))
+    """The verdicts of one evaluation (one model, mode and split, its folder's): a sample of a task at most once,
+    whatever its `mode` and `model` fields say (the report counts every line of the file in the folder's row)."""
+    return read_records(path, Verdict, unique=("task_id", "sample_idx"))
 
 
 class UniqueRecords:
