@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import read_json_object
+from sebench.files import plain_path, read_json_object
 from sebench.records import ApiDoc, Task, read_records
 
 MANIFEST_FILE = "manifest.json"
@@ -68,8 +68,13 @@ class Instance:
             raise SebenchError(f"unknown split '{split}'; choose one of {', '.join(SPLIT_FILES)}")
         return self.root / SPLIT_FILES[split]
 
+    def own_file(self, rel: str) -> Path:
+        """`root / rel` to read, refused where a folder on the way (or the file) is a symbolic link
+        (files.plain_path): an instance someone else made reads nothing outside it."""
+        return plain_path(self.root, rel)
+
     def manifest(self) -> dict:
-        return _read_json(self.manifest_path, "rebuild the instance with `sebench build`")
+        return _read_json(self.own_file(MANIFEST_FILE), "rebuild the instance with `sebench build`")
 
     def files(self) -> list[Path]:
         """The instance's own files (manifest, docs, mapping, task splits): never a command's output."""
@@ -101,17 +106,17 @@ class Instance:
 
     def mapping(self) -> dict:
         """{"package": name, "functions": {"numpy.x": "pkg.y", ...}}: never shown to models."""
-        return _read_json(self.mapping_path, "it is written by `sebench build`; rebuild the instance, or copy "
+        return _read_json(self.own_file(MAPPING_FILE), "it is written by `sebench build`; rebuild the instance, or copy "
                                              "private/ from the machine that built it")
 
     def api_docs(self) -> list[ApiDoc]:
-        return read_records(self.api_doc_path, ApiDoc)
+        return read_records(self.own_file(API_DOC_FILE), ApiDoc)
 
     def tasks(self, split: str) -> list[Task]:
         path = self.split_path(split)
         if not path.is_file():
             raise SebenchError(f"{path}: no tasks for split '{split}' in this instance")
-        return read_records(path, Task)
+        return read_records(self.own_file(SPLIT_FILES[split]), Task)
 
     def all_tasks(self) -> list[Task]:
         """Tasks of every split that the instance has."""

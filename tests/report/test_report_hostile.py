@@ -198,7 +198,7 @@ def test_an_instance_whose_task_file_is_a_link_is_refused_by_the_export(tmp_path
     tasks.unlink()
     tasks.symlink_to(outside)
     rc, err = cli("export", "--format", "hf", "--data", data, "--out", tmp_path / "hf")
-    assert rc == 2 and f"{tasks}: not a plain file" in error_line(err)
+    assert rc == 2 and f"{tasks}: a symbolic link inside {data}" in error_line(err)
 
 
 def test_a_stage_record_linked_outside_the_run_is_refused(tmp_path):
@@ -284,3 +284,19 @@ def test_a_method_spec_with_backticks_stays_one_code_span_in_the_cost_table():
     spec = "m.py:A`[click](http://example.org)`"
     table = cost_markdown([{"run": "r", "label": "m", "origin": "file", "spec": spec, "returns": "checkpoint"}])
     assert "| `` m.py:A`[click](http://example.org)` `` |" in table
+
+
+@pytest.mark.parametrize("folder", ["datasets", "datasets/train", "private"])
+def test_an_instance_whose_folder_is_a_link_is_refused_too(tmp_path, folder):
+    from sebench.instance import Instance
+
+    data = write_tiny_instance(tmp_path / "inst")
+    outside = tmp_path / "home" / folder
+    outside.parent.mkdir(parents=True)
+    (data / folder).rename(outside)
+    (data / folder).symlink_to(outside)
+    instance = Instance(data)
+    read = {"datasets": lambda: instance.tasks("train"), "datasets/train": instance.api_docs,
+            "private": instance.mapping}[folder]
+    with pytest.raises(records.SebenchError, match=f"{data / folder}: a symbolic link inside {data}"):
+        read()
