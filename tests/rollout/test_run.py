@@ -56,6 +56,14 @@ def test_resumes_without_duplicates(instance_dir, tmp_path):
     assert all(call.n == 1 for call in backend.calls[4:])
 
 
+def test_resumes_through_a_link_the_user_names_as_out(instance_dir, tmp_path):
+    out, link = tmp_path / "r.jsonl", tmp_path / "link.jsonl"
+    write_rollouts(config(instance_dir, out, n=2, limit=2))
+    link.symlink_to(out)
+    write_rollouts(config(instance_dir, link, n=2))  # the user's own --out, read as named
+    assert sum(pairs(out).values()) == 12 and set(pairs(out).values()) == {1}
+
+
 def test_half_written_last_line_is_repaired(instance_dir, tmp_path, caplog):
     out = tmp_path / "r.jsonl"
     write_rollouts(config(instance_dir, out, limit=3))

@@ -208,7 +208,7 @@ def existing_samples(out: Path, cfg: RolloutConfig) -> set[tuple[str, int]]:
     prepare_resume(out, _is_rollout, "rollouts", "task_id")
     wanted = generation_settings(cfg)
     done = set()
-    for lineno, obj in iter_json_lines(out):
+    for lineno, obj in iter_json_lines(out, named=True):  # the user's own --out, read as named
         record = from_dict(Rollout, obj, f"{out}:{lineno}")
         if record.model != cfg.model or record.mode != cfg.mode:
             raise SebenchError(
