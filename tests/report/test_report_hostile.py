@@ -300,3 +300,17 @@ def test_an_instance_whose_folder_is_a_link_is_refused_too(tmp_path, folder):
             "private": instance.mapping}[folder]
     with pytest.raises(records.SebenchError, match=f"{data / folder}: a symbolic link inside {data}"):
         read()
+
+
+def test_an_instance_the_manifest_names_outside_the_run_is_read_only_where_the_user_names_it(tmp_path, caplog):
+    run, path = _run(tmp_path / "run")
+    write_records(path, [Verdict("single_test-0", 0, "correct", 1, 1, mode="closed", model="m", split="single_test")])
+    outside = write_tiny_instance(tmp_path / "elsewhere")  # its mapping names the task's function numpy.mean
+    (run / "manifest.json").write_text(json.dumps({"model": "m", "seed": 0, "data": str(outside)}))
+    for extra, named in (((), False), (("--data", outside), True)):
+        out = tmp_path / f"report-{named}"
+        rc, err = cli("report", run, "--out", out, "--no-plots", *extra)
+        assert rc == 0, err
+        data = json.loads((out / "report.json").read_text())
+        assert ("numpy.mean" in json.dumps(data["functions"])) is named
+    assert "its instance lies outside it" in caplog.text

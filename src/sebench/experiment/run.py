@@ -685,7 +685,8 @@ class Study:
         inputs = {_rel(self.root, p): file_hash(p) for p in sorted([*self.root.glob("evals/*/*/*/verdicts.jsonl"),
                                                                     *self.root.glob("evals/*/name_recall.json")])}
         config = {"verdicts": inputs, **({"not_trained": self.not_trained} if self.not_trained else {})}
-        self.book.run("report", config, [out], lambda: build_report([self.root], out), derived=True)
+        data = self.data if self.data and not self.data.is_relative_to(self.root) else None  # a --data DIR outside the run
+        self.book.run("report", config, [out], lambda: build_report([self.root], out, data=data), derived=True)
         return out / "report.md"
 
     # ---- manifest --------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -31,7 +32,7 @@ from functools import cached_property
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import open_plain, plain_matches, read_json_object
+from sebench.files import open_plain, plain_matches, plain_path, read_json_object
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, iter_json_lines, read_verdicts
@@ -42,6 +43,7 @@ REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "ope
 MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
+log = logging.getLogger(__name__)
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
 
 
@@ -169,13 +171,24 @@ def _read_recalls(path: Path) -> list[dict]:
     return functions
 
 
+def _own_instance(root: Path, data: object) -> Path | None:
+    """The instance a run's manifest names, where it lies inside the run; one that lies elsewhere (a run
+    made with `--data DIR`) is read only where the user names it again (`sebench report --data DIR`): a
+    manifest is a description, never followed out of its run."""
+    rel = Path(str(data))
+    if rel.is_absolute() or ".." in rel.parts:
+        log.warning("%s: its instance lies outside it (%s); pass --data to name the functions of its tasks", root, data)
+        return None
+    return plain_path(root, rel)
+
+
 def _task_functions(root: Path, manifest: dict, given: Path | None = None) -> tuple[dict[str, list[str]], dict]:
     """task_id -> the functions it uses, named by their NumPy originals when the mapping is there; and that
     naming (public name -> original) for other lists of public names.
 
     The report is for the researcher, never shown to a model, so it may read the private mapping; NumPy
     names make functions comparable across instances of different seeds (whose names differ)."""
-    named = root / manifest["data"] if manifest.get("data") else None
+    named = _own_instance(root, manifest.get("data")) if manifest.get("data") else None
     data = next((d for d in (named, given, root / "data", root / "instance") if d and d.is_dir()), None)
     if data is None:
         return {}, {}
