@@ -171,6 +171,22 @@ def _load_folder(name: str, device: str, dtype: Any) -> tuple[Any, Any]:
     return model, tokenizer
 
 
+def load_tokenizer(spec: str) -> Any:
+    """The tokenizer that load_causal_lm gives for `spec` (a pad token and a chat template), without the weights;
+    a spec that names no weights here (a served model) is refused with one line."""
+    name = spec[3:] if spec.startswith("hf:") else spec
+    if name == EMBEDDED_DEFAULT:
+        return load_embedded_tokenizer()
+    if not (spec.startswith("hf:") or Path(name).is_dir()):
+        raise SebenchError(f"'{spec}' names no model whose tokenizer loads here")
+    transformers = _require_transformers()
+    try:  # never a tokenizer's own code (auto_map)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(name, trust_remote_code=False)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise SebenchError(f"cannot load a tokenizer from '{name}': {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+    return _fix_tokenizer(tokenizer)
+
+
 def load_causal_lm(spec: str, device: str | None = None, dtype: Any = None,
                    threads: int | None = None) -> tuple[Any, Any]:
     """(model, tokenizer) for `spec`: "smollm2-135m", a local HF folder, or "hf:<path or hub id>".

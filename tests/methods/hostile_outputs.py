@@ -177,3 +177,39 @@ class NotesAgent(Agent):
 
 def notes_agent(ctx):
     return NotesAgent(f"{len(ctx.train_tasks)} training tasks")
+
+
+def docs_in_the_tokenizer(ctx, where):
+    """A copy of the start model whose tokenizer files put the library's documentation (read from the training
+    view) into every prompt, or change its tokens: the closed-book evaluation made open-book by stealth.
+    `where`: "jinja" (chat_template.jinja), "config" (tokenizer_config.json's chat_template), "normalizer"
+    (tokenizer.json's normalizer prepends the docs), "eos" (another end-of-turn token), "added" (an added token)."""
+    model = ctx.workdir / "model"
+    shutil.copytree(ctx.start_model.removeprefix("hf:"), model)
+    docs = "\n".join(f"{d.name}{d.signature[d.signature.index('('):]}: {d.doc}" for d in ctx.docs)
+    prefix = "{{ " + json.dumps("API DOCS\n" + docs + "\n") + " }}"
+    template = model / "chat_template.jinja"
+    config_file = model / "tokenizer_config.json"
+    config = json.loads(config_file.read_text())
+    tokenizer_file = model / "tokenizer.json"
+    tokenizer = json.loads(tokenizer_file.read_text())
+    if where == "jinja":
+        template.write_text(prefix + template.read_text())
+    elif where == "config":
+        config["chat_template"] = prefix + template.read_text()
+        template.unlink()
+    elif where == "normalizer":
+        tokenizer["normalizer"] = {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "API DOCS\n" + docs + "\n"},
+            *([tokenizer["normalizer"]] if tokenizer["normalizer"] else [])]}
+    elif where == "eos":
+        config["eos_token"] = "<|endoftext|>"
+    elif where == "added":
+        tokenizer["added_tokens"].append({"id": len(tokenizer["model"]["vocab"]), "content": "API DOCS",
+                                          "single_word": False, "lstrip": False, "rstrip": False,
+                                          "normalized": False, "special": False})
+    else:
+        raise ValueError(where)
+    config_file.write_text(json.dumps(config))
+    tokenizer_file.write_text(json.dumps(tokenizer))
+    return Checkpoint(model)

@@ -28,6 +28,7 @@ from pathlib import Path
 from sebench.errors import SebenchError
 from sebench.files import entries_beneath, read_json_object, remove_tree, tree_sha256, write_json
 from sebench.methods import fence_paths, isolation, process
+from sebench.methods.checkpoint_tokenizer import check_checkpoint_tokenizer
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
 from sebench.methods.outputs import OUTPUT_KEYS, OutputRules, copy_out, served_endpoint, within
@@ -282,7 +283,7 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
     start = kind == "checkpoint" and result["path"] in (job.start_model, str(Path(job.start_model)))
     if job.outputs is None:  # sebench's own code: evaluated where it wrote
         own = kind == "checkpoint" and not start
-        return {**result, "path": _given(job, Path(result["path"]), own=True)} if own else result
+        return {**result, "path": _checked(job, _given(job, Path(result["path"]), own=True))} if own else result
     if kind == "agent":
         copy_out(job.folder, job.folder / "agent", job.outputs / "agent", job.output_rules)
         return {**result, "state": str(job.outputs / "agent")}
@@ -291,9 +292,21 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
     folder = Path(os.path.abspath(job.folder))
     path = Path(os.path.normpath(folder / job.workdir.name / result["path"]))  # relative: to its work folder
     if path != folder and folder not in path.parents:
-        return {**result, "path": _given(job, path)}
+        return {**result, "path": _checked(job, _given(job, path))}
     copy_out(folder, path, job.outputs / "checkpoint", job.output_rules)
+    try:
+        _checked(job, str(job.outputs / "checkpoint"))
+    except SebenchError:
+        remove_tree(job.outputs / "checkpoint")  # nothing refused is left to evaluate
+        raise
     return {**result, "path": str(job.outputs / "checkpoint"), "returned": result["path"]}
+
+
+def _checked(job: MethodJob, path: str) -> str:
+    """`path`, a returned checkpoint other than the start model, once its tokenizer and chat template are found
+    to be the start model's (sebench.methods.checkpoint_tokenizer); else one line."""
+    check_checkpoint_tokenizer(Path(path), job.start_model)
+    return path
 
 
 def _given(job: MethodJob, path: Path, own: bool = False) -> str:

@@ -1,0 +1,85 @@
+"""A returned checkpoint is evaluated with its start model's tokenizer and chat template, or refused.
+
+The evaluation (the transformers loop and a vLLM server alike) and the name recall build every prompt with
+the tokenizer files a checkpoint folder carries: its chat template (tokenizer_config.json, chat_template.jinja
+or chat_template.json), its tokenizer.json (whose normalizer can rewrite any text), its special and added
+tokens. A method could put the library's documentation into a template and turn the closed-book evaluation
+into an open-book one. So a checkpoint other than the start model passes only when the tokenizer it carries
+is the start model's in every part the evaluation uses; else the method is refused with one line naming the
+file and the field. The original's trained checkpoints carry the base model's tokenizer and generation
+config (SE-Bench's verl_evolve/verl/model_merger/base_model_merger.py, save_hf_model_and_tokenizer), and a
+checkpoint that sebench's own trainers save passes as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError
+
+# the files a tokenizer is loaded from; a folder with none of them has no tokenizer to use or to check
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                   "chat_template.jinja", "chat_template.json", "additional_chat_templates", "tokenizer.model",
+                   "vocab.json", "vocab.txt", "merges.txt")
+TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
+# tokenizer.json's parts: the vocabulary and merges ("model"), and the steps that rewrite text on the way
+TOKENIZER_JSON_PARTS = ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder", "added_tokens")
+DECODING = ("clean_up_tokenization_spaces", "split_special_tokens", "add_bos_token", "add_eos_token")
+
+
+def carries_tokenizer(folder: Path) -> bool:
+    """Whether `folder` holds any file a tokenizer is loaded from."""
+    return any((folder / name).exists() for name in TOKENIZER_FILES)
+
+
+def tokenizer_fields(tokenizer: Any) -> dict[str, tuple[str, object]]:
+    """What of `tokenizer` the evaluation uses, field -> (the file a checkpoint keeps it in, its value)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    parts = json.loads(backend.to_str()) if backend is not None else {}
+    fields: dict[str, tuple[str, object]] = {
+        "chat_template": ("", tokenizer.chat_template),
+        "tokenizer_class": ("tokenizer_config.json", type(tokenizer).__name__),
+        "special_tokens": ("special_tokens_map.json", {k: str(v) for k, v in tokenizer.special_tokens_map.items()}),
+        "added_tokens_decoder": ("added_tokens.json", {i: repr(t) for i, t in tokenizer.added_tokens_decoder.items()}),
+        "vocabulary": ("tokenizer.json", tokenizer.get_vocab() if backend is None else None),
+    }
+    fields.update({name: ("tokenizer.json", parts.get(name)) for name in TOKENIZER_JSON_PARTS})
+    fields.update({name: ("tokenizer_config.json", getattr(tokenizer, name, None)) for name in DECODING})
+    return fields
+
+
+def _file_of(folder: Path, field: str, usual: str) -> str:
+    """The file of `folder` that a differing `field` is read from (the template's: the first that is there)."""
+    if field == "chat_template":
+        return next((n for n in TEMPLATE_FILES if (folder / n).exists()), "tokenizer_config.json")
+    if usual in ("special_tokens_map.json", "added_tokens.json") and not (folder / usual).exists():
+        return "tokenizer.json" if field == "added_tokens_decoder" and (folder / "tokenizer.json").exists() \
+            else "tokenizer_config.json"
+    return usual
+
+
+def check_checkpoint_tokenizer(folder: Path, start_model: str) -> None:
+    """Refuses, with one line naming the file and field, a checkpoint folder whose tokenizer differs from
+    `start_model`'s in anything the evaluation uses; a folder without tokenizer files passes (it loads none)."""
+    if not carries_tokenizer(folder):
+        return
+    from sebench.models import load_tokenizer
+
+    try:
+        start = load_tokenizer(start_model)
+    except SebenchError as exc:
+        raise SebenchError(f"{folder}: it carries a tokenizer, and the start model's ({start_model}) cannot be "
+                           f"loaded to check it against: {exc}") from None
+    try:
+        theirs = load_tokenizer(str(folder))
+    except SebenchError as exc:
+        raise SebenchError(f"{folder}: its tokenizer cannot be loaded: {exc}") from None
+    expected = tokenizer_fields(start)
+    for field, (usual, value) in tokenizer_fields(theirs).items():
+        if value != expected[field][1]:
+            raise SebenchError(
+                f"{folder / _file_of(folder, field, usual)}: {field} is not the start model's ({start_model}); "
+                "a checkpoint is evaluated with its start model's tokenizer and chat template, "
+                "so it must carry them unchanged")

@@ -1,0 +1,88 @@
+"""A returned checkpoint is evaluated with its start model's tokenizer and chat template, or refused.
+
+A hostile method (hostile_outputs.docs_in_the_tokenizer, a user's file) returns a copy of the tiny start model
+whose chat template, tokenizer.json normalizer, end-of-turn token or added tokens differ: the first two put
+the library's documentation into every prompt the evaluation builds. The study refuses each with one line
+naming the file and the field, and leaves no copy to evaluate. An honest copy, and a checkpoint sebench's own
+trainer saves, pass.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.methods import run_method
+from sebench.methods.checkpoint_tokenizer import check_checkpoint_tokenizer
+from sebench.models import load_tokenizer
+from sebench.rollout.backends.hf import chat_prompt_ids
+
+from .test_fence_outputs import job, refused, study  # noqa: F401 - the study fixture
+
+pytest.importorskip("transformers")
+
+FIELDS = {"jinja": ("chat_template.jinja", "chat_template"), "config": ("tokenizer_config.json", "chat_template"),
+          "normalizer": ("tokenizer.json", "normalizer"), "eos": ("tokenizer_config.json", "special_tokens"),
+          "added": ("tokenizer.json", "added_tokens_decoder")}
+PROMPT = [{"role": "user", "content": "Write a function."}]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    from sebench.models import create_tiny_model
+
+    return create_tiny_model(tmp_path_factory.mktemp("start") / "tiny")
+
+
+def test_the_planted_template_and_normalizer_do_put_the_docs_in_the_prompt(tmp_path, tiny):
+    """The attack is real: loaded as the evaluation loads it, the hostile tokenizer's prompt holds the docs."""
+    import shutil
+
+    from sebench.models import load_tokenizer
+
+    start = load_tokenizer(str(tiny))
+    clean = start.decode(chat_prompt_ids(start, PROMPT))
+    for where in ("jinja", "normalizer"):
+        model = tmp_path / where
+        shutil.copytree(tiny, model)
+        text = "API DOCS\nmod.f(x): does f"
+        if where == "jinja":
+            (model / "chat_template.jinja").write_text("{{ " + json.dumps(text) + " }}"
+                                                       + (model / "chat_template.jinja").read_text())
+        else:
+            spec = json.loads((model / "tokenizer.json").read_text())
+            spec["normalizer"] = {"type": "Prepend", "prepend": text}
+            (model / "tokenizer.json").write_text(json.dumps(spec))
+        hostile = load_tokenizer(str(model))
+        assert "API DOCS" not in clean and "API DOCS" in hostile.decode(chat_prompt_ids(hostile, PROMPT))
+
+
+@pytest.mark.parametrize("where", list(FIELDS))
+def test_a_checkpoint_whose_tokenizer_differs_from_the_start_models_is_refused_naming_file_and_field(
+        study, tiny, where):  # noqa: F811 - the study fixture
+    method = job(study, "docs_in_the_tokenizer", start=str(tiny), where=where)
+    why = refused(method)
+    name, field = FIELDS[where]
+    assert "\n" not in why, why
+    assert f"{method.outputs / 'checkpoint' / name}: {field} is not the start model's" in why, why
+    assert not (method.outputs / "checkpoint").exists()  # nothing refused is left to evaluate
+    record = json.loads((method.folder / "method.json").read_text())
+    assert record["error"] == why.split("failed: ", 1)[1]
+
+
+def test_an_honest_copy_of_the_start_model_passes_and_is_evaluated_from_the_copy(study, tiny):  # noqa: F811
+    method = job(study, "copied_start", start=str(tiny))
+    record = run_method(method)
+    assert "error" not in record and record["result"]["path"] == str(method.outputs / "checkpoint")
+
+
+def test_a_checkpoint_sebenchs_trainer_saves_from_the_embedded_model_carries_its_tokenizer(tmp_path):
+    """What sebench.train saves (the loaded tokenizer's save_pretrained) passes against the embedded start."""
+    from sebench.models import EMBEDDED_DEFAULT
+
+    load_tokenizer(EMBEDDED_DEFAULT).save_pretrained(tmp_path)
+    check_checkpoint_tokenizer(tmp_path, EMBEDDED_DEFAULT)
+    (tmp_path / "chat_template.jinja").write_text("{{ 'x' }}" + (tmp_path / "chat_template.jinja").read_text())
+    with pytest.raises(SebenchError, match="chat_template.jinja: chat_template is not the start model"):
+        check_checkpoint_tokenizer(tmp_path, EMBEDDED_DEFAULT)
