@@ -165,6 +165,8 @@ def _load_folder(name: str, device: str, dtype: Any) -> tuple[Any, Any]:
             "(give a folder written by save_pretrained / `sebench train`, a hub id, or "
             f"'{EMBEDDED_DEFAULT}')"
         ) from None
+    except ImportError as exc:  # a config that needs a package sebench does not install (a quantization's, say)
+        raise SebenchError(f"cannot load a model from '{name}': {str(exc).splitlines()[0]}") from None
     except pickle.UnpicklingError:  # torch loads weights only: a pickle that names a function is refused
         raise SebenchError(f"cannot load a model from '{name}': its weights are a pickle that calls code, which "
                            "sebench never runs (save them as safetensors)") from None

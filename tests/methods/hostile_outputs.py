@@ -179,11 +179,12 @@ def notes_agent(ctx):
     return NotesAgent(f"{len(ctx.train_tasks)} training tasks")
 
 
-def docs_in_the_tokenizer(ctx, where):
-    """A copy of the start model whose tokenizer files put the library's documentation (read from the training
-    view) into every prompt, or change its tokens: the closed-book evaluation made open-book by stealth.
-    `where`: "jinja" (chat_template.jinja), "config" (tokenizer_config.json's chat_template), "normalizer"
-    (tokenizer.json's normalizer prepends the docs), "eos" (another end-of-turn token), "added" (an added token)."""
+def changed_copy(ctx, where):
+    """A copy of the start model whose tokenizer files put the library's documentation (from ctx.docs) into
+    every prompt, or change its tokens, or whose config.json changes how it is loaded. `where`: "jinja"
+    (chat_template.jinja), "config" (tokenizer_config.json's chat_template), "normalizer" (tokenizer.json's
+    normalizer prepends the docs), "eos" (another end-of-turn token), "added" (an added token), "kernel"
+    (an attention kernel from the Hub), "quantization" (a quantization_config)."""
     model = ctx.workdir / "model"
     shutil.copytree(ctx.start_model.removeprefix("hf:"), model)
     docs = "\n".join(f"{d.name}{d.signature[d.signature.index('('):]}: {d.doc}" for d in ctx.docs)
@@ -208,6 +209,11 @@ def docs_in_the_tokenizer(ctx, where):
         tokenizer["added_tokens"].append({"id": len(tokenizer["model"]["vocab"]), "content": "API DOCS",
                                           "single_word": False, "lstrip": False, "rstrip": False,
                                           "normalized": False, "special": False})
+    elif where in ("kernel", "quantization"):
+        model_config = json.loads((model / "config.json").read_text())
+        model_config.update({"attn_implementation": "kernels-community/flash-attn"} if where == "kernel"
+                            else {"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}})
+        (model / "config.json").write_text(json.dumps(model_config))
     else:
         raise ValueError(where)
     config_file.write_text(json.dumps(config))

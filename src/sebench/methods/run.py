@@ -28,7 +28,7 @@ from pathlib import Path
 from sebench.errors import SebenchError
 from sebench.files import entries_beneath, read_json_object, remove_tree, tree_sha256, write_json
 from sebench.methods import fence_paths, isolation, process
-from sebench.methods.checkpoint_tokenizer import check_checkpoint_tokenizer
+from sebench.methods.checkpoint_files import check_checkpoint
 from sebench.methods.child import COST_FILE, RESULT_FILE, USAGE_FILE
 from sebench.methods.loader import MethodRef
 from sebench.methods.outputs import OUTPUT_KEYS, OutputRules, copy_out, served_endpoint, within
@@ -304,8 +304,8 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
 
 def _checked(job: MethodJob, path: str) -> str:
     """`path`, a returned checkpoint other than the start model, once its tokenizer and chat template are found
-    to be the start model's (sebench.methods.checkpoint_tokenizer); else one line."""
-    check_checkpoint_tokenizer(Path(path), job.start_model)
+    to carry nothing that changes how it is evaluated (sebench.methods.checkpoint_files); else one line."""
+    check_checkpoint(Path(path), job.start_model)
     return path
 
 

@@ -1,19 +1,22 @@
-"""A returned checkpoint is evaluated with its start model's tokenizer and chat template, or refused.
+"""What a returned checkpoint may carry besides its weights: nothing that changes how it is evaluated.
 
 The evaluation (the transformers loop and a vLLM server alike) and the name recall build every prompt with
 the tokenizer files a checkpoint folder carries: its chat template (tokenizer_config.json, chat_template.jinja
 or chat_template.json), its tokenizer.json (whose normalizer can rewrite any text), its special and added
 tokens. A method could put the library's documentation into a template and turn the closed-book evaluation
 into an open-book one. So a checkpoint other than the start model passes only when the tokenizer it carries
-is the start model's in every part the evaluation uses; else the method is refused with one line naming the
-file and the field. The original's trained checkpoints carry the base model's tokenizer and generation
-config (SE-Bench's verl_evolve/verl/model_merger/base_model_merger.py, save_hf_model_and_tokenizer), and a
-checkpoint that sebench's own trainers save passes as it is.
+is the start model's in every part the evaluation uses. Its config.json may not ask for an attention kernel
+from the Hub (`attn_implementation` "org/name": code fetched and run on loading) nor for quantization
+(`quantization_config`: another precision, and another package's loader). Anything else fails the method with
+one line naming the file and the field. The original's trained checkpoints carry the base model's tokenizer
+and generation config (SE-Bench's verl_evolve/verl/model_merger/base_model_merger.py,
+save_hf_model_and_tokenizer), and a checkpoint that sebench's own trainers save passes as it is.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +63,49 @@ def _file_of(folder: Path, field: str, usual: str) -> str:
     return usual
 
 
-def check_checkpoint_tokenizer(folder: Path, start_model: str) -> None:
-    """Refuses, with one line naming the file and field, a checkpoint folder whose tokenizer differs from
-    `start_model`'s in anything the evaluation uses; a folder without tokenizer files passes (it loads none)."""
+def check_checkpoint(folder: Path, start_model: str) -> None:
+    """Refuses, with one line naming the file and field, a checkpoint folder whose config.json asks for a Hub
+    kernel or quantization, or whose tokenizer differs from `start_model`'s in anything the evaluation uses."""
+    check_config(folder)
+    check_tokenizer(folder, start_model)
+
+
+def check_config(folder: Path) -> None:
+    """Refuses a config.json (its sub-configs included) that names an attention implementation other than
+    transformers' own, or a quantization_config."""
+    path = folder / "config.json"
+    if not path.is_file():
+        return
+    from transformers import AttentionInterface
+
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SebenchError(f"{path}: not JSON ({exc})") from None
+    own = {"eager", *AttentionInterface._global_mapping}
+    for where, key, value in _fields(config, ""):
+        if key in ("attn_implementation", "_attn_implementation") and value is not None and value not in own:
+            raise SebenchError(f"{path}: {where}{key} {value!r} is not one of transformers' own attention "
+                               f"implementations ({', '.join(sorted(own))}); sebench loads no kernel a checkpoint names")
+        if key == "quantization_config" and value is not None:
+            raise SebenchError(f"{path}: {where}{key}: a returned checkpoint is evaluated as plain weights in the "
+                               "study's precision; save it unquantized")
+
+
+def _fields(config: object, where: str) -> Iterator[tuple[str, str, object]]:
+    """(path of the object, key, value) of every key of `config`'s objects, nested ones included."""
+    if isinstance(config, dict):
+        for key, value in config.items():
+            yield where, str(key), value
+            yield from _fields(value, f"{where}{key}.")
+    elif isinstance(config, list):
+        for value in config:
+            yield from _fields(value, where)
+
+
+def check_tokenizer(folder: Path, start_model: str) -> None:
+    """Refuses a checkpoint folder whose tokenizer differs from `start_model`'s in anything the evaluation uses;
+    a folder without tokenizer files passes (it loads none)."""
     if not carries_tokenizer(folder):
         return
     from sebench.models import load_tokenizer

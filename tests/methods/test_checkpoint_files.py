@@ -1,6 +1,6 @@
 """A returned checkpoint is evaluated with its start model's tokenizer and chat template, or refused.
 
-A hostile method (hostile_outputs.docs_in_the_tokenizer, a user's file) returns a copy of the tiny start model
+A hostile method (hostile_outputs.changed_copy, a user's file) returns a copy of the tiny start model
 whose chat template, tokenizer.json normalizer, end-of-turn token or added tokens differ: the first two put
 the library's documentation into every prompt the evaluation builds. The study refuses each with one line
 naming the file and the field, and leaves no copy to evaluate. An honest copy, and a checkpoint sebench's own
@@ -8,23 +8,28 @@ trainer saves, pass.
 """
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from sebench.errors import SebenchError
 from sebench.methods import run_method
-from sebench.methods.checkpoint_tokenizer import check_checkpoint_tokenizer
+from sebench.methods.checkpoint_files import check_checkpoint
 from sebench.models import load_tokenizer
+from sebench.rollout import GenerationRequest
 from sebench.rollout.backends.hf import chat_prompt_ids
 
 from .test_fence_outputs import job, refused, study  # noqa: F401 - the study fixture
 
 pytest.importorskip("transformers")
 
-FIELDS = {"jinja": ("chat_template.jinja", "chat_template"), "config": ("tokenizer_config.json", "chat_template"),
-          "normalizer": ("tokenizer.json", "normalizer"), "eos": ("tokenizer_config.json", "special_tokens"),
-          "added": ("tokenizer.json", "added_tokens_decoder")}
+# where the copy changes -> (the file the refusal names, what it says of the field)
+FIELDS = {"jinja": ("chat_template.jinja", "chat_template is not the start model's"), "config": ("tokenizer_config.json", "chat_template is not the start model's"),
+          "normalizer": ("tokenizer.json", "normalizer is not the start model's"), "eos": ("tokenizer_config.json", "special_tokens is not the start model's"),
+          "added": ("tokenizer.json", "added_tokens_decoder is not the start model's"),
+          "kernel": ("config.json", "attn_implementation 'kernels-community/flash-attn' is not one of transformers'"),
+          "quantization": ("config.json", "quantization_config: a returned checkpoint is evaluated as plain")}
 PROMPT = [{"role": "user", "content": "Write a function."}]
 
 
@@ -61,11 +66,11 @@ def test_the_planted_template_and_normalizer_do_put_the_docs_in_the_prompt(tmp_p
 @pytest.mark.parametrize("where", list(FIELDS))
 def test_a_checkpoint_whose_tokenizer_differs_from_the_start_models_is_refused_naming_file_and_field(
         study, tiny, where):  # noqa: F811 - the study fixture
-    method = job(study, "docs_in_the_tokenizer", start=str(tiny), where=where)
+    method = job(study, "changed_copy", start=str(tiny), where=where)
     why = refused(method)
     name, field = FIELDS[where]
     assert "\n" not in why, why
-    assert f"{method.outputs / 'checkpoint' / name}: {field} is not the start model's" in why, why
+    assert f"{method.outputs / 'checkpoint' / name}: {field}" in why, why
     assert not (method.outputs / "checkpoint").exists()  # nothing refused is left to evaluate
     record = json.loads((method.folder / "method.json").read_text())
     assert record["error"] == why.split("failed: ", 1)[1]
@@ -82,7 +87,27 @@ def test_a_checkpoint_sebenchs_trainer_saves_from_the_embedded_model_carries_its
     from sebench.models import EMBEDDED_DEFAULT
 
     load_tokenizer(EMBEDDED_DEFAULT).save_pretrained(tmp_path)
-    check_checkpoint_tokenizer(tmp_path, EMBEDDED_DEFAULT)
+    check_checkpoint(tmp_path, EMBEDDED_DEFAULT)
     (tmp_path / "chat_template.jinja").write_text("{{ 'x' }}" + (tmp_path / "chat_template.jinja").read_text())
-    with pytest.raises(SebenchError, match="chat_template.jinja: chat_template is not the start model"):
-        check_checkpoint_tokenizer(tmp_path, EMBEDDED_DEFAULT)
+    with pytest.raises(SebenchError, match=r"chat_template\.jinja: chat_template is not the start model"):
+        check_checkpoint(tmp_path, EMBEDDED_DEFAULT)
+
+
+def test_the_checkpoints_generation_config_changes_nothing_the_evaluation_samples(tmp_path, tiny):
+    """sebench's own loop pins the decoding (greedy or temperature/top_p, max_tokens, seed, stops): a
+    generation_config.json asking for beams, sampling, penalties or suppressed tokens changes no answer."""
+    import shutil
+
+    from sebench.rollout.backends.hf import HFBackend
+
+    hostile = tmp_path / "hostile"
+    shutil.copytree(tiny, hostile)
+    config = json.loads((hostile / "generation_config.json").read_text())
+    config.update(num_beams=4, do_sample=True, temperature=9.0, top_k=1, repetition_penalty=5.0, max_new_tokens=2,
+                  max_length=3, num_return_sequences=3, no_repeat_ngram_size=1, suppress_tokens=list(range(100, 40000)),
+                  sequence_bias=[[[100], 10.0]], begin_suppress_tokens=list(range(100, 40000)))
+    (hostile / "generation_config.json").write_text(json.dumps(config))
+    asked = [GenerationRequest(messages=PROMPT, max_tokens=12)]
+    answers = [HFBackend(str(folder), device="cpu", stop_at_code_block=False).generate(asked)[0][0]
+               for folder in (tiny, hostile)]
+    assert answers[0].completion_tokens == 12 and answers[0] == replace(answers[1], seconds=answers[0].seconds)
