@@ -111,3 +111,9 @@ def test_the_checkpoints_generation_config_changes_nothing_the_evaluation_sample
     answers = [HFBackend(str(folder), device="cpu", stop_at_code_block=False).generate(asked)[0][0]
                for folder in (tiny, hostile)]
     assert answers[0].completion_tokens == 12 and answers[0] == replace(answers[1], seconds=answers[0].seconds)
+
+
+def test_a_checkpoint_with_a_tokenizer_is_refused_where_the_start_model_is_served(tiny):
+    with pytest.raises(SebenchError, match=r"carries a tokenizer, and the start model's \(openai:m@") as refused_:
+        check_checkpoint(tiny, "openai:m@http://127.0.0.1:9/v1")
+    assert "\n" not in str(refused_.value)
