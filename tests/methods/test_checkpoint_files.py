@@ -93,6 +93,15 @@ def test_a_checkpoint_sebenchs_trainer_saves_from_the_embedded_model_carries_its
         check_checkpoint(tmp_path, EMBEDDED_DEFAULT)
 
 
+def test_a_trainer_that_sets_its_own_pad_token_passes(tmp_path, tiny):
+    """Trainers set the pad token (TRL to the end token) before training; the evaluation masks it."""
+    tokenizer = load_tokenizer(str(tiny))
+    tokenizer.pad_token = tokenizer.convert_ids_to_tokens(0)
+    assert tokenizer.pad_token != load_tokenizer(str(tiny)).pad_token
+    tokenizer.save_pretrained(tmp_path)
+    check_checkpoint(tmp_path, str(tiny))
+
+
 def test_the_checkpoints_generation_config_changes_nothing_the_evaluation_samples(tmp_path, tiny):
     """sebench's own loop pins the decoding (greedy or temperature/top_p, max_tokens, seed, stops): a
     generation_config.json asking for beams, sampling, penalties or suppressed tokens changes no answer."""

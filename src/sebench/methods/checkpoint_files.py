@@ -44,7 +44,9 @@ def tokenizer_fields(tokenizer: Any) -> dict[str, tuple[str, object]]:
     fields: dict[str, tuple[str, object]] = {
         "chat_template": ("", tokenizer.chat_template),
         "tokenizer_class": ("tokenizer_config.json", type(tokenizer).__name__),
-        "special_tokens": ("special_tokens_map.json", {k: str(v) for k, v in tokenizer.special_tokens_map.items()}),
+        # the pad token is left out: trainers set it (to the end token, say) and the evaluation masks it
+        "special_tokens": ("special_tokens_map.json", {k: str(v) for k, v in tokenizer.special_tokens_map.items()
+                                                       if k != "pad_token"}),
         "added_tokens_decoder": ("added_tokens.json", {i: repr(t) for i, t in tokenizer.added_tokens_decoder.items()}),
         "vocabulary": ("tokenizer.json", tokenizer.get_vocab() if backend is None else None),
     }
