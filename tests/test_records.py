@@ -3,6 +3,7 @@ import json
 import pytest
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.records import (
     RecordAppender,
     Rollout,
@@ -45,6 +46,19 @@ def test_missing_field_and_bad_json(tmp_path):
     path.write_text('\n{"task_id": \n')
     with pytest.raises(SebenchError, match=r"v\.jsonl:2: not valid JSON"):
         read_records(path, Verdict)
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"a": \n  [1,,2]}', r"not valid JSON \(Expecting value at line 2, column 6\)"),
+    ('{"a": 1', r"not valid JSON \(Expecting ',' delimiter at column 8\)"),
+    (b'{"a": "\xff"}', r"not UTF-8 text \(byte 7\)"),
+    ("[" * 100_000, r"JSON nested too deep to read \(refused\)"),
+    ("9" * 5000, r"not valid JSON \(Exceeds the limit"),
+])
+def test_json_that_cannot_be_read_is_one_line_naming_where_and_why(text, why):
+    with pytest.raises(SebenchError, match=rf"^f\.json: {why}") as caught:
+        parse_json(text, "f.json")
+    assert "\n" not in str(caught.value)
 
 
 def test_bool_is_not_an_int(tmp_path):

@@ -110,19 +110,31 @@ def read_json_object(path: str | Path, limit: int = JSON_LIMIT) -> dict:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise SebenchError(f"{path}: over the {limit >> 20} MiB this file may have; not read")
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise SebenchError(f"{path}: JSON nested too deep to read (refused)") from None
-    except ValueError as exc:  # a number too long to read
-        raise SebenchError(f"{path}: not valid JSON ({str(exc)[:120]})") from None
+    value = parse_json(data, str(path))
     if not isinstance(value, dict):
         raise SebenchError(f"{path}: not a JSON object")
     return value
+
+
+def parse_json(text: str | bytes, where: str, error: type[SebenchError] = SebenchError, **hooks: Any) -> Any:
+    """The JSON value of `text` (`hooks`: json.loads' parse_* arguments); else one `error` line naming `where`
+    and why: not UTF-8, not JSON (where in the text), nested too deep, a number too long to read."""
+    try:
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text, **hooks)
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: {json_error(exc)}") from None
+    except RecursionError:
+        raise error(f"{where}: JSON nested too deep to read (refused)") from None
+    except ValueError as exc:  # a number too long to read, a lone surrogate
+        raise error(f"{where}: not valid JSON ({str(exc)[:120]})") from None
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """Why a text is not JSON: the parser's reason and where (the column alone for a text of one line)."""
+    place = (f"line {exc.lineno}, column {exc.colno}" if "\n" in exc.doc.rstrip("\n") else f"column {exc.colno}")
+    return f"not valid JSON ({exc.msg} at {place})"
 
 
 def plain_matches(root: str | Path, pattern: str) -> list[Path]:

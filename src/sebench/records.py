@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sebench.errors import SebenchError
-from sebench.files import open_plain
+from sebench.files import open_plain, parse_json
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -224,24 +224,11 @@ def iter_lines(path: str | Path, named: bool = False) -> Iterator[tuple[int, str
                 yield lineno, line
 
 
-def json_error(exc: json.JSONDecodeError) -> str:
-    """The reason a line is not JSON, as the file:line messages write it."""
-    return f"not valid JSON ({exc.msg} at column {exc.colno})"
-
-
 def iter_json_lines(path: str | Path, named: bool = False) -> Iterator[tuple[int, Any]]:
     """Yields (line number, parsed object) for each non-blank line (`named`: as iter_lines); a bad line names
     file and line."""
     for lineno, line in iter_lines(path, named):
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{path}:{lineno}: {json_error(exc)}") from None
-        except RecursionError:
-            raise SebenchError(f"{path}:{lineno}: JSON nested too deep to read (refused)") from None
-        except ValueError as exc:  # a number too long to read
-            raise SebenchError(f"{path}:{lineno}: not valid JSON ({str(exc)[:120]})") from None
-        yield lineno, value
+        yield lineno, parse_json(line, f"{path}:{lineno}")
 
 
 def read_records(path: str | Path, cls: type[R], unique: tuple[str, ...] = (), named: bool = False) -> list[R]:

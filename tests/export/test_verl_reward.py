@@ -114,3 +114,14 @@ def test_settings_from_the_environment_and_refusals(original_export, monkeypatch
     monkeypatch.delenv("SEBENCH_INSTANCE")
     with pytest.raises(SebenchError, match="SEBENCH_INSTANCE"):
         verl_reward.compute_score(row.data_source, RIGHT_ANSWER, "", row.extra_info)
+
+
+@pytest.mark.parametrize("text, why", [("{", "not valid JSON"), ("[" * 100_000, "JSON nested too deep"),
+                                       ("[1]", "expected a JSON object")])
+def test_a_settings_file_that_is_not_an_object_of_settings_is_one_line(tmp_path, text, why):
+    settings = tmp_path / "sebench_reward.json"
+    settings.write_text(text)
+    with pytest.raises(SebenchError, match=rf"^{settings}: {why}"):
+        verl_reward.scorer(settings)
+    with pytest.raises(SebenchError, match=rf"^{tmp_path / 'none.json'}: cannot be read"):
+        verl_reward.scorer(tmp_path / "none.json")

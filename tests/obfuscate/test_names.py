@@ -1,4 +1,5 @@
 import builtins
+import json
 import keyword
 from pathlib import Path
 
@@ -100,7 +101,13 @@ def test_malformed_official_rows_name_file_line_and_field(tmp_path):
     with pytest.raises(SebenchError, match=r"m\.jsonl:2: field 'func_mapping': 'np.abs' -> 'zwc.other' contradicts"):
         names_from_official(path)
     path.write_text('{"original_name": "abs", "curr_name": "x", "func_mapping": "{not json"}\n')
-    with pytest.raises(SebenchError, match=r"m\.jsonl:1: field 'func_mapping': not a JSON string"):
+    with pytest.raises(SebenchError, match=r"m\.jsonl:1: field 'func_mapping': not valid JSON"):
+        names_from_official(path)
+    path.write_text(json.dumps({"original_name": "abs", "curr_name": "x", "func_mapping": "[" * 100_000}) + "\n")
+    with pytest.raises(SebenchError, match=r"m\.jsonl:1: field 'func_mapping': JSON nested too deep"):
+        names_from_official(path)
+    path.write_text("[" * 100_000 + "\n")
+    with pytest.raises(SebenchError, match=r"m\.jsonl:1: JSON nested too deep"):
         names_from_official(path)
     path.write_text(_row({"np.nosuch": "zwc.falekef"}) + "\n")
     with pytest.raises(SebenchError, match=r"m\.jsonl:1: field 'func_mapping': 'np.nosuch' is not a covered"):

@@ -97,6 +97,17 @@ def test_lines_that_are_not_rows_are_skipped_too(instance, tmp_path, caplog):
     assert [r.text for r in rejected] == ["{not json", "[1, 2]"]
 
 
+def test_rows_nested_too_deep_or_with_endless_numbers_are_skipped_as_bad_rows(instance, tmp_path, caplog):
+    deep, endless = "[" * 100_000 + "]" * 100_000, '{"n": ' + "9" * 5000 + "}"
+    path = write_jsonl(tmp_path / "multiple_test.jsonl", [released_row(), deep, endless, norm_row()])
+    with caplog.at_level(logging.WARNING, logger="sebench"):
+        assert import_official([path], instance.root, overwrite=True) == {"multiple_test": 2}
+    messages = " | ".join(r.getMessage() for r in caplog.records)
+    assert f"{path}:2: JSON nested too deep" in messages and f"{path}:3: not valid JSON" in messages
+    rejected = read_records(kept_path(instance, "multiple_test", rejected=True), BadRow)
+    assert [r.text for r in rejected] == [deep, endless]
+
+
 def test_no_good_row_fails_in_one_line_and_writes_nothing(instance, tmp_path, capsys):
     before = instance.split_path("single_test").read_bytes()
     row = released_row()

@@ -25,7 +25,6 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import itertools
-import json
 import os
 import threading
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 
 # the data_source values of the original's RL files (rl_train.py: open-book rows, rl_real_train.py: closed-book
 # rows, rl_test.py: the validation rows), which the original's verl sends to self_question.py
@@ -77,9 +77,10 @@ class RewardSettings:
 
 def _read_settings(file: Path) -> dict:
     try:
-        data = json.loads(Path(file).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SebenchError(f"{file}: cannot be read as the reward's settings ({exc})") from None
+        text = Path(file).read_bytes()
+    except OSError as exc:
+        raise SebenchError(f"{file}: cannot be read as the reward's settings ({exc.strerror or exc})") from None
+    data = parse_json(text, str(file))
     if not isinstance(data, dict):
         raise SebenchError(f"{file}: expected a JSON object of reward settings")
     return data

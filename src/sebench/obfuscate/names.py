@@ -10,7 +10,6 @@ instance (data/official_names.txt), or already taken (case-insensitively).
 from __future__ import annotations
 
 import builtins
-import json
 import keyword
 import random
 import sys
@@ -19,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.obfuscate.surface import Function, data_text, load_surface
 
 ONSETS = (*tuple("bcdfghjklmnprstvwxyz"), "qu")
@@ -158,19 +158,13 @@ def names_from_official(path: Path, seed: int = 0, package_name: str | None = No
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{where}: not valid JSON ({exc.msg})") from None
+        row = parse_json(line, where)
         if not isinstance(row, dict):
             raise SebenchError(f"{where}: expected a JSON object")
         for fld in ("original_name", "curr_name", "func_mapping"):
             if not isinstance(row.get(fld), str):
                 raise SebenchError(f"{where}: field '{fld}': missing or not a string")
-        try:
-            fmap = json.loads(row["func_mapping"])
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{where}: field 'func_mapping': not a JSON string of an object ({exc.msg})") from None
+        fmap = parse_json(row["func_mapping"], f"{where}: field 'func_mapping'")
         if not isinstance(fmap, dict):
             raise SebenchError(f"{where}: field 'func_mapping': expected a JSON object")
         for src, dst in fmap.items():

@@ -25,13 +25,13 @@ Training under `--protocol original` uses the templates of the original's traini
 from __future__ import annotations
 
 import ast
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.instance import Instance
 from sebench.instance_library import require_numpy
 from sebench.records import Task
@@ -118,10 +118,7 @@ def _api_doc_rows(path: Path) -> list[dict]:
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SebenchError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+        row = parse_json(line, f"{path}:{lineno}")
         for field in ("original_name", "curr_name", "rewritten_doc"):
             if not isinstance(row.get(field) if isinstance(row, dict) else None, str):
                 raise SebenchError(f"{path}:{lineno}: field '{field}': missing or not a string")

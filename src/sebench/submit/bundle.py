@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
-from sebench.files import tree_sha256
+from sebench.files import read_json_object, tree_sha256
 from sebench.output_files import write_text_atomic
 from sebench.submit.safe import BundleError, parse_json, read_members
 
@@ -190,10 +190,7 @@ def _read_json(path: Path) -> dict:
     if not path.is_file():
         raise SebenchError(f"{path}: missing; submit a run directory of `sebench run` and a label it trained "
                            f"(RUN_DIR/train/LABEL/method.json)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{path}: not valid JSON ({exc.msg})") from None
+    return read_json_object(path)
 
 
 def data_manifest(run_dir: Path, manifest: dict) -> bytes:

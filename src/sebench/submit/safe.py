@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import math
 import re
 import tarfile
@@ -24,6 +23,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from sebench import files
 from sebench.errors import SebenchError
 
 MAX_FILE = 64 * 2**20  # the compressed bundle
@@ -98,15 +98,10 @@ def read_members(path: Path) -> dict[str, bytes]:
 def parse_json(text: str, where: str) -> Any:
     """The JSON value of `text`, at most MAX_DEPTH deep; else a BundleError naming `where`."""
     try:
-        value = json.loads(text, parse_constant=_not_finite, parse_float=_finite, parse_int=_finite_int)
+        value = files.parse_json(text, where, BundleError, parse_constant=_not_finite, parse_float=_finite,
+                                 parse_int=_finite_int)
     except _NotFinite as exc:
         raise BundleError(f"{where}: {str(exc)[:40]} is not a finite number (refused)") from None
-    except json.JSONDecodeError as exc:
-        raise BundleError(f"{where}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise BundleError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels (refused)") from None
-    except ValueError as exc:  # a number too long to read, a lone surrogate
-        raise BundleError(f"{where}: not valid JSON ({str(exc)[:120]})") from None
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()

@@ -14,14 +14,14 @@ ones it converts. Rows that could not be imported are kept there too (`BadRow`),
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.instance import MANIFEST_FILE, RELEASE_DIR, Instance
-from sebench.records import from_dict, iter_json_lines, iter_lines, json_error, write_records
+from sebench.records import from_dict, iter_json_lines, iter_lines, write_records
 
 SPLIT_FILE_NAMES = {"train.jsonl": "train", "single_test.jsonl": "single_test",
                     "multiple_test.jsonl": "multiple_test"}
@@ -75,9 +75,9 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict | None, BadRow | None]]:
     for lineno, line in iter_lines(path, named=True):  # the user's copy of a release (a hub cache links)
         where = f"{path}:{lineno}"
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield lineno, None, BadRow(where, f"{where}: {json_error(exc)}", line.rstrip("\n"))
+            row = parse_json(line, where)
+        except SebenchError as exc:
+            yield lineno, None, BadRow(where, str(exc), line.rstrip("\n"))
             continue
         if not isinstance(row, dict):
             yield lineno, None, BadRow(where, f"{where}: expected a JSON object, got {type(row).__name__}",
@@ -94,8 +94,8 @@ def check_api_doc(path: Path, inst: Instance) -> int:
         where = f"{path}:{lineno}"
         text = row.get("func_mapping") if isinstance(row, dict) else None
         try:
-            theirs = json.loads(text) if isinstance(text, str) else None
-        except json.JSONDecodeError:
+            theirs = parse_json(text, where) if isinstance(text, str) else None
+        except SebenchError:
             theirs = None
         if not isinstance(theirs, dict):
             raise SebenchError(f"{where}: field 'func_mapping': expected a JSON string of an object")
