@@ -124,6 +124,23 @@ def test_main_table_matches_a_recount(runs, tmp_path):
     assert between["delta"] == pytest.approx(pooled["accuracy"] - open_sft["accuracy"])
 
 
+def test_the_untrained_model_with_the_docs_is_compared_with_every_closed_book_regime(runs, tmp_path):
+    md = build_report(runs, tmp_path / "report", plots_enabled=False).read_text()
+    data = json.loads((tmp_path / "report/report.json").read_text())
+    rows = {(r["model"], r["regime"], r["mode"], r["split"]): r for r in data["main_table"]}
+    helped = {(c["model"], c["b"], c["split"]): c for c in data["comparisons"] if c.get("mode_b")}
+    assert {c["a"] for c in helped.values()} == {"untrained"} and all(c["mode"] == "open" for c in helped.values())
+    closed = {(m, r, s) for (m, r, mode, s) in rows if mode == "closed"}
+    assert set(helped) == closed  # each closed-book row of each model, the untrained one's included
+    for (model, regime, split), c in helped.items():  # equal samples a task: Δ is the accuracies' difference
+        want = rows[(model, "untrained", "open", split)]["accuracy"] - rows[(model, regime, "closed", split)]["accuracy"]
+        assert c["delta"] == pytest.approx(want) and c["ci95"][0] <= c["delta"] <= c["ci95"][1]
+    c = helped[("smollm2-135m", "closed-sft", "single_test")]
+    lo, hi = c["ci95"]
+    assert (f"| untrained | closed-sft | open − closed | single_test | sebench | {100 * c['delta']:+.1f} | "
+            f"[{100 * lo:+.1f}, {100 * hi:+.1f}] |") in md
+
+
 def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
     md = build_report(runs[:1], tmp_path / "report", plots_enabled=False).read_text()
     data = json.loads((tmp_path / "report/report.json").read_text())

@@ -185,8 +185,9 @@ def main_table_markdown(rows: list[dict]) -> str:
 
 def comparisons_markdown(pairs: list[dict]) -> str:
     """The paired differences between trained regimes (those against the untrained model are in the main
-    table), one line each; the method of the intervals below."""
-    rows = [c for c in pairs if BASELINE not in (c["a"], c["b"])]
+    table) and of the untrained model with help against each closed-book regime, one line each; the method
+    of the intervals below."""
+    rows = [c for c in pairs if BASELINE not in (c["a"], c["b"]) or "mode_b" in c]
     if not rows:
         return ""
     with_model = len({c["model"] for c in rows}) > 1
@@ -196,7 +197,8 @@ def comparisons_markdown(pairs: list[dict]) -> str:
     head += ["Δ over seeds [95% CI], p"] if several else []
     lines = [md_row(head), "|" + "---|" * len(head)]
     for c in rows:
-        cells = ([c["model"]] if with_model else []) + [c["a"], c["b"], c["mode"], c["split"], c["protocol"]]
+        mode = f"{c['mode']} − {c['mode_b']}" if "mode_b" in c else c["mode"]
+        cells = ([c["model"]] if with_model else []) + [c["a"], c["b"], mode, c["split"], c["protocol"]]
         cells += _delta_cells(c) + ([delta_over_seeds(c.get("over_seeds"))] if several else [])
         lines.append(md_row(cells))
     return "\n".join(lines) + f"\n\n{targets_note(several)} {DELTA_CI}\n"

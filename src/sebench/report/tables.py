@@ -43,6 +43,7 @@ REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "ope
 MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
+HELPED_MODES = ("open", "full-doc", "retrieval", "memory")  # the untrained model given the docs or its experiences
 log = logging.getLogger(__name__)
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
 
@@ -338,7 +339,8 @@ def _paired(groups: dict[RowKey, list[Sample]], a: RowKey, b: RowKey) -> dict | 
 
 def comparisons(runs: list[RunData]) -> list[dict]:
     """Every pair of regimes of a model in the same mode, split and protocol: the later regime (in the
-    main table's order) minus the earlier, paired by task; pairs without a task in common are left out."""
+    main table's order) minus the earlier, paired by task; then the untrained model in each of HELPED_MODES
+    minus each closed-book regime (`mode_b` "closed"); pairs without a task in common are left out."""
     groups = _samples(runs)
     by_setting: dict[tuple, list[RowKey]] = defaultdict(list)
     for key in sorted(groups, key=lambda k: _order(*k[:4])):
@@ -351,6 +353,15 @@ def comparisons(runs: list[RunData]) -> list[dict]:
                 if diff is not None:
                     out.append({"model": model, "mode": mode, "split": split, "protocol": protocol, "a": a[1],
                                 "b": b[1], **diff})
+    for (model, mode, split, protocol), keys in by_setting.items():
+        helped = (model, BASELINE, mode, split, protocol)
+        if mode not in HELPED_MODES or helped not in groups:
+            continue
+        for b in by_setting.get((model, "closed", split, protocol), []):
+            diff = _paired(groups, helped, b)
+            if diff is not None:
+                out.append({"model": model, "mode": mode, "mode_b": "closed", "split": split, "protocol": protocol,
+                            "a": BASELINE, "b": b[1], **diff})
     return out
 
 
