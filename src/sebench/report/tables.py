@@ -353,7 +353,7 @@ def comparisons(runs: list[RunData]) -> list[dict]:
                 if diff is not None:
                     out.append({"model": model, "mode": mode, "split": split, "protocol": protocol, "a": a[1],
                                 "b": b[1], **diff})
-    for (model, mode, split, protocol), keys in by_setting.items():
+    for model, mode, split, protocol in list(by_setting):
         helped = (model, BASELINE, mode, split, protocol)
         if mode not in HELPED_MODES or helped not in groups:
             continue
