@@ -20,7 +20,7 @@ function, its name or its docs reach the warm-up.
 Cache: `CACHE_DIR/<key>/checkpoint` (an HF checkpoint with train_config.json, train_data.jsonl,
 loss.csv), `CACHE_DIR/<key>/instance` (the compact-docs copy it trained on, with --docs compact) and
 `CACHE_DIR/<key>/warmup.json`, written last: an entry without it is unfinished and is trained again. The key is the sha256 of: the instance's manifest (which
-holds the content hashes of its package, docs and tasks), the sorted warm-up functions, and every
+holds the content hashes of its package, docs and tasks), with --docs compact the docs as shown, the sorted warm-up functions, and every
 setting in `WarmupConfig.key_settings()` (the start model, and for a local model folder its content
 hash). The same instance, studied functions and settings reuse the checkpoint across runs and seeds.
 """
@@ -42,7 +42,7 @@ from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.files import cache_root, file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
-from sebench.records import ApiDoc
+from sebench.records import ApiDoc, dumps_line
 from sebench.rollout import DOCS_FORMS
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,13 @@ def excluded_functions(docs: list[ApiDoc], studied: list[str]) -> list[str]:
     return sorted(excluded)
 
 
+def _compact_sha256(docs: list[ApiDoc]) -> str:
+    """The hash of the docs as a compact warm-up shows them: a change of the compact form is a new entry."""
+    from sebench.rollout import compact_doc
+
+    return hashlib.sha256("".join(dumps_line(compact_doc(d)) for d in docs).encode("utf-8")).hexdigest()
+
+
 def _summary(doc: ApiDoc) -> str:
     from sebench.rollout import compact_doc
 
@@ -164,8 +171,9 @@ def plan(cfg: WarmupConfig) -> WarmupPlan:
     model_path = Path(cfg.model)
     if model_path.is_dir():
         settings["model_sha256"] = tree_sha256(model_path)
+    shown = {"compact_docs": _compact_sha256(docs)} if cfg.docs == "compact" else {}
     blob = json.dumps({"version": KEY_VERSION, "instance": file_sha256(instance.manifest_path),
-                       "functions": functions, "settings": settings}, sort_keys=True, default=str)
+                       "functions": functions, "settings": settings, **shown}, sort_keys=True, default=str)
     key = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
     return WarmupPlan(key=key, functions=functions, excluded=excluded, entry=cfg.cache_dir / key)
 

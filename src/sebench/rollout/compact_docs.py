@@ -1,4 +1,4 @@
-"""Compact docs for small models: each entry cut to its name, signature, summary line and first example.
+"""Compact docs for small models: each entry cut to its name, signature, summary sentence and first example.
 
 The full docs (about 800 tokens an entry) stay the paper's protocol. A 135M-parameter model reads a
 short entry better, so the doc-literate warm-up (sebench.experiment.warmup) can train and be measured
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -20,15 +21,27 @@ from sebench.records import ApiDoc, dumps_line, write_records
 
 DOCS_FORMS = ("full", "compact")
 COMPACT_EXAMPLE_LINES = 4  # doctest lines kept: the first call of the function and what it shows
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[a-z0-9)`'*\]]\.)\s+(?=[A-Z`*])")  # "axis. It", not "e.g. Foo"
 
 
 def compact_doc(doc: ApiDoc, example_lines: int = COMPACT_EXAMPLE_LINES) -> ApiDoc:
-    """The entry with its doc text cut to the summary line and the first example that calls it."""
+    """The entry with its doc text cut to its summary sentence and the first example that calls it."""
     lines = [line.rstrip() for line in doc.doc.strip().splitlines()]
-    summary = next((line.strip() for line in lines if line.strip() and not _is_signature(line, doc)), "")
+    summary = _summary(lines, doc)
     example = _first_example(lines, doc.name, example_lines)
     text = summary + ("\n\nExample:\n" + "\n".join(example) if example else "")
     return dataclasses.replace(doc, doc=text)
+
+
+def _summary(lines: list[str], doc: ApiDoc) -> str:
+    """The first sentence of the doc's first paragraph after its signature, whole (a summary may wrap)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() and not _is_signature(line, doc)), len(lines))
+    paragraph = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    return _SENTENCE_END.split(" ".join(paragraph), maxsplit=1)[0]
 
 
 def _is_signature(line: str, doc: ApiDoc) -> bool:
