@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "methods", help="list the training methods a study can run (built-in, entry points, your files)",
         description="Lists every method `sebench run --regimes` accepts: the built-in regimes and their variants, "
-        "the built-in methods (base, open-book, memory), and the methods installed in the entry-point group "
+        "the built-in methods (base, open-book, memory, and those that learn from the docs alone), and the methods installed in the entry-point group "
         "'sebench.methods'; a method given by name, module:Attr or path/to/file.py:Attr is shown with its "
         "arguments. Arguments are set with -M LABEL.KEY=VALUE or --set methods.LABEL.KEY=VALUE (docs/methods.md).",
     )
@@ -32,8 +32,10 @@ def _main(args: argparse.Namespace) -> int:
         print(f"{ref.label}\t{ref.origin}\t{ref.source or ref.target}")
         print(f"  arguments: {signature if signature is not None else 'not readable without running its file'}")
         return 0
-    for name, origin, what in rows():
-        print(f"{name:<26} {origin:<12} {what}")
+    listed = rows()
+    width = max((len(name) for name, _, _ in listed), default=0)
+    for name, origin, what in listed:
+        print(f"{name:<{width}}  {origin:<12} {what}")
     return 0
 
 
