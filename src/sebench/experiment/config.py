@@ -173,7 +173,7 @@ class RunConfig:
     launch: dict = option(factory=dict, help="LaunchConfig fields: processes per training stage (`--gpus`), "
                           "DeepSpeed, the evaluation engine (sebench.experiment.launch)", cli=False)
     lifelong: dict | None = option(None, "libraries learned one after another (LifelongConfig fields: libraries, "
-                                   "designs, replay, at_once; experiment/lifelong.py): the study is then the lifelong "
+                                   "designs, replay, at_once, cross; experiment/lifelong.py): the study is then the lifelong "
                                    "schedule (None: the regimes above)", cli=False)
 
     def to_dict(self) -> dict:
