@@ -27,6 +27,8 @@ def _main(args: argparse.Namespace) -> int:
     if args.spec:
         from sebench.methods import method_signature
 
+        if _show_study_name(args.spec):
+            return 0
         ref = resolve(args.spec)
         signature = method_signature(ref)  # a missing file, module or attribute fails here, in one line
         print(f"{ref.label}\t{ref.origin}\t{ref.source or ref.target}")
@@ -45,3 +47,27 @@ def rows() -> list[tuple[str, str, str]]:
     from sebench.experiment.config import method_rows
 
     return method_rows()
+
+
+def _show_study_name(name: str) -> bool:
+    """Prints a name the listing shows that is no method of its own (a regime, a variant, a preset's labelled
+    setting of a method): what it is and how its settings are given. False for any other name."""
+    from sebench.experiment.config import CONTROL_VARIANTS, PRESETS, settings_flag
+    from sebench.methods import method_signature, resolve
+
+    row = next((r for r in rows() if r[0] == name and r[1] == "built-in"), None)
+    variants = {label: v for p in PRESETS.values() for label, v in p.get("variants", {}).items()}
+    settings = {label: args for p in PRESETS.values() for label, args in p.get("methods", {}).items()
+                if isinstance(args, dict) and "method" in args}
+    flag = settings_flag(name, variants)
+    if row is None or (flag is None and name not in settings):
+        return False  # a built-in method, an entry point or a path: resolved and shown as any method
+    print("\t".join(row))
+    changes = variants.get(name) or CONTROL_VARIANTS.get(name) or {}
+    if changes:
+        print("  changes: " + ", ".join(f"{k}={v}" for k, v in changes.items() if k != "regime"))
+    if flag:
+        print(f"  settings: the fields of `sebench train --help` ({flag})")
+    else:
+        print(f"  arguments: {method_signature(resolve(settings[name]['method']))} (-M {name}.KEY=VALUE)")
+    return True
