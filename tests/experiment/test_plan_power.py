@@ -47,3 +47,12 @@ def test_the_table_follows_the_design_and_the_assumptions(tmp_path):
     assert closed["detectable"]["5"] < closed["detectable"]["1"]
     between = next(r for r in rows if r["b"] == "another" and r["split"] == "single_test")
     assert between["assumed_b"] == 0.3 and between["detectable"]["5"] > closed["detectable"]["5"] * 0.9
+
+
+def test_the_untrained_model_with_help_is_planned_against_a_trained_model(tmp_path):
+    rows, _ = _power(tmp_path, "paper-mini", "--plan-trained-accuracy", "0.4")
+    helped = [r for r in rows if r["a"].startswith("untrained ") and r["split"] == "single_test"]
+    assert sorted(r["a"] for r in helped) == ["untrained memory", "untrained open"]  # paper-mini's helped modes
+    assert all(r["b"] == "a trained model closed-book" and r["assumed_b"] == 0.4 for r in helped)
+    between = next(r for r in rows if r["b"] == "another" and r["split"] == "single_test")
+    assert all(r["detectable"] == between["detectable"] for r in helped)  # the same design, the same assumption

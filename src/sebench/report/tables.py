@@ -35,7 +35,7 @@ from sebench.errors import SebenchError
 from sebench.files import open_plain, plain_matches, plain_path, read_json_object
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
-from sebench.records import Verdict, iter_json_lines, read_verdicts
+from sebench.records import HELPED_MODES, Verdict, iter_json_lines, read_verdicts
 from sebench.report.methods import read_methods
 
 REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
@@ -43,7 +43,6 @@ REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "ope
 MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
-HELPED_MODES = ("open", "full-doc", "retrieval", "memory")  # the untrained model given the docs or its experiences
 log = logging.getLogger(__name__)
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
 
