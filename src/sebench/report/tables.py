@@ -306,7 +306,7 @@ def _per_run(samples: list[Sample], seeds: dict[str, int | None]) -> list[dict]:
         tally = counts.setdefault(key[0], [0, 0])
         tally[0] += 1
         tally[1] += verdict == "correct"
-    return [{"run": run, "seed": seeds[run], "n": n, "accuracy": c / n} for run, (n, c) in counts.items()]
+    return [{"run": run, "seed": seeds[run], "n": n, "correct": c, "accuracy": c / n} for run, (n, c) in counts.items()]
 
 
 def main_table(runs: list[RunData]) -> list[dict]:
