@@ -12,6 +12,8 @@ class Settings:
     skills: list = option(factory=lambda: ["docs", "tasks"], help="what it teaches, comma-separated")
     extra: list = option(factory=list, help="more, comma-separated")
     steps: int = option(8, "optimizer steps")
+    seed: int = option(0, "the seed")
+    fast: bool = option(False, "go fast")
     note: str | None = option(None, "a note")
 
 
@@ -30,6 +32,7 @@ def test_a_list_default_is_said_as_the_flag_takes_it_and_an_empty_one_not_at_all
     assert _help_of("--skills").endswith("(default: docs,tasks)")
     assert _help_of("--steps").endswith("(default: 8)")
     assert "default" not in _help_of("--extra") and "default" not in _help_of("--note")
+    assert _help_of("--seed").endswith("(default: 0)") and "default" not in _help_of("--fast")  # 0 is not False
 
 
 def test_the_default_said_is_the_one_parsed_and_the_flag_takes_it_back():

@@ -63,7 +63,8 @@ def add_config_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, 
         required = not overrides and (f.metadata.get("required") or (f.default is dataclasses.MISSING
                                                                       and f.default_factory is dataclasses.MISSING))
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        shown = not (required or overrides) and default is not dataclasses.MISSING and default not in (None, False, [])
+        shown = not (required or overrides) and default is not dataclasses.MISSING and not (
+            default is None or default is False or default == [])  # 0 is shown
         said = ",".join(map(str, default)) if isinstance(default, list) else default  # as the flag takes it
         options = {"help": f.metadata["help"] + (f" (default: {said})" if shown else ""), "dest": f.name}
         options.update({key: f.metadata[key] for key in ("metavar", "nargs") if key in f.metadata})

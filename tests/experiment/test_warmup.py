@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-import sebench.rollout
 from sebench.experiment.warmup import WarmupConfig, plan, warm_up
 from sebench.instance import Instance
+from sebench.rollout import compact_docs
 from sebench.rollout.compact_docs import compact_doc
 
 
@@ -88,10 +88,11 @@ def test_cache_key_changes_with_each_setting(built_instance, tiny_model, tmp_pat
 
 def test_a_new_form_of_the_compact_docs_is_a_new_cache_entry(built_instance, tiny_model, tmp_path, monkeypatch):
     cfg = config(built_instance, tiny_model, tmp_path / "cache")
-    compact, full = plan(cfg).key, plan(dataclasses.replace(cfg, docs="full")).key
+    before = plan(cfg)
+    compact, full = before.key, plan(dataclasses.replace(cfg, docs="full")).key
     # the same summaries (so the same warm-up functions), two example lines more
-    monkeypatch.setattr(sebench.rollout, "compact_doc", lambda doc, example_lines=6: compact_doc(doc, example_lines))
-    assert plan(cfg).functions == plan(dataclasses.replace(cfg, docs="compact")).functions
+    monkeypatch.setattr(compact_docs, "compact_doc", lambda doc, example_lines=6: compact_doc(doc, example_lines))
+    assert plan(cfg).functions == before.functions
     assert plan(cfg).key != compact and plan(dataclasses.replace(cfg, docs="full")).key == full
 
 

@@ -42,8 +42,8 @@ from sebench.cliflags import option
 from sebench.errors import SebenchError
 from sebench.files import cache_root, file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
-from sebench.records import ApiDoc, dumps_line
-from sebench.rollout import DOCS_FORMS
+from sebench.records import ApiDoc
+from sebench.rollout import DOCS_FORMS, compact_docs_sha256
 
 log = logging.getLogger(__name__)
 
@@ -140,13 +140,6 @@ def excluded_functions(docs: list[ApiDoc], studied: list[str]) -> list[str]:
     return sorted(excluded)
 
 
-def _compact_sha256(docs: list[ApiDoc]) -> str:
-    """The hash of the docs as a compact warm-up shows them: a change of the compact form is a new entry."""
-    from sebench.rollout import compact_doc
-
-    return hashlib.sha256("".join(dumps_line(compact_doc(d)) for d in docs).encode("utf-8")).hexdigest()
-
-
 def _summary(doc: ApiDoc) -> str:
     from sebench.rollout import compact_doc
 
@@ -171,7 +164,7 @@ def plan(cfg: WarmupConfig) -> WarmupPlan:
     model_path = Path(cfg.model)
     if model_path.is_dir():
         settings["model_sha256"] = tree_sha256(model_path)
-    shown = {"compact_docs": _compact_sha256(docs)} if cfg.docs == "compact" else {}
+    shown = {"compact_docs": compact_docs_sha256(docs)} if cfg.docs == "compact" else {}
     blob = json.dumps({"version": KEY_VERSION, "instance": file_sha256(instance.manifest_path),
                        "functions": functions, "settings": settings, **shown}, sort_keys=True, default=str)
     key = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]

@@ -289,13 +289,15 @@ def _total(rounds: list[dict]) -> dict:
 
 
 def _comparison_and_cost(data: dict) -> list[str]:
-    """The paired comparisons between trained regimes and the methods' cost, where there are some."""
+    """The paired comparisons (between trained regimes, and of the untrained model with help against the
+    closed-book models) and the methods' cost, where there are some."""
     parts = []
     between = comparisons_markdown(data.get("comparisons", []))
     if between:
         parts += ["## Paired comparisons\n",
-                  "Each trained regime against each other one of the same model in the same mode and split "
-                  "(percentage points).\n", between]
+                  "Each trained regime against each other one of the same model in the same mode and split, and "
+                  "the untrained model with help (open-book, memory) against each closed-book model (mode "
+                  "\"memory − closed\", say), in percentage points.\n", between]
     if data.get("methods"):
         parts += ["## Methods and their cost\n",
                   "Each trained regime or method, built-in or a user's, as its run recorded it (train/<label>/method.json): where it "

@@ -16,8 +16,9 @@ Several run directories are pooled: samples of runs with the same model are coun
 runs of different models stay in separate rows. Every row's numbers are `sebench.metrics.verdict_stats`
 (the judge's summary counts with the same function): intervals clustered by task with seeds as a second
 level, unbiased pass@k only where every task of the row has at least k samples. Every difference between
-two regimes of a model in the same mode, split and protocol is `sebench.metrics.paired_difference`: paired
-by (run, task id) over the tasks both answered.
+two regimes of a model in the same mode, split and protocol, and between the untrained model with help (open
+book, memory) and a closed-book regime, is `sebench.metrics.paired_difference`: paired by (run, task id) over
+the tasks both answered.
 """
 
 from __future__ import annotations

@@ -70,12 +70,17 @@ def _first_example(lines: list[str], name: str, limit: int) -> list[str]:
     return setup + shown
 
 
+def compact_docs_sha256(docs: list[ApiDoc]) -> str:
+    """The hash of `docs` as their compact form writes them: the compact copy's, and a compact warm-up's key."""
+    return hashlib.sha256("".join(dumps_line(compact_doc(d)) for d in docs).encode("utf-8")).hexdigest()
+
+
 def write_compact_instance(instance: Instance, out: Path) -> Path:
     """Writes a copy of `instance` at `out` whose docs are compact; returns `out`. Idempotent: a copy
     made from the same instance manifest with the same compact docs is kept as it is."""
     out = Path(out)
     docs = [compact_doc(d) for d in instance.api_docs()]
-    docs_hash = hashlib.sha256("".join(dumps_line(d) for d in docs).encode("utf-8")).hexdigest()
+    docs_hash = compact_docs_sha256(instance.api_docs())
     source = file_sha256(instance.manifest_path)
     if Instance(out).manifest_path.is_file():
         made = Instance(out).manifest()
