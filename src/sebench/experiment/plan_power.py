@@ -43,10 +43,10 @@ def comparisons(cfg: RunConfig, counts: dict, built: bool, seeds: int, untrained
         rows += [_row(split, tasks, label, UNTRAINED, untrained_accuracy, design) for label in trained]
         if len(trained) >= 2:
             rows.append(_row(split, tasks, f"any of the {len(trained)} trained", "another", trained_accuracy, design))
-        helped = [m for m in cfg.untrained_modes if m in HELPED_MODES]
-        rows += [_row(split, tasks, f"{UNTRAINED} {mode}", "a trained model closed-book" if trained else
-                      f"{UNTRAINED} closed", trained_accuracy if trained else untrained_accuracy, design)
-                 for mode in helped]
+        closed = ([(f"{UNTRAINED} closed", untrained_accuracy)] if "closed" in cfg.untrained_modes else []) + (
+            [("a trained model closed-book", trained_accuracy)] if trained and "closed" in cfg.trained_modes else [])
+        rows += [_row(split, tasks, f"{UNTRAINED} {mode}", b, assumed, design)
+                 for mode in cfg.untrained_modes if mode in HELPED_MODES for b, assumed in closed]
     return rows
 
 

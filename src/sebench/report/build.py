@@ -192,11 +192,14 @@ def per_seed_markdown(rows: list[dict], runs: list[dict]) -> str:
     seeds = [run["seed"] for run in runs]
     names = [f"seed {s}" if seeds.count(s) == 1 and s is not None else d for s, d in zip(seeds, dirs)]
     with_model = len({r["model"] for r in rows}) > 1
-    head = (["model"] if with_model else []) + ["regime", "mode", "split", *names]
+    protocols = len({r.get("protocol", "sebench") for r in rows}) > 1
+    head = (["model"] if with_model else []) + ["regime", "mode", "split"] + (["protocol"] if protocols else [])
+    head += names
     lines = [md_row(head), "|" + "---|" * len(head)]
     for r in rows:
         cells_by_dir = {x["run"]: f"{x['correct']}/{x['n']}" for x in r["runs"]}
         cells = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
+        cells += [r.get("protocol", "sebench")] if protocols else []
         lines.append(md_row(cells + [cells_by_dir.get(d, "") for d in dirs]))
     return "\n".join(lines) + "\n"
 
