@@ -34,6 +34,10 @@ def test_compact_doc_keeps_name_signature_summary_and_first_example():
     ("Flatten an iterable with multiple levels of nesting (e.g. a list of lists of tuples) into\nnon-iterable types.",
      "Flatten an iterable with multiple levels of nesting (e.g. a list of lists of tuples) into non-iterable types."),
     ("Batch data into tuples of length *n*. If *strict*, the last batch raises.", "Batch data into tuples of length *n*."),
+    ("Replace NaN with zero. If *copy*, a copy.", "Replace NaN with zero."),
+    ('Flatten in the "C" order. "F" is the other.', 'Flatten in the "C" order.'),
+    ("Compare two arrays, cf. Foo and vs. Bar, element-wise. Then more.",
+     "Compare two arrays, cf. Foo and vs. Bar, element-wise."),
     ("Returns the greatest common divisor of ``|x1|`` and ``|x2|``", "Returns the greatest common divisor of ``|x1|`` "
      "and ``|x2|``"),
 ])

@@ -21,7 +21,8 @@ from sebench.records import ApiDoc, dumps_line, write_records
 
 DOCS_FORMS = ("full", "compact")
 COMPACT_EXAMPLE_LINES = 4  # doctest lines kept: the first call of the function and what it shows
-_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[a-z0-9)`'*\]]\.)\s+(?=[A-Z`*])")  # "axis. It", not "e.g. Foo"
+_SENTENCE_END = re.compile(  # "axis. It", "NaN. If", 'order. "C"'; not "e.g. Foo", "cf. Foo", "vs. Foo"
+    r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bcf\.)(?<!\bvs\.)(?<=[A-Za-z0-9)`'\"*\]]\.)\s+(?=[A-Z`*\"(])")
 
 
 def compact_doc(doc: ApiDoc, example_lines: int = COMPACT_EXAMPLE_LINES) -> ApiDoc:
