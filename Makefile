@@ -1,7 +1,7 @@
 # The two set-up commands of the README: `make demo` (the main job on the embedded default model)
 # and `make test` (the test suite). Both create .venv and install what they need on a fresh machine.
 # `make lint`: ruff with the rules chosen in pyproject.toml ([tool.ruff.lint]), then mypy on the modules
-# listed in [tool.mypy] (records, metrics, values, the config modules, cliflags).
+# listed in [tool.mypy] (records, metrics, intervals, values, the config modules, cliflags).
 # `make docs`: the documentation site (mkdocs.yml) into build/site, strict: a broken link, image or anchor fails.
 VENV ?= .venv
 PY := $(VENV)/bin/python

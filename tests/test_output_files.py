@@ -30,7 +30,8 @@ def snapshot(*paths):
 # ---- rollout: appending only to its own output ---------------------------------------------------
 
 
-@pytest.mark.parametrize("content", [b"my notes", b"line one\nline two\n", b"a,b\n1,2", b'{"x": 1}\n{"task_id'])
+@pytest.mark.parametrize("content", [b"my notes", b"line one\nline two\n", b"a,b\n1,2", b'{"x": 1}\n{"task_id',
+                                     b"[" * 100_000 + b"]" * 100_000 + b"\n", b"\xff\xfe notes\n"])
 def test_rollout_refuses_to_append_to_a_file_that_is_not_rollouts(inst, tmp_path, content):
     notes = tmp_path / "notes.txt"
     notes.write_bytes(content)

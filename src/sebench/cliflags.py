@@ -62,15 +62,18 @@ def add_config_flags(parser: argparse.ArgumentParser | argparse._ArgumentGroup, 
     for f in flag_fields(config_cls) if fields is None else fields:
         required = not overrides and (f.metadata.get("required") or (f.default is dataclasses.MISSING
                                                                       and f.default_factory is dataclasses.MISSING))
-        shown = not (required or overrides) and f.default is not dataclasses.MISSING and f.default not in (None, False)
-        options = {"help": f.metadata["help"] + (f" (default: {f.default})" if shown else ""), "dest": f.name}
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        shown = not (required or overrides) and default is not dataclasses.MISSING and not (
+            default is None or default is False or default == [])  # 0 is shown
+        said = ",".join(map(str, default)) if isinstance(default, list) else default  # as the flag takes it
+        options = {"help": f.metadata["help"] + (f" (default: {said})" if shown else ""), "dest": f.name}
         options.update({key: f.metadata[key] for key in ("metavar", "nargs") if key in f.metadata})
         if required:
             options["required"] = True
         elif overrides:
             options["default"] = None
         else:
-            options["default"] = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            options["default"] = default
         kind = value_type(config_cls, f)
         if kind is bool:
             parser.add_argument(flag_name(f.name), action="store_true", **options)

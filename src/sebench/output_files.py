@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
 import os
 import tempfile
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, TextIO, cast
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 
 log = logging.getLogger(__name__)
 
@@ -211,10 +211,7 @@ def first_record(path: Path) -> tuple[int, object] | None:
     with Path(path).open("rb") as handle:
         for lineno, raw in enumerate(handle, start=1):
             if raw.strip():
-                try:
-                    return lineno, json.loads(raw)
-                except (ValueError, UnicodeDecodeError):
-                    return lineno, None
+                return lineno, _parse(raw)
     return None
 
 
@@ -266,9 +263,10 @@ def prepare_resume(path: Path, is_kind: Callable[[object], bool], kind: str, fir
 
 
 def _parse(raw: bytes) -> object | None:
+    """The JSON value of a line, or None when it is not JSON (not UTF-8, nested too deep, cut off)."""
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        return parse_json(raw, "line")
+    except SebenchError:
         return None
 
 

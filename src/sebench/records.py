@@ -28,6 +28,7 @@ LINE_LIMIT = 64 << 20  # bytes of one JSONL line (a rollout with a whole package
 SPLITS = ("train", "single_test", "multiple_test")
 MODES = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 NUMPY_MODE = "numpy"  # specificity: the same tasks asked and judged with real NumPy instead of the package
+HELPED_MODES = ("open", "full-doc", "retrieval", "memory")  # the model given the docs or its experiences
 VERDICTS = (
     "correct",
     "wrong_answer",

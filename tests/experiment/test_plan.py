@@ -96,6 +96,17 @@ def test_a_local_model_folder_is_read_and_what_does_not_fit_fails(tmp_path):
     assert {c["check"]: c["ok"] for c in plan["checks"]}["memory sft full"] is False and code == 1
 
 
+@pytest.mark.parametrize("config", ["[1]", "[" * 100_000, json.dumps({**TINY_QWEN3, "num_attention_heads": 0}),
+                                    json.dumps({**TINY_QWEN3, "hidden_size": None}), '{"n": ' + "9" * 5000 + "}"])
+def test_a_local_model_folder_whose_config_is_not_a_model_fails_its_check_in_one_line(tmp_path, config):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text(config)
+    code, plan = _plan(tmp_path, None, "--model", f"hf:{folder}")
+    check = next(c for c in plan["checks"] if c["check"] == "model config")
+    assert check["ok"] is False and "its config.json cannot be read" in check["detail"] and code == 1
+
+
 def test_the_plan_touches_no_gpu_and_no_network(tmp_path):
     script = (
         "import socket, sys\n"

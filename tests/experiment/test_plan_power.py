@@ -47,3 +47,18 @@ def test_the_table_follows_the_design_and_the_assumptions(tmp_path):
     assert closed["detectable"]["5"] < closed["detectable"]["1"]
     between = next(r for r in rows if r["b"] == "another" and r["split"] == "single_test")
     assert between["assumed_b"] == 0.3 and between["detectable"]["5"] > closed["detectable"]["5"] * 0.9
+
+
+def test_the_untrained_model_with_help_is_planned_against_a_trained_model(tmp_path):
+    rows, _ = _power(tmp_path, "paper-mini", "--plan-trained-accuracy", "0.4")
+    helped = [r for r in rows if r["a"].startswith("untrained ") and r["split"] == "single_test"]
+    # paper-mini's helped modes, each against the untrained model and a trained one, closed-book (as the report)
+    assert sorted((r["a"], r["b"]) for r in helped) == [
+        ("untrained memory", "a trained model closed-book"), ("untrained memory", "untrained closed"),
+        ("untrained open", "a trained model closed-book"), ("untrained open", "untrained closed")]
+    between = next(r for r in rows if r["b"] == "another" and r["split"] == "single_test")
+    base = _row(rows, "closed-sft")
+    for r in helped:  # the same design, the same assumption as the comparisons the plan already makes
+        same = between if r["b"] == "a trained model closed-book" else base
+        assert r["assumed_b"] == same["assumed_b"] and r["detectable"] == same["detectable"]
+    assert between["assumed_b"] == 0.4

@@ -10,6 +10,8 @@ import pytest
 
 from sebench.experiment.warmup import WarmupConfig, plan, warm_up
 from sebench.instance import Instance
+from sebench.rollout import compact_docs
+from sebench.rollout.compact_docs import compact_doc
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +84,16 @@ def test_cache_key_changes_with_each_setting(built_instance, tiny_model, tmp_pat
     assert len({key, plan(both).key, plan(dataclasses.replace(both, task_examples=9)).key}) == 3
     moved = plan(dataclasses.replace(cfg, cache_dir=tmp_path / "elsewhere"))
     assert moved.key == key and moved.entry == tmp_path / "elsewhere" / key
+
+
+def test_a_new_form_of_the_compact_docs_is_a_new_cache_entry(built_instance, tiny_model, tmp_path, monkeypatch):
+    cfg = config(built_instance, tiny_model, tmp_path / "cache")
+    before = plan(cfg)
+    compact, full = before.key, plan(dataclasses.replace(cfg, docs="full")).key
+    # the same summaries (so the same warm-up functions), two example lines more
+    monkeypatch.setattr(compact_docs, "compact_doc", lambda doc, example_lines=6: compact_doc(doc, example_lines))
+    assert plan(cfg).functions == before.functions
+    assert plan(cfg).key != compact and plan(dataclasses.replace(cfg, docs="full")).key == full
 
 
 def test_studied_function_must_exist(built_instance, tiny_model, tmp_path):

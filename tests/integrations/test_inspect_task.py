@@ -130,6 +130,30 @@ def test_mockllm_answers_get_sebench_judges_verdicts(built_instance, tmp_path):
     assert score.metrics["stderr"].params == {"cluster": "task_id"}
 
 
+def test_the_numpy_mode_asks_and_judges_as_sebench_does(built_instance, tmp_path):
+    tasks = first_tasks(built_instance)
+    log = run_inspect(Script(tasks).mockllm(), tmp_path / "logs", instance=str(built_instance), mode="numpy")
+    rollouts, verdicts = log_records(log)
+    assert {v.mode for v in verdicts} == {"numpy"} and len({v.verdict for v in verdicts}) >= 3
+    write_verdicts(JudgeConfig(data=built_instance, rollouts=_saved(rollouts, tmp_path / "a"),
+                               out=tmp_path / "a/judged.jsonl", progress=False))
+    assert comparable(read_records(tmp_path / "a/judged.jsonl", Verdict)) == comparable(verdicts)
+    script = Script(tasks)
+    cfg = RolloutConfig(data=built_instance, out=tmp_path / "b/rollouts.jsonl", limit=LIMIT, model="fake:",
+                        mode="numpy", progress=False)
+    write_rollouts(cfg, get_backend("fake:", responses=lambda request: script(request.messages[-1]["content"])))
+    own = read_records(cfg.out, type(rollouts[0]))
+    assert sorted((r.task_id, json.dumps(r.prompt)) for r in own) == sorted((r.task_id, json.dumps(r.prompt))
+                                                                             for r in rollouts)
+    numpy_answers = [v for v in verdicts if "np.zeros" in next(r.response for r in rollouts if r.task_id == v.task_id)]
+    assert numpy_answers and all(v.verdict != "forbidden_access" for v in numpy_answers)  # NumPy is allowed here
+
+
+def _saved(rollouts, folder: Path) -> Path:
+    write_records(folder / "rollouts.jsonl", rollouts)
+    return folder / "rollouts.jsonl"
+
+
 def test_a_fake_openai_server_sees_sebench_rollouts_requests(built_instance, tmp_path, monkeypatch):
     tasks = first_tasks(built_instance, "multiple_test")
     script = Script(tasks)

@@ -169,6 +169,18 @@ def test_fake_separators_and_results(sb):
     assert r.status == "runtime_error" and "tampered" in (r.error or ""), r
 
 
+@pytest.mark.parametrize("frame", [b"[1]", b"[" * 100_000, b'{"i": 0, "ok": true, "value": ' + b"[" * 100_000 + b"}",
+                                   b'{"n": ' + b"9" * 5000 + b"}"])
+def test_a_frame_that_is_no_object_or_too_deep_is_tampering_not_a_traceback(frame):
+    """Only the child, which holds the nonce, writes frames; one that is not an object of readable depth (a child
+    that misbehaved) makes the run a runtime error, never an exception in the judge."""
+    from sebench.judge.sandbox import _interpret
+
+    nonce = "0123456789abcdef"
+    r = _interpret({}, b"", nonce.encode() + b" " + frame + b"\n", {"stdout": 0, "result": 0}, nonce, 1, (), 1000)
+    assert r.status == "runtime_error" and "tampered" in (r.error or ""), r
+
+
 def test_output_and_result_floods(sb):
     r = run(sb, "def solve(a):\n    while True:\n        print('x' * 1000)\n")
     assert r.status == "timeout" and len(r.stdout) < sb.max_stdout + 200, (r.status, len(r.stdout))

@@ -184,7 +184,8 @@ def changed_copy(ctx, where):
     every prompt, or change its tokens, or whose config.json changes how it is loaded. `where`: "jinja"
     (chat_template.jinja), "config" (tokenizer_config.json's chat_template), "normalizer" (tokenizer.json's
     normalizer prepends the docs), "eos" (another end-of-turn token), "added" (an added token), "kernel"
-    (an attention kernel from the Hub), "quantization" (a quantization_config)."""
+    (an attention kernel from the Hub), "quantization" (a quantization_config), "deep" (a config.json nested
+    too deep to read), "buried" (the kernel deep inside config.json)."""
     model = ctx.workdir / "model"
     shutil.copytree(ctx.start_model.removeprefix("hf:"), model)
     docs = "\n".join(f"{d.name}{d.signature[d.signature.index('('):]}: {d.doc}" for d in ctx.docs)
@@ -214,6 +215,13 @@ def changed_copy(ctx, where):
         model_config.update({"attn_implementation": "kernels-community/flash-attn"} if where == "kernel"
                             else {"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}})
         (model / "config.json").write_text(json.dumps(model_config))
+    elif where == "deep":  # deeper than any JSON reader's stack
+        (model / "config.json").write_text('{"a": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    elif where == "buried":  # the kernel 900 lists down: found at any depth the JSON reader accepts
+        model_config = json.loads((model / "config.json").read_text())
+        text = json.dumps(model_config)[:-1] + ', "x": ' + "[" * 900 + '{"attn_implementation": "kernels-community/' \
+            'flash-attn"}' + "]" * 900 + "}"
+        (model / "config.json").write_text(text)
     else:
         raise ValueError(where)
     config_file.write_text(json.dumps(config))

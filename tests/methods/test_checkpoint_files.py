@@ -29,7 +29,9 @@ FIELDS = {"jinja": ("chat_template.jinja", "chat_template is not the start model
           "normalizer": ("tokenizer.json", "normalizer is not the start model's"), "eos": ("tokenizer_config.json", "special_tokens is not the start model's"),
           "added": ("tokenizer.json", "added_tokens_decoder is not the start model's"),
           "kernel": ("config.json", "attn_implementation 'kernels-community/flash-attn' is not one of transformers'"),
-          "quantization": ("config.json", "quantization_config: a returned checkpoint is evaluated as plain")}
+          "quantization": ("config.json", "quantization_config: a returned checkpoint is evaluated as plain"),
+          "deep": ("config.json", "JSON nested too deep to read"),
+          "buried": ("config.json", "x.attn_implementation 'kernels-community/flash-attn' is not one of")}
 PROMPT = [{"role": "user", "content": "Write a function."}]
 
 

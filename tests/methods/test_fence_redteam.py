@@ -109,7 +109,8 @@ def test_a_work_folder_left_as_a_link_is_not_followed_on_a_rerun(study, tmp_path
 
 
 @pytest.mark.parametrize("reply", [b"not json\n", b"\xff\xfe\n", b"[1]\n", b'{"answers": []}\n',
-                                   b'{"answers": [1]}\n', b'{"answers": "abc"}\n', b'{"answers": ["a", "b"]}\n'])
+                                   b'{"answers": [1]}\n', b'{"answers": "abc"}\n', b'{"answers": ["a", "b"]}\n',
+                                   b"[" * 100_000 + b"\n", b'{"answers": [' + b"9" * 5000 + b"]}\n"])
 def test_an_agent_answering_off_the_protocol_stops_with_one_line(study, reply):
     method = job(study, "raw_agent", reply=reply.hex())
     result = run_method(method)["result"]
@@ -148,6 +149,18 @@ def test_a_line_without_an_end_is_relayed_in_bounded_pieces(monkeypatch):
     os.write(reports.write_fd, b'{"path": "a"}\n')
     long_line = b'{"path": "' + b"y" * (3 * method_process.LINE_LIMIT) + b'"}\n'
     writer = threading.Thread(target=lambda: (os.write(reports.write_fd, long_line), reports.started()))
+    writer.start()
+    got = reports.collected()
+    writer.join()
+    assert got == [{"path": "a"}]
+
+
+def test_a_report_line_too_deep_to_read_is_dropped_and_the_pipe_still_drained():
+    """A report line nested deeper than the JSON reader's stack stopped the thread that drains the pipe, so
+    the child's next write could block; it is dropped as any line that is not a report."""
+    reports = Reports()
+    lines = b"[" * 100_000 + b"]" * 100_000 + b"\n" + b'{"n": ' + b"9" * 5000 + b'}\n{"path": "a"}\n'
+    writer = threading.Thread(target=lambda: (os.write(reports.write_fd, lines), reports.started()))
     writer.start()
     got = reports.collected()
     writer.join()

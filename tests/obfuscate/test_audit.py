@@ -92,6 +92,9 @@ def planted(built_instance, tmp_path_factory):
     for kind, change in planted_tasks:
         lines.append(json.dumps({**TASK, **change}))
         where[kind] = ("datasets/test/single_test.jsonl", len(lines))
+    for kind, line in (("unreadable", "[" * 100_000), ("unreadable-number", '{"n": ' + "9" * 5000 + "}")):
+        lines.append(line)  # a line too deep or with a number too long to read: reported, the audit goes on
+        where[kind] = ("datasets/test/single_test.jsonl", len(lines))
     tasks.write_text("\n".join(lines) + "\n")
 
     public_mean = mapping["functions"]["numpy.mean"].rsplit(".", 1)[1]
@@ -106,11 +109,13 @@ def planted(built_instance, tmp_path_factory):
 
 
 @pytest.mark.parametrize("kind", ["np-prefix", "numpy-backtick", "ndarray", "missing-name", "numpy-identifier",
-                                  "private-name", "numpy-word", "readable-pair", "docstring"])
+                                  "private-name", "numpy-word", "readable-pair", "docstring", "unreadable",
+                                  "unreadable-number"])
 def test_planted_leak_is_found_at_its_file_and_line(planted, kind):
     findings, where = planted
     path, line = where[kind]
-    kind = "numpy-word" if kind == "docstring" else kind  # a package docstring naming NumPy, found at run time
+    kind = {"docstring": "numpy-word", "unreadable-number": "unreadable"}.get(kind, kind)  # a docstring naming
+    # NumPy is found at run time; a line the reader refuses is unreadable, whatever the reason
     assert any(f.path == path and f.line == line and f.kind == kind for f in findings), (
         f"no {kind} at {path}:{line}; found:\n" + "\n".join(map(str, findings)))
 

@@ -141,6 +141,25 @@ def test_the_untrained_model_with_the_docs_is_compared_with_every_closed_book_re
             f"[{100 * lo:+.1f}, {100 * hi:+.1f}] |") in md
 
 
+def test_pooled_runs_are_shown_per_seed_as_counted_from_the_files(runs, tmp_path):
+    md = build_report(runs[:2], tmp_path / "report", plots_enabled=False).read_text()
+    section = md.split("## Per seed")[1].split("\n## ")[0]
+    table = [line for line in section.splitlines() if line.startswith("| ")]
+    assert table[0] == "| regime | mode | split | seed 0 | seed 1 |"
+    recount = {root: _recount([root]) for root in runs[:2]}
+    for line in table[1:]:
+        regime, mode, split, *cells = [c.strip() for c in line.strip("|").split("|")]
+        for root, cell in zip(runs[:2], cells):
+            _counts, tasks = recount[root][("smollm2-135m", regime, mode, split)]
+            assert cell == f"{sum(c for _, c in tasks.values())}/{sum(n for n, _ in tasks.values())}"
+    assert len(table) - 1 == len(recount[runs[0]])
+    one = build_report(runs[:1], tmp_path / "one", plots_enabled=False).read_text()
+    assert "## Per seed" not in one  # one run: the main table is that run
+    mixed = build_report(runs, tmp_path / "mixed", plots_enabled=False).read_text()  # two runs of seed 0
+    head = next(ln for ln in mixed.split("## Per seed")[1].splitlines() if ln.startswith("| model"))
+    assert f"| {runs[0]} | seed 1 | {runs[2]} |" in head
+
+
 def test_markdown_table_shows_the_same_numbers(runs, tmp_path):
     md = build_report(runs[:1], tmp_path / "report", plots_enabled=False).read_text()
     data = json.loads((tmp_path / "report/report.json").read_text())

@@ -62,6 +62,9 @@ def test_fake_reads_answers_from_a_file(tmp_path):
     path.write_text('"one"\n"two"\n')
     backend = get_backend(f"fake:file={path}")
     assert [c[0].text for c in backend.generate([ask(), ask(), ask()])] == ["one", "two", "one"]
+    path.write_text('"one"\nnot json\n')  # neither JSON nor JSON lines: one line naming the file and line
+    with pytest.raises(SebenchError, match=rf"^{path}:2: not valid JSON"):
+        get_backend(f"fake:file={path}")
 
 
 # ---- openai against the fake server ----

@@ -40,6 +40,14 @@ def test_the_thinking_is_read_from_the_template_or_the_served_name(tmp_path):
     assert model_thinking("smollm2-135m").thinks is False and model_thinking("fake:echo").thinks is False
 
 
+@pytest.mark.parametrize("config", ["[1, 2]", "[" * 100_000, '{"chat_template": 5}', "{", "\udcff"])
+def test_a_tokenizer_config_that_is_not_an_object_of_a_template_is_no_template(tmp_path, config):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "tokenizer_config.json").write_text(config, encoding="utf-8", errors="surrogateescape")
+    assert model_thinking(f"hf:{folder}").thinks is False  # as a folder without one: sebench's ChatML
+
+
 @pytest.fixture()
 def served(tmp_path):
     bodies: list[dict] = []

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from bundle_packing import repack
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LABEL = "ReferenceSFT"
@@ -111,8 +112,6 @@ class Forger:
         return dict(read_bundle(self.bundle).members)
 
     def repack(self, members: dict[str, bytes], name: str = "forged.tar.gz") -> Path:
-        from sebench.submit.bundle import repack
-
         return repack(members, self.out / name)
 
     def edit_json(self, members: dict[str, bytes], name: str, change: Callable[[dict], None]) -> None:

@@ -168,7 +168,7 @@ raise RuntimeError("the bundle's import stops here")
 
 def module_bundle(submitted, tmp_path: Path, outside: Path) -> Path:
     """The honest bundle turned into a module bundle (package evil_pkg) whose import writes `outside`."""
-    from sebench.submit.bundle import repack
+    from bundle_packing import repack
 
     members = dict(read_bundle(submitted[1]).members)
     code = members.pop("method/source/reference_sft.py")

@@ -135,6 +135,8 @@ def test_cli_unknown_function(built_instance, fake_server, tmp_path, capsys):
 
 def test_parse_proposal_rejects_bad_answers():
     assert parse_proposal("no json here") is None
+    assert parse_proposal('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}") is None  # a degenerate model's output, too deep to read
+    assert parse_proposal('{"query": ' + "9" * 5000 + "}") is None  # a number too long to read
     assert parse_proposal('```json\n{"query": "q", "function_name": "f(x)", "test_inputs": ["x=1"], "solution": "s"}\n```') is None
     good = parse_proposal('{"query": "q", "function_name": "def f(x):", "test_inputs": ["x=1", "x=1", "x=2"], "solution": "```python\\nimport a\\n```"}')
     assert good.entry_point == "f" and good.inputs == ["x=1", "x=2"] and good.solution == "import a\n"

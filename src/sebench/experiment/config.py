@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,7 +174,7 @@ class RunConfig:
     launch: dict = option(factory=dict, help="LaunchConfig fields: processes per training stage (`--gpus`), "
                           "DeepSpeed, the evaluation engine (sebench.experiment.launch)", cli=False)
     lifelong: dict | None = option(None, "libraries learned one after another (LifelongConfig fields: libraries, "
-                                   "designs, replay, at_once; experiment/lifelong.py): the study is then the lifelong "
+                                   "designs, replay, at_once, cross; experiment/lifelong.py): the study is then the lifelong "
                                    "schedule (None: the regimes above)", cli=False)
 
     def to_dict(self) -> dict:
@@ -555,8 +556,10 @@ def _check_methods(cfg: RunConfig, specs: tuple[str, ...]) -> None:
             cfg.method_process(label)  # and its env and time limits
     for label, args in cfg.methods.items():
         if label not in labels and label not in aliases:  # an alias a preset defines may go unused
+            flag = settings_flag(label, cfg.variants)
+            hint = f"; {label} is a regime, not a method: its training settings are {flag}" if flag else ""
             raise SebenchError(f"methods.{label}: no method labelled '{label}' in regimes (methods there: "
-                               f"{', '.join(sorted(labels)) or 'none'})")
+                               f"{', '.join(sorted(labels)) or 'none'}){hint}")
         if not isinstance(args, dict):
             raise SebenchError(f"methods.{label}: expected {{argument: value}}, got {args!r}")
 
@@ -632,6 +635,16 @@ def method_rows() -> list[tuple[str, str, str]]:
     return out
 
 
+def settings_flag(label: str, variants: dict) -> str | None:
+    """How a regime's or a variant's training settings are given (the fields of `sebench train --help`); None
+    for a label that is neither."""
+    if label in REGIMES:
+        return f"--set train_regimes.{label}.KEY=VALUE"
+    if label in CONTROL_VARIANTS:  # not defined by a preset: given whole
+        return f"--set 'variants.{label}={json.dumps({**CONTROL_VARIANTS[label], 'KEY': 'VALUE'})}'"
+    return f"--set variants.{label}.KEY=VALUE" if label in variants else None
+
+
 def _check_regimes(cfg: RunConfig, accepted: tuple[str, ...]) -> None:
     """Refuses a `regimes` item this config cannot run, naming those it can as `sebench methods` lists them."""
     for value in cfg.regimes:
@@ -655,8 +668,6 @@ def _check(name: str, values: list, choices: tuple[str, ...]) -> None:
 
 def parse_setting(text: str) -> tuple[str, object]:
     """`KEY=VALUE` from `--set`: the value is parsed as JSON when it can be (numbers, lists, null)."""
-    import json
-
     key, sep, raw = text.partition("=")
     if not sep or not key:
         raise SebenchError(f"--set expects KEY=VALUE, got '{text}'")

@@ -234,7 +234,7 @@ def _shape(cfg: RunConfig, checks: list) -> pm.ModelShape | None:
             checks.append(_check("model config", False, f"{spec}: no config.json here and not a known architecture "
                                  f"({', '.join(pm.KNOWN_SHAPES)}); give a local folder"))
             return None
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, SebenchError) as exc:  # not there, not JSON, a field not a count
         checks.append(_check("model config", False, f"{spec}: its config.json cannot be read ({exc})"))
         return None
     checks.append(_check("model config", True, f"{spec}: {shape.parameters() / 1e9:.2f}B parameters, {shape.layers} "

@@ -31,10 +31,11 @@ Time:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from sebench.files import read_json_object
 
 GIB = 2 ** 30
 MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs
@@ -84,6 +85,8 @@ class ModelShape:
     def from_config(cls, config: dict, source: str) -> ModelShape:
         """From a transformers config.json (keys of Llama, Qwen2/3, Mistral and the like)."""
         heads = int(config["num_attention_heads"])
+        if heads <= 0:
+            raise ValueError(f"num_attention_heads {heads} is not a positive count")
         return cls(hidden=int(config["hidden_size"]), layers=int(config["num_hidden_layers"]), heads=heads,
                    kv_heads=int(config.get("num_key_value_heads") or heads),
                    head_dim=int(config.get("head_dim") or config["hidden_size"] // heads),
@@ -93,7 +96,7 @@ class ModelShape:
 
     @classmethod
     def from_file(cls, path: Path) -> ModelShape:
-        return cls.from_config(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
+        return cls.from_config(read_json_object(path), str(path))
 
     def layer_parameters(self) -> int:
         h, d = self.hidden, self.head_dim

@@ -1,8 +1,9 @@
 """The plan's power table: for each comparison the study's report makes (each regime or method against the
-untrained model, and any two trained regimes, per evaluated split), the smallest paired difference the
-report's Δ test detects with 80% power at 5%, two-sided (sebench.power), from the design (test tasks a seed,
-seeds) and the stated assumptions (PlanConfig: the untrained and the trained models' accuracy, independent
-answers given those; one sample a task counts, since further samples of a task add little).
+untrained model, any two trained regimes, and the untrained model with help, open-book or with memory, against
+a closed-book model, per evaluated split), the smallest paired difference the report's Δ test detects with
+80% power at 5%, two-sided (sebench.power), from the design (test tasks a seed, seeds) and the stated
+assumptions (PlanConfig: the untrained and the trained models' accuracy, independent answers given those; one
+sample a task counts, since further samples of a task add little).
 
 Before the instance is built, a split's tasks a seed are its cap, and for the single-function split at most
 SINGLE_PER_FUNCTION a studied function (the builder keeps one of a function's 3-5 statement templates for
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from sebench import power
 from sebench.experiment.config import RunConfig
+from sebench.records import HELPED_MODES
 
 SINGLE_PER_FUNCTION = 2  # single-function test tasks a studied function, at the least (3 templates, 1 for train)
 UNTRAINED = "untrained"
@@ -41,6 +43,10 @@ def comparisons(cfg: RunConfig, counts: dict, built: bool, seeds: int, untrained
         rows += [_row(split, tasks, label, UNTRAINED, untrained_accuracy, design) for label in trained]
         if len(trained) >= 2:
             rows.append(_row(split, tasks, f"any of the {len(trained)} trained", "another", trained_accuracy, design))
+        closed = ([(f"{UNTRAINED} closed", untrained_accuracy)] if "closed" in cfg.untrained_modes else []) + (
+            [("a trained model closed-book", trained_accuracy)] if trained and "closed" in cfg.trained_modes else [])
+        rows += [_row(split, tasks, f"{UNTRAINED} {mode}", b, assumed, design)
+                 for mode in cfg.untrained_modes if mode in HELPED_MODES for b, assumed in closed]
     return rows
 
 

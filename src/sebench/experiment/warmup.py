@@ -20,7 +20,7 @@ function, its name or its docs reach the warm-up.
 Cache: `CACHE_DIR/<key>/checkpoint` (an HF checkpoint with train_config.json, train_data.jsonl,
 loss.csv), `CACHE_DIR/<key>/instance` (the compact-docs copy it trained on, with --docs compact) and
 `CACHE_DIR/<key>/warmup.json`, written last: an entry without it is unfinished and is trained again. The key is the sha256 of: the instance's manifest (which
-holds the content hashes of its package, docs and tasks), the sorted warm-up functions, and every
+holds the content hashes of its package, docs and tasks), with --docs compact the docs as shown, the sorted warm-up functions, and every
 setting in `WarmupConfig.key_settings()` (the start model, and for a local model folder its content
 hash). The same instance, studied functions and settings reuse the checkpoint across runs and seeds.
 """
@@ -43,7 +43,7 @@ from sebench.errors import SebenchError
 from sebench.files import cache_root, file_sha256, tree_sha256, write_json
 from sebench.instance import Instance
 from sebench.records import ApiDoc
-from sebench.rollout import DOCS_FORMS
+from sebench.rollout import DOCS_FORMS, compact_docs_sha256
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +164,9 @@ def plan(cfg: WarmupConfig) -> WarmupPlan:
     model_path = Path(cfg.model)
     if model_path.is_dir():
         settings["model_sha256"] = tree_sha256(model_path)
+    shown = {"compact_docs": compact_docs_sha256(docs)} if cfg.docs == "compact" else {}
     blob = json.dumps({"version": KEY_VERSION, "instance": file_sha256(instance.manifest_path),
-                       "functions": functions, "settings": settings}, sort_keys=True, default=str)
+                       "functions": functions, "settings": settings, **shown}, sort_keys=True, default=str)
     key = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
     return WarmupPlan(key=key, functions=functions, excluded=excluded, entry=cfg.cache_dir / key)
 

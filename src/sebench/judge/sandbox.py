@@ -588,7 +588,9 @@ def _interpret(report: dict, stdout: bytes, results: bytes, overflow: dict, nonc
             break
         try:
             frame = json.loads(line[len(prefix):])
-        except ValueError:
+        except (ValueError, RecursionError):
+            frame = None
+        if not isinstance(frame, dict):  # the child writes objects only, values at most values.MAX_DEPTH deep
             tampered = True
             break
         if frame.get("done"):

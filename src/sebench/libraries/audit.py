@@ -29,6 +29,8 @@ import re
 from pathlib import Path
 
 from sebench.code_names import bound_names
+from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.instance import DATASETS_DIR, Instance
 from sebench.obfuscate import json_strings
 
@@ -109,8 +111,8 @@ def _scan_datasets(root: Path, checker: LibraryChecker) -> list:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line) if path.suffix == ".jsonl" else line
-            except json.JSONDecodeError:
+                record = parse_json(line, rel) if path.suffix == ".jsonl" else line
+            except SebenchError:  # not JSON, nested too deep, a number too long
                 out.append((rel, lineno, "unreadable", "line", "not valid JSON"))
                 continue
             for field, text in json_strings(record, "text"):

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import remove_tree
+from sebench.files import parse_json, remove_tree
 from sebench.methods.run import MethodJob, start_child
 from sebench.rollout import Backend, Completion, GenerationRequest
 
@@ -61,8 +61,8 @@ class AgentBackend(Backend):
     def _answers(self, line: bytes, count: int) -> list[str]:
         """The `count` answers of the agent's line {"answers": [str, ...]}; else one line, the agent ended."""
         try:
-            answers = json.loads(line.decode("utf-8"))["answers"]
-        except (ValueError, TypeError, KeyError, IndexError):
+            answers = parse_json(line, "its answer")["answers"]
+        except (SebenchError, TypeError, KeyError, IndexError):
             answers = None
         if not isinstance(answers, list) or len(answers) != count or not all(isinstance(a, str) for a in answers):
             self.close(at_once=True)

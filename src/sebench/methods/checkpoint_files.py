@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.files import read_json_object
 
 # the files a tokenizer is loaded from; a folder with none of them has no tokenizer to use or to check
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
@@ -80,10 +81,7 @@ def check_config(folder: Path) -> None:
         return
     from transformers import AttentionInterface
 
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SebenchError(f"{path}: not JSON ({exc})") from None
+    config = read_json_object(path)
     own = {"eager", *AttentionInterface._global_mapping}
     for where, key, value in _fields(config, ""):
         if key in ("attn_implementation", "_attn_implementation") and value is not None and value not in own:
@@ -95,14 +93,17 @@ def check_config(folder: Path) -> None:
 
 
 def _fields(config: object, where: str) -> Iterator[tuple[str, str, object]]:
-    """(path of the object, key, value) of every key of `config`'s objects, nested ones included."""
-    if isinstance(config, dict):
-        for key, value in config.items():
-            yield where, str(key), value
-            yield from _fields(value, f"{where}{key}.")
-    elif isinstance(config, list):
-        for value in config:
-            yield from _fields(value, where)
+    """(path of the object, key, value) of every key of `config`'s objects, nested ones included (in a loop, so
+    that no nesting the JSON reader accepts runs out of stack)."""
+    stack = [(config, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                yield at, str(key), value
+                stack.append((value, f"{at}{key}."))
+        elif isinstance(item, list):
+            stack += [(value, at) for value in item]
 
 
 def check_tokenizer(folder: Path, start_model: str) -> None:

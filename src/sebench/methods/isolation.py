@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.methods import landlock, seccomp
 
 LAYERS = ("bwrap", "landlock", "audit-hook")  # strongest first
@@ -332,8 +333,8 @@ class Reports:
             whole = True
             for line in iter(lambda: stream.readline(LINE_LIMIT), b""):
                 if whole and line.endswith(b"\n") and len(self.lines) < REPORTS_LIMIT:
-                    with contextlib.suppress(ValueError):
-                        report = json.loads(line.decode("utf-8"))
+                    with contextlib.suppress(SebenchError):
+                        report = parse_json(line, "a report")
                         if isinstance(report, dict):
                             self.lines.append(report)
                 whole = line.endswith(b"\n")

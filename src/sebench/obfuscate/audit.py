@@ -43,6 +43,8 @@ from pathlib import Path
 
 from sebench import harness
 from sebench.code_names import bound_names
+from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.instance import DATASETS_DIR, Instance
 from sebench.obfuscate.surface import NUMPY_RENAMED
 
@@ -342,8 +344,8 @@ def _scan_datasets(root: Path, checker: LeakChecker) -> list[Finding]:
 
 def _scan_record(rel: str, lineno: int, line: str, checker: LeakChecker) -> list[Finding]:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError:
+        record = parse_json(line, rel)
+    except SebenchError:  # not JSON, nested too deep, a number too long
         return [Finding(rel, lineno, "unreadable", "not valid JSON")]
     params = frozenset()
     if isinstance(record, dict) and isinstance(record.get("doc"), str):

@@ -183,6 +183,27 @@ def main_table_markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + f"\n\n{targets_note(several)} {ACCURACY_CI} {DELTA_CI}\n"
 
 
+def per_seed_markdown(rows: list[dict], runs: list[dict]) -> str:
+    """Each main-table row's correct samples / samples in each of its runs, a column a run (named by its seed
+    where the seeds differ), where some row pools several runs; else ""."""
+    if not any(len(r["runs"]) > 1 for r in rows):
+        return ""
+    dirs = [run["dir"] for run in runs]
+    seeds = [run["seed"] for run in runs]
+    names = [f"seed {s}" if seeds.count(s) == 1 and s is not None else d for s, d in zip(seeds, dirs)]
+    with_model = len({r["model"] for r in rows}) > 1
+    protocols = len({r.get("protocol", "sebench") for r in rows}) > 1
+    head = (["model"] if with_model else []) + ["regime", "mode", "split"] + (["protocol"] if protocols else [])
+    head += names
+    lines = [md_row(head), "|" + "---|" * len(head)]
+    for r in rows:
+        cells_by_dir = {x["run"]: f"{x['correct']}/{x['n']}" for x in r["runs"]}
+        cells = ([r["model"]] if with_model else []) + [r["regime"], r["mode"], r["split"]]
+        cells += [r.get("protocol", "sebench")] if protocols else []
+        lines.append(md_row(cells + [cells_by_dir.get(d, "") for d in dirs]))
+    return "\n".join(lines) + "\n"
+
+
 def comparisons_markdown(pairs: list[dict]) -> str:
     """The paired differences between trained regimes (those against the untrained model are in the main
     table) and of the untrained model with help against each closed-book regime, one line each; the method
@@ -271,13 +292,15 @@ def _total(rounds: list[dict]) -> dict:
 
 
 def _comparison_and_cost(data: dict) -> list[str]:
-    """The paired comparisons between trained regimes and the methods' cost, where there are some."""
+    """The paired comparisons (between trained regimes, and of the untrained model with help against the
+    closed-book models) and the methods' cost, where there are some."""
     parts = []
     between = comparisons_markdown(data.get("comparisons", []))
     if between:
         parts += ["## Paired comparisons\n",
-                  "Each trained regime against each other one of the same model in the same mode and split "
-                  "(percentage points).\n", between]
+                  "Each trained regime against each other one of the same model in the same mode and split, and "
+                  "the untrained model with help (open-book, memory) against each closed-book model (mode "
+                  "\"memory − closed\", say), in percentage points.\n", between]
     if data.get("methods"):
         parts += ["## Methods and their cost\n",
                   "Each trained regime or method, built-in or a user's, as its run recorded it (train/<label>/method.json): where it "
@@ -304,6 +327,9 @@ def render_markdown(data: dict) -> str:
         "each failing verdict.\n",
         main_table_markdown(data["main_table"]),
     ]
+    by_run = per_seed_markdown(data["main_table"], runs)
+    if by_run:
+        parts += ["## Per seed\n", "Correct samples / samples of each row in each run it pools.\n", by_run]
     if data.get("signals"):
         parts += ["## Below the pass@1 floor\n",
                   "Where pass@1 ties (at 0, say), these tell methods apart. **Right call**: of the functions a task "

@@ -16,8 +16,9 @@ Several run directories are pooled: samples of runs with the same model are coun
 runs of different models stay in separate rows. Every row's numbers are `sebench.metrics.verdict_stats`
 (the judge's summary counts with the same function): intervals clustered by task with seeds as a second
 level, unbiased pass@k only where every task of the row has at least k samples. Every difference between
-two regimes of a model in the same mode, split and protocol is `sebench.metrics.paired_difference`: paired
-by (run, task id) over the tasks both answered.
+two regimes of a model in the same mode, split and protocol, and between the untrained model with help (open
+book, memory) and a closed-book regime, is `sebench.metrics.paired_difference`: paired by (run, task id) over
+the tasks both answered.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from sebench.errors import SebenchError
 from sebench.files import open_plain, plain_matches, plain_path, read_json_object
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.metrics import TaskKey, paired_difference, task_key, verdict_stats
-from sebench.records import Verdict, iter_json_lines, read_verdicts
+from sebench.records import HELPED_MODES, Verdict, iter_json_lines, read_verdicts
 from sebench.report.methods import read_methods
 
 REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "open-rl", "closed-rl", "closed-sft-rl", "self-play-sft",
@@ -43,7 +44,6 @@ REGIME_ORDER = ("untrained", "closed-sft-random", "open-sft", "closed-sft", "ope
 MODE_ORDER = ("closed", "open", "full-doc", "retrieval", "memory", "numpy")
 SPLIT_ORDER = ("single_test", "multiple_test", "train")
 BASELINE = "untrained"
-HELPED_MODES = ("open", "full-doc", "retrieval", "memory")  # the untrained model given the docs or its experiences
 log = logging.getLogger(__name__)
 LEARNED_AT = 0.5  # a function counts as learned when at least half of its closed-book samples are correct
 
@@ -307,7 +307,7 @@ def _per_run(samples: list[Sample], seeds: dict[str, int | None]) -> list[dict]:
         tally = counts.setdefault(key[0], [0, 0])
         tally[0] += 1
         tally[1] += verdict == "correct"
-    return [{"run": run, "seed": seeds[run], "n": n, "accuracy": c / n} for run, (n, c) in counts.items()]
+    return [{"run": run, "seed": seeds[run], "n": n, "correct": c, "accuracy": c / n} for run, (n, c) in counts.items()]
 
 
 def main_table(runs: list[RunData]) -> list[dict]:

@@ -12,11 +12,12 @@ if TYPE_CHECKING:
 
 
 def register(subparsers) -> None:
+    from sebench.records import MODES
     from sebench.rollout.run import RolloutConfig
 
     config_command(
         subparsers, "rollout", RolloutConfig, _run,
-        help="ask a model for solutions (closed/open/full-doc/retrieval/memory), resumable",
+        help=f"ask a model for solutions ({'/'.join(MODES)}), resumable",
         description="Ask a model for solutions to a split's tasks; writes one rollout record per (task, "
         "sample) and resumes an interrupted run when given the same --out.",
     )

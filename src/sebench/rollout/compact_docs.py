@@ -1,4 +1,4 @@
-"""Compact docs for small models: each entry cut to its name, signature, summary line and first example.
+"""Compact docs for small models: each entry cut to its name, signature, summary sentence and first example.
 
 The full docs (about 800 tokens an entry) stay the paper's protocol. A 135M-parameter model reads a
 short entry better, so the doc-literate warm-up (sebench.experiment.warmup) can train and be measured
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -20,15 +21,28 @@ from sebench.records import ApiDoc, dumps_line, write_records
 
 DOCS_FORMS = ("full", "compact")
 COMPACT_EXAMPLE_LINES = 4  # doctest lines kept: the first call of the function and what it shows
+_SENTENCE_END = re.compile(  # "axis. It", "NaN. If", 'order. "C"'; not "e.g. Foo", "cf. Foo", "vs. Foo"
+    r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!\bcf\.)(?<!\bvs\.)(?<=[A-Za-z0-9)`'\"*\]]\.)\s+(?=[A-Z`*\"(])")
 
 
 def compact_doc(doc: ApiDoc, example_lines: int = COMPACT_EXAMPLE_LINES) -> ApiDoc:
-    """The entry with its doc text cut to the summary line and the first example that calls it."""
+    """The entry with its doc text cut to its summary sentence and the first example that calls it."""
     lines = [line.rstrip() for line in doc.doc.strip().splitlines()]
-    summary = next((line.strip() for line in lines if line.strip() and not _is_signature(line, doc)), "")
+    summary = _summary(lines, doc)
     example = _first_example(lines, doc.name, example_lines)
     text = summary + ("\n\nExample:\n" + "\n".join(example) if example else "")
     return dataclasses.replace(doc, doc=text)
+
+
+def _summary(lines: list[str], doc: ApiDoc) -> str:
+    """The first sentence of the doc's first paragraph after its signature, whole (a summary may wrap)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() and not _is_signature(line, doc)), len(lines))
+    paragraph = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    return _SENTENCE_END.split(" ".join(paragraph), maxsplit=1)[0]
 
 
 def _is_signature(line: str, doc: ApiDoc) -> bool:
@@ -57,12 +71,17 @@ def _first_example(lines: list[str], name: str, limit: int) -> list[str]:
     return setup + shown
 
 
+def compact_docs_sha256(docs: list[ApiDoc]) -> str:
+    """The hash of `docs` as their compact form writes them: the compact copy's, and a compact warm-up's key."""
+    return hashlib.sha256("".join(dumps_line(compact_doc(d)) for d in docs).encode("utf-8")).hexdigest()
+
+
 def write_compact_instance(instance: Instance, out: Path) -> Path:
     """Writes a copy of `instance` at `out` whose docs are compact; returns `out`. Idempotent: a copy
     made from the same instance manifest with the same compact docs is kept as it is."""
     out = Path(out)
     docs = [compact_doc(d) for d in instance.api_docs()]
-    docs_hash = hashlib.sha256("".join(dumps_line(d) for d in docs).encode("utf-8")).hexdigest()
+    docs_hash = compact_docs_sha256(instance.api_docs())
     source = file_sha256(instance.manifest_path)
     if Instance(out).manifest_path.is_file():
         made = Instance(out).manifest()

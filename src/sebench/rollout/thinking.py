@@ -17,11 +17,11 @@ model whose thinking it cannot tell.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 
 # the paper's answer budget: the original's src/pipline/pipline.py (max_length=8192, temperature=0.6; no
 # enable_thinking is passed, so the template's own thinking is on) and its README's evaluation commands
@@ -81,9 +81,10 @@ def _local_template(name: str) -> str | None:
         if path.suffix == ".jinja":
             return path.read_text(encoding="utf-8")
         try:
-            template = json.loads(path.read_text(encoding="utf-8")).get("chat_template")
-        except (OSError, ValueError):
+            config = parse_json(path.read_bytes(), str(path))
+        except (OSError, SebenchError):
             continue
+        template = config.get("chat_template") if isinstance(config, dict) else None
         if isinstance(template, list):  # named templates: [{"name": ..., "template": ...}]
             template = " ".join(str(t.get("template", "")) for t in template if isinstance(t, dict))
         if isinstance(template, str):

@@ -172,20 +172,6 @@ def model_sha256(spec: str) -> str | None:
     return tree_sha256(path) if path.is_absolute() and path.is_dir() else None
 
 
-def repack(members: Mapping[str, bytes], out: Path) -> Path:
-    """Packs `members` again as `sebench submit` does: the rows recomputed from the verdicts, the card made
-    again from the records, the index of every member's hash (used to refresh a bundle after a rule changed)."""
-    from sebench.submit.card import card_markdown
-
-    members = {n: b for n, b in members.items() if n not in (INDEX, "card.md")}
-    members["report/rows.json"] = _dump(rows_of(members))
-    sub = json.loads(members["submission.json"])
-    members["card.md"] = card_markdown(sub, json.loads(members["method/method.json"]),
-                                       json.loads(members["run/manifest.json"])).encode()
-    pack(members, sub["label"], Path(out))
-    return Path(out)
-
-
 def _read_json(path: Path) -> dict:
     if not path.is_file():
         raise SebenchError(f"{path}: missing; submit a run directory of `sebench run` and a label it trained "

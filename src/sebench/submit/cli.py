@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "and checks the card against the run's records. The first line names the level "
                               "reached (re-judged, reproduced, held-out) or the first mismatch (exit 1); a bundle "
                               "that cannot be read safely is one line and exit 2. Keeps the result in STORE.")
-    p.add_argument("bundle", type=Path, metavar="BUNDLE")
+    p.add_argument("bundle", type=Path, metavar="BUNDLE", help="the bundle to verify (a .tar.gz of `sebench submit`)")
     p.add_argument("--rerun", action="store_true", help="also train the method again from its source, inside the "
                    "fence, evaluate it and the untrained model, and compare (task by task when greedy, else a "
                    "paired sign-flip test)")
@@ -52,8 +52,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Verifies every bundle itself (a file beside a bundle is never read), "
                               "ranks the reproduced ones, lists the others apart, and writes DIR/index.html, "
                               "DIR/leaderboard.md and DIR/leaderboard.json with the paper's reported rows.")
-    p.add_argument("bundles", type=Path, nargs="*", metavar="BUNDLE")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("bundles", type=Path, nargs="*", metavar="BUNDLE", help="the bundles to rank (.tar.gz of "
+                   "`sebench submit`), each verified as `sebench verify` does")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="where the page is written: "
+                   "DIR/index.html, DIR/leaderboard.md and DIR/leaderboard.json")
     p.add_argument("--store", type=Path, metavar="DIR", help="the verifier's store (as `sebench verify --store`): "
                    "verifications of these very bytes are read there, new ones kept there")
     p.add_argument("--ledger", type=Path, metavar="DIR", help="the maintainers' records of re-runs and held-out "

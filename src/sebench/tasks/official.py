@@ -46,6 +46,7 @@ from typing import Any
 
 from sebench import values
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.instance import SPLIT_FILES, Instance
 from sebench.output_files import refuse_fewer_records
 from sebench.records import Task, to_dict, write_records
@@ -191,10 +192,7 @@ def is_sebench_row(row: dict) -> bool:
 def _with_sebench_fields(task: Task, row: dict, where: str) -> Task:
     """The task with what a sebench export's row adds to the release's columns: its id, kind, reference
     solution (`right_code`) and the expected outputs as data (`expected`, JSON text)."""
-    try:
-        expected = json.loads(_text(row, "expected", where))
-    except json.JSONDecodeError as exc:
-        raise SebenchError(f"{where}: field 'expected': not JSON text ({exc.msg})") from None
+    expected = parse_json(_text(row, "expected", where), f"{where}: field 'expected'")
     if not isinstance(expected, list) or len(expected) != len(task.test_cases):
         raise SebenchError(f"{where}: field 'expected': expected a JSON list of {len(task.test_cases)} outputs, one "
                            "per test case")
@@ -239,10 +237,7 @@ def _text(row: dict, name: str, where: str, nonempty: bool = False) -> str:
 def _test_cases(row: dict, where: str) -> list[dict]:
     cases = row.get("test_cases")
     if isinstance(cases, str):  # some exports store the list as a JSON string
-        try:
-            cases = json.loads(cases)
-        except json.JSONDecodeError:
-            raise SebenchError(f"{where}: field 'test_cases': a string that is not a JSON list") from None
+        cases = parse_json(cases, f"{where}: field 'test_cases'")
     if not isinstance(cases, list) or not cases:
         raise SebenchError(f"{where}: field 'test_cases': expected a non-empty list of {{input, output}}")
     out = []
@@ -277,10 +272,7 @@ def _selected(row: dict, where: str) -> list[str]:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
-            try:
-                value = json.loads(text.replace("'", '"'))
-            except json.JSONDecodeError:
-                raise SebenchError(f"{where}: field 'selected_functions': unreadable list {text[:60]!r}") from None
+            value = parse_json(text.replace("'", '"'), f"{where}: field 'selected_functions'")
         else:
             value = [v.strip() for v in text.split(",") if v.strip()]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):

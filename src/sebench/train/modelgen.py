@@ -30,6 +30,7 @@ from pathlib import Path
 
 from sebench import values
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.instance import Instance
 from sebench.records import Task, write_records
 
@@ -85,8 +86,8 @@ def parse_proposal(text: str) -> Proposal | None:
     candidates = [*blocks, text[text.find("{"):text.rfind("}") + 1]] if text and "{" in text else blocks
     for raw in candidates:
         try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, TypeError):
+            data = parse_json(raw, "a proposal")
+        except SebenchError:  # not JSON, nested too deep, a number too long: not usable
             continue
         if not isinstance(data, dict):
             continue

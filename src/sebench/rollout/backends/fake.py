@@ -14,7 +14,6 @@ to script a truncated or failed generation.
 from __future__ import annotations
 
 import itertools
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.files import parse_json
 from sebench.rollout.backends import Backend, Completion, GenerationRequest
 
 DEFAULT_ANSWER = "```python\ndef solve():\n    return None\n```"
@@ -93,11 +93,11 @@ def _responses_from_argument(argument: str) -> list | Callable[[GenerationReques
         except OSError as exc:
             raise SebenchError(f"fake backend: cannot read {path} ({exc.strerror})") from None
         try:
-            data = json.loads(text)
-            if isinstance(data, dict) and isinstance(data.get("answers"), dict):
-                by_query = data["answers"]
-                return lambda request: by_query.get((request.query or "").strip(), DEFAULT_ANSWER)
-            return data if isinstance(data, list) else [data]
-        except json.JSONDecodeError:
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = parse_json(text, str(path))
+        except SebenchError:  # JSON lines, one answer a line
+            return [parse_json(line, f"{path}:{n}") for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        if isinstance(data, dict) and isinstance(data.get("answers"), dict):
+            by_query = data["answers"]
+            return lambda request: by_query.get((request.query or "").strip(), DEFAULT_ANSWER)
+        return data if isinstance(data, list) else [data]
     return [argument]
