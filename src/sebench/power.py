@@ -28,7 +28,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-ALPHA = 0.05
+from sebench.intervals import ALPHA
+
 POWER = 0.8
 EXACT_PAIRS = 1000  # the exact power up to this many pairs, the normal approximation above
 

@@ -5,8 +5,10 @@ one line naming file, line and field (exit 2, nothing written)."""
 
 import json
 import math
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_fixtures import cli, error_line
 
@@ -127,6 +129,29 @@ def test_unequal_samples_a_task_show_pass1_beside_accuracy(tmp_path):
     assert "pass@1 %" in head
     line = next(line for line in md.splitlines() if line.startswith("| closed-sft |"))
     assert f"| {pct(row['pass@1'])} |" in line and "pass@5" not in head  # a task has fewer than 5 samples
+
+
+def test_a_p_just_below_five_percent_is_printed_below_it(tmp_path):
+    # 3 seeds of 10 tasks, one sample each: A right on 3, 5, 10 and B on 0, 0, 6. The over-seeds t test gives
+    # p 0.0498 and an interval that excludes 0; rounded to three decimals the cell read "p 0.050"
+    dirs = [_run(tmp_path / f"s{g}", g, {"untrained": [[C]] * b + [[W]] * (10 - b), "closed-sft": [[C]] * a + [[W]] * (10 - a)})
+            for g, (a, b) in enumerate([(3, 0), (5, 0), (10, 6)])]
+    data, md = _report(dirs, tmp_path / "report")
+    over = next(r for r in data["main_table"] if r["regime"] == "closed-sft")["vs_untrained"]["over_seeds"]
+    assert 0.0495 <= over["p"] < 0.05 and over["ci95"][0] > 0
+    printed = re.search(r"\[[^]]*\], p ([0-9.]+), 3 seeds", md)
+    assert printed and float(printed.group(1)) < 0.05
+
+
+@pytest.mark.parametrize("p", [0.0495, 0.0498370327302286, 0.04996, float(np.nextafter(0.05, 0))])
+def test_a_p_below_five_percent_never_reads_as_five_percent(p):
+    assert float(p_value(p)) < 0.05
+
+
+@pytest.mark.parametrize("p, text", [(0.05, "0.050"), (0.0504, "0.050"), (0.049, "0.049"), (0.001, "0.001"),
+                                     (0.0009, "<0.001"), (1.0, "1.000")])
+def test_a_p_away_from_five_percent_has_three_decimals(p, text):
+    assert p_value(p) == text
 
 
 def _verdict_file(tmp_path: Path, lines: list[dict]) -> tuple[Path, Path]:

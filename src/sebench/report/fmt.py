@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sebench.intervals import ALPHA
 from sebench.markdown import code_span
 from sebench.metrics import TOO_FEW_SEEDS
 
@@ -36,8 +37,14 @@ def signed(x: float) -> str:
 
 
 def p_value(p: float) -> str:
-    """A p-value with three decimals, "<0.001" below that."""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+    """A p-value with three decimals, "<0.001" below that; a p below the tests' 5% level gets the decimals it
+    needs to print below it (0.0498, not 0.050), so that the printed p reads as the interval beside it does."""
+    if p < 0.001:
+        return "<0.001"
+    digits = 3
+    while p < ALPHA <= round(p, digits):
+        digits += 1
+    return f"{p:.{digits}f}"
 
 
 def span(ci: list[float] | tuple[float, float] | None) -> str:
