@@ -14,7 +14,8 @@ from cli_fixtures import cli, error_line
 
 from sebench.records import Verdict, write_records
 from sebench.report import build_report
-from sebench.report.fmt import p_value, pct, signed
+from sebench.report.build import _delta_cells
+from sebench.report.fmt import delta_ci, delta_over_seeds, p_value, pct, signed
 
 C, W = "correct", "wrong_answer"
 
@@ -68,7 +69,7 @@ def _report(dirs: list[Path], out: Path) -> tuple[dict, str]:
         if row["vs_untrained"]:
             diff = row["vs_untrained"]
             _check_difference(diff)
-            assert (f"| {signed(diff['delta'])} | [{signed(diff['ci95'][0])}, {signed(diff['ci95'][1])}] | "
+            assert (f"| {signed(diff['delta'])} | {delta_ci(diff['ci95'])} | "
                     f"{p_value(diff['p'])} | {diff['pairs']} |") in md
     for diff in data["comparisons"]:
         _check_difference(diff)
@@ -141,6 +142,24 @@ def test_a_p_just_below_five_percent_is_printed_below_it(tmp_path):
     assert 0.0495 <= over["p"] < 0.05 and over["ci95"][0] > 0
     printed = re.search(r"\[[^]]*\], p ([0-9.]+), 3 seeds", md)
     assert printed and float(printed.group(1)) < 0.05
+
+
+def test_a_bound_off_zero_never_prints_as_zero():
+    # 259 tasks x 3 seeds x 5 samples (the full split): where the test over seeds rejects (p 0.047) and
+    # Newcombe's interval reached 0, the bound moves to one answer's worth, 1/3885 = +0.026 points, which
+    # printed "[+0.0, +10.8]" beside p 0.047: read as an interval that reaches 0
+    over = {"estimate": 0.0391, "ci95": [1 / 3885, 0.1085], "p": 0.047, "seeds": 3}
+    assert delta_over_seeds(over).startswith("+3.9 [+0.03, +10.8], p 0.047")
+    diff = {"delta": 0.0391, "ci95": [1 / 3885, 0.1085], "p": 0.047, "pairs": 777, "detectable": 0.025}
+    assert _delta_cells(diff)[:3] == ["+3.9", "[+0.03, +10.8]", "0.047"]
+    assert _delta_cells({**diff, "delta": -0.0391, "ci95": [-0.1085, -1 / 3885]})[1] == "[-10.8, -0.03]"
+
+
+@pytest.mark.parametrize("x", [1e-4, 4.9e-4, -4.9e-4, 2.5e-5, 0.2, -1e-9])
+def test_a_bound_prints_on_its_side_of_zero(x):
+    lo, hi = delta_ci((x, 0.5) if x > 0 else (-0.5, x)).strip("[]").split(", ")
+    assert (float(lo) > 0) if x > 0 else (float(hi) < 0)
+    assert delta_ci((0.0, 0.0)) == "[+0.0, +0.0]"
 
 
 @pytest.mark.parametrize("p", [0.0495, 0.0498370327302286, 0.04996, float(np.nextafter(0.05, 0))])

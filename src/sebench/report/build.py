@@ -14,6 +14,7 @@ from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
 from sebench.report.fmt import (
     VERDICT_SHORT,
+    delta_ci,
     delta_over_seeds,
     md_cell,
     md_code,
@@ -121,9 +122,8 @@ def _delta_cells(diff: dict | None) -> list[str]:
     pairs' discordance (sebench.power) of a paired difference (blank cells without one)."""
     if diff is None:
         return ["", "", "", "", ""]
-    lo, hi = diff["ci95"]
     detects = diff.get("detectable")
-    return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"]),
+    return [signed(diff["delta"]), delta_ci(diff["ci95"]), p_value(diff["p"]), str(diff["pairs"]),
             "none" if detects is None else f"±{100 * detects:.1f}"]
 
 
