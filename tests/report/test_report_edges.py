@@ -210,6 +210,30 @@ def test_a_malformed_line_is_one_line_naming_file_and_line(tmp_path):
     assert not (tmp_path / "report").exists()
 
 
+def test_two_runs_of_one_seed_answering_the_same_tasks_are_refused(tmp_path):
+    # a copy of seed 0's run beside it: pooled, its 10 tasks counted as 20 and as 2 seeds, Δ +60.0 read p <0.001
+    # over 20 "pairs" where its 10 tasks (6 for A, none for B) give 2/64
+    evals = {"untrained": [[W]] * 10, "closed-sft": [[C]] * 6 + [[W]] * 4}
+    first, copy = _run(tmp_path / "a", 0, evals), _run(tmp_path / "b", 0, evals)
+    rc, err = cli("report", first, copy, "--out", tmp_path / "report", "--no-plots")
+    line = error_line(err)
+    assert rc == 2 and "seed 0" in line and str(first) in line and str(copy) in line and "closed/single_test" in line
+    assert not (tmp_path / "report").exists()
+
+
+def test_runs_of_one_seed_with_other_tasks_or_regimes_still_pool(tmp_path):
+    # one seed's regimes evaluated in two directories, or two instances built with seed 0: no task twice in a row
+    one = _run(tmp_path / "a", 0, {"untrained": [[W]] * 4})
+    other = _run(tmp_path / "b", 0, {"closed-sft": [[C]] * 4})
+    data, _ = _report([one, other], tmp_path / "report")
+    assert {r["regime"]: r["seeds"] for r in data["main_table"]} == {"untrained": 1, "closed-sft": 1}
+    (other / "evals" / "untrained" / "closed" / "single_test").mkdir(parents=True)
+    write_records(other / "evals" / "untrained" / "closed" / "single_test" / "verdicts.jsonl",
+                  [Verdict("u0", 0, W, 0, 1, mode="closed", model="m", split="single_test")])
+    data, _ = _report([one, other], tmp_path / "report2")
+    assert next(r for r in data["main_table"] if r["regime"] == "untrained")["n"] == 5
+
+
 def test_a_run_directory_given_twice_is_refused(tmp_path, monkeypatch):
     # it counted every sample twice (n 2 x 3, two samples a task)
     _run(tmp_path / "s0", 0, {"untrained": [[W]] * 3, "closed-sft": [[C]] * 3})

@@ -31,7 +31,15 @@ from sebench.report.methods import cost_markdown, notes
 from sebench.report.name_recall import recall_markdown, recall_table
 from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
-from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
+from sebench.report.tables import (
+    BASELINE,
+    RunData,
+    comparisons,
+    function_table,
+    load_run,
+    main_table,
+    protocol_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +64,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
             raise SebenchError(f"no evaluation in {', '.join(map(str, run_dirs))} was judged under --protocol {protocol}")
     if not any(run.evals for run in runs):
         raise SebenchError(f"no verdicts in {', '.join(map(str, run_dirs))}: every verdicts.jsonl is empty")
+    _refuse_a_seed_twice(runs)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = main_table(runs)
@@ -103,6 +112,25 @@ def _refuse_a_run_twice(run_dirs: list[Path]) -> None:
         seen = first.setdefault(run_dir.resolve(), run_dir)
         if seen is not run_dir:
             raise SebenchError(f"{run_dir}: RUN_DIR given twice (also as {seen}); each run counts once, so name it once")
+
+
+def _refuse_a_seed_twice(runs: list[RunData]) -> None:
+    """Two runs of one model and seed that answer the same task in one row (a copied run, a seed run again)
+    would count that task twice and the runs as two seeds: tasks are clusters of (run, task id), seeds the
+    runs. Runs without a seed, or whose rows share no task, pool."""
+    seen: dict[tuple, Path] = {}
+    for run in runs:
+        if run.seed is None:
+            continue
+        for ev in run.evals:
+            row = (run.model, run.seed, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))
+            for task in sorted({v.task_id for v in ev.verdicts}):
+                first = seen.setdefault((*row, task), run.root)
+                if first != run.root:
+                    raise SebenchError(
+                        f"{first} and {run.root}: both seed {run.seed} of model {run.model} answer task {task!r} in "
+                        f"{ev.regime}/{ev.mode}/{ev.split}; pooled, it would count twice and the runs as two seeds "
+                        "(report one of them, or runs of different seeds)")
 
 
 def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[str, str]:
