@@ -10,7 +10,7 @@ Two targets, as docs/statistics.md explains (with each interval's measured cover
   (CR1: times C / (C - 1)) and a t quantile on C - 1 degrees of freedom, modified at small counts as Brown,
   Cai & DasGupta (2001) propose (`modified_wilson_bounds`), made monotone in the correct answers
   (`accuracy_interval`). Δ: Newcombe's hybrid score interval from the two accuracy intervals and the
-  correlation of the paired task means (less half a pair); p from an exact paired sign-flip test over tasks.
+  correlation of the paired task means (less half a pair); p from a paired sign-flip test over tasks.
 * *the method over new seeds*: the seed is the unit; t on G - 1 degrees of freedom with the variance the
   larger of the between-seed one and that of these models' interval; Wilson's shape for accuracy,
   Newcombe's (uncorrelated arms) for Δ.

@@ -173,6 +173,16 @@ def test_a_p_away_from_five_percent_has_three_decimals(p, text):
     assert p_value(p) == text
 
 
+def test_the_report_says_how_a_p_of_many_differing_tasks_is_drawn(tmp_path):
+    # 20 tasks, each right in A and wrong in B: above 16 differing tasks p is 20,000 random sign patterns, not
+    # every pattern, and the report's text said "exact" of every p
+    run = _run(tmp_path / "s0", 0, {"untrained": [[W]] * 20, "closed-sft": [[C]] * 20})
+    data, md = _report([run], tmp_path / "report")
+    assert data["main_table"][1]["vs_untrained"]["test"] == "sign-flip, 20000 draws"
+    assert "(exact paired sign-flip test)" not in md
+    assert "exact up to 16 tasks that differ, else 20,000 random sign patterns" in md
+
+
 def _verdict_file(tmp_path: Path, lines: list[dict]) -> tuple[Path, Path]:
     run = tmp_path / "run"
     path = run / "evals/untrained/closed/single_test/verdicts.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, pass_ks
+from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, SIGN_FLIP, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
@@ -349,7 +349,7 @@ def render_markdown(data: dict) -> str:
         "samples), with its 95% interval for these models (and, "
         "where seeds are pooled, the method's accuracy over new seeds); "
         "Δ is the difference with the untrained model in the same mode and split (percentage points), paired "
-        "by task, with its 95% interval, its p-value (exact paired sign-flip test) and the number of tasks both "
+        f"by task, with its 95% interval, its p-value ({SIGN_FLIP}) and the number of tasks both "
         "answered; "
         "pass@k (the mean over tasks) is shown where every task has at least k samples; the other columns are the shares of "
         "each failing verdict.\n",
@@ -384,7 +384,7 @@ def render_markdown(data: dict) -> str:
                   "The same test tasks asked with real NumPy instead of the package (the numpy mode, after "
                   "CodeUpdateArena's specificity check): does learning the package cost the model what it knew? "
                   "Accuracy of the untrained and of each trained model with its 95% interval for these models, and "
-                  "Δ (percentage points) paired by task, with its 95% interval and p (exact paired sign-flip test); "
+                  "Δ (percentage points) paired by task, with its 95% interval and p (paired sign-flip test, as above); "
                   "a negative Δ is NumPy knowledge lost.\n",
                   specificity_markdown(data["specificity"])]
     control = control_rows(data.get("comparisons", []))
