@@ -180,7 +180,7 @@ def test_the_report_says_how_a_p_of_many_differing_tasks_is_drawn(tmp_path):
     data, md = _report([run], tmp_path / "report")
     assert data["main_table"][1]["vs_untrained"]["test"] == "sign-flip, 20000 draws"
     assert "(exact paired sign-flip test)" not in md
-    assert "exact up to 16 tasks that differ, else 20,000 random sign patterns" in md
+    assert "exact up to 16 tasks that differ, else on 20,000 random sign patterns" in md
 
 
 def _verdict_file(tmp_path: Path, lines: list[dict]) -> tuple[Path, Path]:
