@@ -310,7 +310,7 @@ def compare_rerun(bundle: Bundle, root: Path) -> dict:
         if not again.is_file():
             mismatch = f"{name}: the re-run did not evaluate this regime, mode and split"
             break
-        ours = _verdicts([json.loads(line) for line in again.read_text(encoding="utf-8").splitlines() if line])
+        ours = _verdicts([json.loads(line) for line in again.read_text(encoding="utf-8").split("\n") if line.strip()])
         mismatch = (first_changed(name, _verdicts(bundle.lines(name)), ours) if greedy
                     else differs(name, _verdicts(bundle.lines(name)), ours, len(names)))
         if mismatch:

@@ -7,7 +7,8 @@
   are refused, and so is a name given twice;
 - JSON: at most MAX_DEPTH levels of nesting, checked without recursion; every number finite (no NaN, no
   Infinity, no 1e999, no integer of 309 digits that no float holds), which the board could neither compare
-  nor draw.
+  nor draw; no key twice in one object (`sebench submit` never writes one, and JSON readers differ on which
+  of the two they keep: a reader of the file could see another record than the verifier checked).
 
 Every refusal is a BundleError: one line naming the bundle and the member.
 """
@@ -99,9 +100,11 @@ def parse_json(text: str, where: str) -> Any:
     """The JSON value of `text`, at most MAX_DEPTH deep; else a BundleError naming `where`."""
     try:
         value = files.parse_json(text, where, BundleError, parse_constant=_not_finite, parse_float=_finite,
-                                 parse_int=_finite_int)
+                                 parse_int=_finite_int, object_pairs_hook=_once_each)
     except _NotFinite as exc:
         raise BundleError(f"{where}: {str(exc)[:40]} is not a finite number (refused)") from None
+    except _Twice as exc:
+        raise BundleError(f"{where}: key {str(exc)[:80]!r} given twice in one object (refused)") from None
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -114,6 +117,20 @@ def parse_json(text: str, where: str) -> Any:
 
 class _NotFinite(Exception):
     """A JSON number that is NaN or infinite."""
+
+
+class _Twice(Exception):
+    """A JSON object that gives one key twice."""
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object's pairs as a dict, each key once."""
+    value: dict = {}
+    for key, item in pairs:
+        if key in value:
+            raise _Twice(key)
+        value[key] = item
+    return value
 
 
 def _not_finite(text: str) -> float:

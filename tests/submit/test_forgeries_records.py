@@ -1,0 +1,107 @@
+"""Forged answers and records that a reader of the bundle would take for something else than the verifier checks:
+an answer's code that is not its response's, a JSON key given twice, the data hashes of another seed; and an
+honest answer holding a character that Python's str.splitlines, but no JSON lines reader, ends a line at."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sebench.cli import main
+from sebench.submit import read_bundle
+from sebench.submit.bundle import Bundle, collect
+from sebench.submit.safe import BundleError, parse_json
+
+LABEL = "ReferenceSFT"
+SINGLE = f"evals/{LABEL}/closed/single_test"
+
+
+def verify(bundle: Path, work: Path, store: Path, capsys) -> tuple[int, list[str], str]:
+    code = main(["verify", str(bundle), "--work", str(work), "--store", str(store)])
+    captured = capsys.readouterr()
+    return code, captured.out.strip().splitlines(), captured.err.strip()
+
+
+def _rollouts(members: dict[str, bytes], name: str) -> list[dict]:
+    return [json.loads(line) for line in members[name].decode().split("\n") if line]
+
+
+def _put(members: dict[str, bytes], name: str, records: list[dict]) -> None:
+    members[name] = ("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n").encode()
+
+
+def test_an_answers_code_that_is_not_its_responses_fails(forge, rebuilt_tests, shared_work, tmp_path, capsys):
+    """The judge reads an answer's response (its code only where the response is empty), so a code field changed
+    alone would leave the verdicts as they were while the answers a reader sees, and the board's digest of
+    them (one result, one entry), change; an empty response with a right program as its code would be judged on
+    that code, which no run records."""
+    tasks = rebuilt_tests("single_test")
+    changed, emptied = forge.members(), forge.members()
+    rollouts = _rollouts(changed, f"{SINGLE}/rollouts.jsonl")
+    for r in rollouts:
+        r["code"] = (r["code"] or "") + "# another answer\n"
+    _put(changed, f"{SINGLE}/rollouts.jsonl", rollouts)
+    forge.answer(emptied, f"{LABEL}/closed/single_test",
+                 lambda r: f"```python\n{tasks[r['task_id']]['reference_solution']}\n```")
+    rollouts = _rollouts(emptied, f"{SINGLE}/rollouts.jsonl")
+    for r in rollouts[:1]:
+        r["response"] = ""  # judged on its code, a right program
+    _put(emptied, f"{SINGLE}/rollouts.jsonl", rollouts)
+    for name, members in (("changed", changed), ("emptied", emptied)):
+        code, out, _ = verify(forge.repack(members, f"{name}.tar.gz"), shared_work, tmp_path / name, capsys)
+        assert code == 1 and out == [f"mismatch: {SINGLE}/rollouts.jsonl:1: code is not the program its response "
+                                     "holds; the code of an answer is extracted from its response (sebench.answers), "
+                                     "which the judge reads"], (name, out)
+
+
+def test_a_key_given_twice_is_refused(forge, shared_work, tmp_path, capsys):
+    """JSON readers differ on which of two values of one key they keep: the file could say "not eligible" to one
+    reader and "eligible" to the verifier. `sebench submit` writes each key once."""
+    with pytest.raises(BundleError, match=r"^m: key 'a' given twice in one object \(refused\)$"):
+        parse_json('{"b": {"a": 1, "a": 2}}', "m")
+    assert parse_json('{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}', "m") == {"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}
+    members = forge.members()
+    members["method/method.json"] = members["method/method.json"].decode().replace(
+        "{", '{"eligible": false,', 1).encode()  # the later "eligible" is the run's
+    code, out, err = verify(forge.repack(members, "twice.tar.gz"), shared_work, tmp_path, capsys)
+    assert code == 2 and out == [] and err.splitlines() == [
+        "sebench verify: error: method/method.json: key 'eligible' given twice in one object (refused)"]
+
+
+def test_the_data_hashes_of_another_seed_fail_at_the_data(forge, shared_work, tmp_path, capsys):
+    """A bundle that names seed 1 everywhere (settings, manifest, submission, card) but holds seed 0's run: the
+    instance rebuilt from seed 1 has other data hashes."""
+    members = forge.members()
+    forge.edit_json(members, "run/manifest.json", lambda m: (m.update(seed=1), m["config"].update(seed=1)))
+    forge.edit_json(members, "submission.json", lambda s: s.update(seed=1))
+    code, out, _ = verify(forge.repack(members, "seed1.tar.gz"), shared_work, tmp_path, capsys)
+    assert code == 1 and len(out) == 1 and out[0].startswith("mismatch: run/manifest.json: data_hashes['")
+    assert out[0].endswith("is not the rebuilt instance's (seed 1)")
+
+
+SEPARATORS = "\u2028\u2029\x85\x1c\x0b\x0c"  # each ends a line for str.splitlines; JSON escapes the last three
+
+
+def test_an_answer_holding_a_line_separator_is_read_as_one_line(forge, submitted, shared_work, tmp_path, capsys):
+    """A model's answer may hold U+2028, U+2029 or U+0085, which a JSON line keeps as they are: the bundle reads
+    a JSON lines member line by line at newlines alone, as the run's files are read, at submit and at verify."""
+    text = json.dumps({"task_id": "t", "response": f"a{SEPARATORS}b"}, ensure_ascii=False)
+    assert Bundle(Path("b"), {"m.jsonl": f"{text}\n\n{text}\n".encode()}).lines("m.jsonl") == [
+        {"task_id": "t", "response": f"a{SEPARATORS}b"}] * 2
+    members = forge.members()
+    forge.answer(members, f"{LABEL}/closed/single_test", lambda r: f"{r['response']}{SEPARATORS}")
+    rollouts = _rollouts(members, f"{SINGLE}/rollouts.jsonl")
+    _put(members, f"{SINGLE}/rollouts.jsonl", rollouts)  # written as the run writes them: not escaped
+    assert "\u2028".encode() in members[f"{SINGLE}/rollouts.jsonl"]
+    code, out, err = verify(forge.repack(members, "separators.tar.gz"), shared_work, tmp_path / "store", capsys)
+    assert code == 0 and out[0].startswith("re-judged: "), (out, err)
+    run = tmp_path / "run"  # sebench submit of a run whose answers hold them
+    shutil.copytree(submitted[0], run, symlinks=True)
+    path = run / SINGLE / "rollouts.jsonl"
+    rollouts = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+    rollouts[0]["response"] += SEPARATORS
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rollouts), encoding="utf-8")
+    packed = collect(run, LABEL, None)
+    assert Bundle(Path("b"), packed).lines(f"{SINGLE}/rollouts.jsonl")[0]["response"].endswith(SEPARATORS)
+    assert read_bundle(submitted[1]).lines(f"{SINGLE}/rollouts.jsonl")  # the honest bundle reads as before
