@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bundle_packing import relabelled
 
 from sebench.cli import main
 from sebench.submit import read_bundle
@@ -105,3 +106,28 @@ def test_an_answer_holding_a_line_separator_is_read_as_one_line(forge, submitted
     packed = collect(run, LABEL, None)
     assert Bundle(Path("b"), packed).lines(f"{SINGLE}/rollouts.jsonl")[0]["response"].endswith(SEPARATORS)
     assert read_bundle(submitted[1]).lines(f"{SINGLE}/rollouts.jsonl")  # the honest bundle reads as before
+
+
+@pytest.mark.parametrize("label", ["Closed-SFT", "closed_sft_rl", "MEMORY", "Untrained"])
+def test_a_label_that_reads_as_a_built_in_is_a_mismatch(forge, shared_work, tmp_path, capsys, label):
+    """The board names an entry by its label: a file method labelled Closed-SFT verified, was re-run (the re-run
+    refuses only the exact regime names) and would be ranked as the built-in regime, beside the paper's row of
+    that name."""
+    code, out, _ = verify(forge.repack(relabelled(forge.members(), LABEL, label)), shared_work, tmp_path, capsys)
+    assert code == 1 and len(out) == 1 and out[0].startswith(f"mismatch: bundle.json: label '{label}' reads as "
+                                                             "sebench's own '"), out
+    assert out[0].endswith("which this bundle's method (file 'reference_sft.py:ReferenceSFT') is not; a method has "
+                           "a name of its own")
+
+
+def test_the_built_in_name_rule_passes_sebenchs_own_bundles():
+    from sebench.submit.crosscheck import Mismatch, check_own_name, spelled
+
+    assert spelled("Closed_SFT-rl") == spelled("closed-sft-rl") == "closedsftrl"
+    check_own_name("closed-sft", {"origin": "built-in", "spec": "closed-sft"})
+    check_own_name("ClosedSFTPlus", {"origin": "file", "spec": "m.py:ClosedSFTPlus"})  # a name of its own
+    for label, method in (("closed-sft", {"origin": "built-in", "spec": "memory"}),
+                          ("Closed-SFT", {"origin": "built-in", "spec": "closed-sft"}),
+                          ("closed-sft", {"origin": "file", "spec": "closed-sft"})):
+        with pytest.raises(Mismatch, match="reads as sebench's own 'closed-sft'"):
+            check_own_name(label, method)
