@@ -4,7 +4,7 @@
   through a reader that stops at the cap, so a decompression bomb costs at most the cap in time and memory;
 - names: a member is a regular file whose name is already in canonical relative form (no leading `/`, no
   empty, `.` or `..` part, no backslash, only `A-Z a-z 0-9 _ . - + = @ ,`); links, devices, folders and fifos
-  are refused, and so is a name given twice;
+  are refused, and so is a name given twice; nothing but zeros follows the archive's end (check_end);
 - JSON: at most MAX_DEPTH levels of nesting, checked without recursion; every number finite (no NaN, no
   Infinity, no 1e999, no integer of 309 digits that no float holds), which the board could neither compare
   nor draw; no key twice in one object (`sebench submit` never writes one, and JSON readers differ on which
@@ -91,9 +91,19 @@ def read_members(path: Path) -> dict[str, bytes]:
                 if len(data) != info.size:
                     raise BundleError(f"{path}: member {name}: holds {len(data)} bytes, not the {info.size} it declares")
                 members[name] = data
+            check_end(tar, path)
     except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as exc:
         raise BundleError(f"{path}: not a bundle (a tar.gz from `sebench submit`): {exc}") from None
     return members
+
+
+def check_end(tar: tarfile.TarFile, where: Path) -> None:
+    """Nothing but zeros follows the archive's end (the padding of its last record): bytes after it, a second
+    archive say, are read by `tar --ignore-zeros` (its members over the ones verified) and never by the verifier."""
+    while chunk := tar.fileobj.read(2**20):  # type: ignore[union-attr]  # within the stream's cap
+        if chunk.count(0) != len(chunk):
+            raise BundleError(f"{where}: data after the archive's end, which the verifier does not read but "
+                              "`tar --ignore-zeros` does (refused)")
 
 
 def parse_json(text: str, where: str) -> Any:
