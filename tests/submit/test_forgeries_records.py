@@ -131,3 +131,25 @@ def test_the_built_in_name_rule_passes_sebenchs_own_bundles():
                           ("closed-sft", {"origin": "file", "spec": "closed-sft"})):
         with pytest.raises(Mismatch, match="reads as sebench's own 'closed-sft'"):
             check_own_name(label, method)
+
+
+def test_a_copy_whose_data_manifest_is_written_again_is_the_same_result(forge, submitted, tmp_path):
+    """The bundled data manifest is compared with the rebuilt one as parsed, and its hash with the manifest's:
+    the same manifest written with other spaces, its hash put in the run's manifest, verified, and made the copy's
+    answers a result of their own on the board (a second entry of the same answers)."""
+    import hashlib
+
+    from sebench.submit.leaderboard import leaderboard_rows
+
+    members = relabelled(forge.members(), LABEL, "Copy")
+    text = json.dumps(json.loads(members["run/data-manifest.json"]), indent=3).encode()
+    members["run/data-manifest.json"] = text
+    forge.edit_json(members, "run/manifest.json",
+                    lambda m: m["data_hashes"].update({"manifest.json": hashlib.sha256(text).hexdigest()}))
+    first = tmp_path / "a-first.tar.gz"
+    shutil.copy(submitted[1], first)
+    copy = forge.repack(members, "b-copy.tar.gz")
+    rows = {e.source: e for e in leaderboard_rows([first, copy], tmp_path / "store") if e.source}
+    assert rows["a-first.tar.gz"].level == "re-judged"
+    assert rows["b-copy.tar.gz"].level == "fails" and rows["b-copy.tar.gz"].marks["fails"] == (
+        f"the same answers as a-first.tar.gz ({LABEL}): one result, one entry")

@@ -40,6 +40,7 @@ from sebench.submit.verify import (
     FAILS,
     HELD_OUT,
     LEVELS,
+    MANIFEST,
     REPRODUCED,
     default_store,
     level_of,
@@ -112,12 +113,15 @@ def once(entries: list[Entry]) -> list[Entry]:
 
 def answers_digest(bundle: Bundle) -> str:
     """The sha256 of the method's answers as the judge reads them (each folder's mode and split, task, sample,
-    response and code; not their timings or usage) on the run's instance (its data hashes)."""
+    response and code; not their timings or usage) on the run's instance: the hashes of its data files, which
+    verify compared with the rebuilt instance's, not that of the bundled data manifest's text (the same
+    manifest written with other spaces, or naming another folder it was selected from, verifies as well)."""
     label = bundle.submission["label"]
     answers = [(name.split("/", 2)[2], [[r.get(k) for k in ("task_id", "sample_idx", "response", "code")]
                                         for r in bundle.lines(name)])
                for name in bundle.eval_files("rollouts") if name.split("/")[1] == label]
-    text = json.dumps([bundle.manifest.get("data_hashes"), answers], sort_keys=True, ensure_ascii=False)
+    data = {k: v for k, v in (bundle.manifest.get("data_hashes") or {}).items() if k != MANIFEST}
+    text = json.dumps([data, answers], sort_keys=True, ensure_ascii=False)
     return sha256(text.encode())
 
 
