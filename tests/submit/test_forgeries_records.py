@@ -153,3 +153,19 @@ def test_a_copy_whose_data_manifest_is_written_again_is_the_same_result(forge, s
     assert rows["a-first.tar.gz"].level == "re-judged"
     assert rows["b-copy.tar.gz"].level == "fails" and rows["b-copy.tar.gz"].marks["fails"] == (
         f"the same answers as a-first.tar.gz ({LABEL}): one result, one entry")
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\x0c", "\u2028"])
+def test_a_card_whose_lines_end_otherwise_is_a_mismatch(forge, shared_work, tmp_path, capsys, end):
+    """card.md was compared line by line after str.splitlines, which ends a line at a carriage return, a form
+    feed or U+2028 too: a card whose items ran together on one line in a Markdown reader (or ended in CR LF)
+    verified as the records' card."""
+    from sebench.submit.bundle import pack
+
+    members = forge.members()
+    members.pop("bundle.json")
+    lines = members["card.md"].decode().split("\n")
+    members["card.md"] = (end.join(lines[:-1]) + "\n").encode()
+    pack(members, LABEL, tmp_path / "card.tar.gz")
+    code, out, _ = verify(tmp_path / "card.tar.gz", shared_work, tmp_path, capsys)
+    assert code == 1 and out[0].startswith("mismatch: card.md:1: "), out

@@ -197,9 +197,10 @@ def check_submission(bundle: Bundle) -> None:
 
 
 def check_card(bundle: Bundle) -> None:
-    """card.md line by line against the card the records make."""
-    expected = card_markdown(bundle.submission, bundle.method, bundle.manifest).splitlines()
-    given = bundle.text("card.md").splitlines()
+    """card.md line by line against the card the records make, byte for byte: lines end at a newline alone (a
+    carriage return, a form feed or U+2028 that str.splitlines would take for a line's end is a difference)."""
+    expected = card_markdown(bundle.submission, bundle.method, bundle.manifest).split("\n")
+    given = bundle.text("card.md").split("\n")
     for number, (a, b) in enumerate(zip(given + [""] * len(expected), expected + [""] * len(given)), 1):
         if a != b:
             field = b.removeprefix("- ").split(":")[0].strip("[]x? ") or "a line"
