@@ -169,3 +169,31 @@ def test_a_card_whose_lines_end_otherwise_is_a_mismatch(forge, shared_work, tmp_
     pack(members, LABEL, tmp_path / "card.tar.gz")
     code, out, _ = verify(tmp_path / "card.tar.gz", shared_work, tmp_path, capsys)
     assert code == 1 and out[0].startswith("mismatch: card.md:1: "), out
+
+
+def test_the_board_shows_the_bytes_it_verified(forge, submitted, tmp_path, monkeypatch):
+    """The board verified a bundle's file, then read the file again to draw its row: a file replaced in between
+    (here once its verification is stored) showed a bundle that was never verified, all its answers "correct"."""
+    from sebench.submit import leaderboard
+
+    members = forge.members()
+    verdicts = _rollouts(members, f"{SINGLE}/verdicts.jsonl")
+    for v in verdicts:
+        v.update(verdict="correct", tests_passed=v["tests_total"])
+    _put(members, f"{SINGLE}/verdicts.jsonl", verdicts)
+    forged = forge.repack(members, "forged.tar.gz")
+    assert next(r for r in read_bundle(forged).rows if r["regime"] == LABEL and r["split"] == "single_test")[
+        "accuracy"] == 1.0
+    path = tmp_path / "entry.tar.gz"
+    shutil.copy(submitted[1], path)
+    stored = leaderboard.write_record
+
+    def stored_then_replaced(verification, store):
+        out = stored(verification, store)
+        shutil.copy(forged, path)  # what a writer of the entries folder does meanwhile
+        return out
+
+    monkeypatch.setattr(leaderboard, "write_record", stored_then_replaced)
+    entry = next(e for e in leaderboard.leaderboard_rows([path], tmp_path / "store") if e.source == path.name)
+    honest = next(r for r in read_bundle(submitted[1]).rows if r["regime"] == LABEL and r["split"] == "single_test")
+    assert entry.level == "re-judged" and entry.cells["single_test"].accuracy == honest["accuracy"] < 1.0

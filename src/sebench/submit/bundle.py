@@ -37,7 +37,7 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.files import read_json_object, tree_sha256
 from sebench.output_files import write_text_atomic
-from sebench.submit.safe import BundleError, parse_json, read_members
+from sebench.submit.safe import BundleError, parse_json, read_file, read_members
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,12 @@ ROW_DROPS = ("runs", "settings")  # where the run lay on disk; the training sett
 
 @dataclass(frozen=True)
 class Bundle:
-    """A bundle's members (name -> bytes), read whole: bundles are small."""
+    """A bundle's members (name -> bytes), read whole: bundles are small; and the sha256 of the bytes they were
+    read from (the bundle's identity in the verifier's store)."""
 
     path: Path
     members: Mapping[str, bytes]
+    sha256: str = ""
 
     def json(self, name: str) -> Any:
         return parse_json(self.text(name), name)
@@ -317,13 +319,14 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 def read_bundle(path: Path) -> Bundle:
-    """The bundle's members, read within safe.py's caps; a file that is not a bundle, or a member that is not
-    a plain relative file, is a BundleError naming it."""
+    """The bundle's members, read within safe.py's caps from the file's bytes read once (safe.read_file); a file
+    that is not a bundle, or a member that is not a plain relative file, is a BundleError naming it."""
     path = Path(path)
-    members = read_members(path)
+    data = read_file(path)  # once: the members and the digest are of the same bytes
+    members = read_members(path, data)
     if INDEX not in members:
         raise BundleError(f"{path}: no {INDEX}; not a bundle from `sebench submit`")
-    return Bundle(path, members)
+    return Bundle(path, members, sha256(data))
 
 
 def write_text(path: Path, text: str) -> None:

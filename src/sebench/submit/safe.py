@@ -66,15 +66,26 @@ def check_name(name: str, where: Path) -> str:
     return name
 
 
-def read_members(path: Path) -> dict[str, bytes]:
-    """Every member of the tar.gz at `path`, within the caps (module docstring)."""
+def read_file(path: Path) -> bytes:
+    """The bytes of the file at `path`, read once and at most MAX_FILE of them: whatever is checked, hashed and
+    shown of a bundle is taken from them, never from a second read, which could find other bytes (a file
+    replaced meanwhile, a pipe)."""
     path = Path(path)
-    if path.stat().st_size > MAX_FILE:
+    with path.open("rb") as handle:
+        data = handle.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
         raise BundleError(f"{path}: larger than {MAX_FILE // 2**20} MiB; not a bundle from `sebench submit`")
+    return data
+
+
+def read_members(path: Path, data: bytes | None = None) -> dict[str, bytes]:
+    """Every member of the tar.gz `data` (default: read from `path`), within the caps (module docstring)."""
+    path = Path(path)
+    data = read_file(path) if data is None else data
     members: dict[str, bytes] = {}
     total = 0
     try:
-        with path.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as unzipped, \
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as unzipped, \
                 tarfile.open(fileobj=io.BufferedReader(_Capped(unzipped, MAX_TOTAL, path)), mode="r|") as tar:
             for info in tar:
                 name = check_name(info.name, path)

@@ -92,13 +92,16 @@ def level_of(record: dict) -> str:
     return HELD_OUT if (record.get("held_out") or {}).get("seeds") else REPRODUCED
 
 
-def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None) -> Verification:
+def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None,
+                  bundle: Bundle | None = None) -> Verification:
     """Checks the bundle at `path` (the module docstring's steps); a mismatch is the result, not an error. A
     bundle that cannot be read safely raises BundleError. `work`: where the instance is rebuilt (default: a
-    temporary folder); one rebuilt there is reused for the same settings."""
-    bundle = read_bundle(path)
+    temporary folder); one rebuilt there is reused for the same settings. `bundle`: the bundle already read
+    from `path` (read_bundle), whose bytes a caller goes on with (a re-run, the board): the file is not read
+    again."""
+    bundle = bundle or read_bundle(path)
     label = str(bundle.record(INDEX).get("label") or "")
-    digest = file_sha256(path)
+    digest = bundle.sha256
     done: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="sebench-verify-") as tmp:
