@@ -1,6 +1,8 @@
 """Forged answers and records that a reader of the bundle would take for something else than the verifier checks:
-an answer's code that is not its response's, a JSON key given twice, the data hashes of another seed; and an
-honest answer holding a character that Python's str.splitlines, but no JSON lines reader, ends a line at."""
+an answer's code that is not its response's, a JSON key given twice, the data hashes of another seed, a label that
+reads as a built-in's, a copy whose data manifest is written again, a card whose lines end otherwise, a file
+replaced once verified; and an honest answer holding a character that Python's str.splitlines, but no JSON lines
+reader, ends a line at."""
 
 import json
 import shutil
