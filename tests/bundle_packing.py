@@ -20,3 +20,15 @@ def repack(members: dict[str, bytes], out: Path) -> Path:
                                        json.loads(members["run/manifest.json"])).encode()
     pack(members, sub["label"], Path(out))
     return Path(out)
+
+
+def relabelled(members: dict[str, bytes], old: str, label: object) -> dict[str, bytes]:
+    """The members with the method's label `old` changed to `label` everywhere the records and the folders name it."""
+    out = {}
+    for name, data in members.items():
+        out[name.replace(f"evals/{old}/", f"evals/{label}/")] = data
+    for name in ("submission.json", "method/method.json"):
+        record = json.loads(out[name])
+        record["label"] = label
+        out[name] = json.dumps(record).encode()
+    return out

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sebench.intervals import accuracy_interval, sign_flip_p
+from sebench.intervals import accuracy_interval, agree, sign_flip_p
 from sebench.metrics import paired_counts
 
 FLOOR = 0.93
@@ -151,6 +151,14 @@ def test_interval_excludes_zero_exactly_when_p_is_below_five_percent():
         assert excludes == (diff.p < 0.05), (tasks, m, diff)
         seen.add(excludes)
     assert seen == {True, False}
+
+
+def test_a_p_of_exactly_five_percent_does_not_reject():
+    # "p < 0.05" rejects; an alpha of 1 - 0.95 (0.050000000000000044) let p = 0.05 move the bound off 0
+    lo, hi = agree(0.1, -0.05, 0.3, 0.05, 0.01)
+    assert lo <= 0 <= hi
+    lo, hi = agree(0.1, -0.05, 0.3, np.nextafter(0.05, 0), 0.01)
+    assert lo > 0
 
 
 def _enumerated_p(d: list[float]) -> float:

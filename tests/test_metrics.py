@@ -493,3 +493,53 @@ def test_over_seeds_p_is_never_below_these_models_p_on_small_studies():
 def test_wilson_refuses_a_size_that_is_not_a_finite_count(n):
     with pytest.raises(ValueError, match="finite number >= 0"):  # at n = inf it read (0.5, 0.5), no width
         metrics.wilson(0.5, n)
+
+
+def test_two_identical_seeds_give_an_interval_over_seeds_no_surer_than_these_models():
+    # no spread between the seeds: the between-seed variance is 0, and the interval over seeds rests on the
+    # floor at these models' variance (and t on 1 df), never on a point
+    seed = {f"t{t}": (1, int(t < 4)) for t in range(10)}
+    counts = {(run, task): nc for run in ("s0", "s1") for task, nc in seed.items()}
+    stats = metrics.accuracy_counts(counts)
+    over = stats["over_seeds"]
+    assert over["estimate"] == pytest.approx(0.4) and over["se"] > 0 and over["seeds"] == 2
+    assert over["ci95"][0] < stats["ci95"][0] and over["ci95"][1] > stats["ci95"][1]
+    diff = metrics.paired_counts(counts, counts)
+    assert diff.delta == 0 and diff.over_seeds.se > 0 and diff.over_seeds.ci95[0] < 0 < diff.over_seeds.ci95[1]
+
+
+def test_unequal_seeds_partial_overlap_and_unequal_samples_keep_every_number_in_range():
+    # A and B with 1-3 seeds each, a task missing from a seed now and then, 1-4 samples a task: Δ pairs the
+    # clusters both answered; every bound in [0, 1] or [-1, 1], finite, and each interval reads as its p
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        arms = []
+        tasks = int(rng.integers(1, 7))
+        for _arm in range(2):
+            chance = rng.random()
+            arms.append({(f"s{g}", f"t{t}"): (int(m), int(rng.binomial(m, chance)))
+                         for g in range(int(rng.integers(1, 4))) for t in range(tasks)
+                         if rng.random() < 0.85 for m in [rng.integers(1, 5)]})
+        for arm in arms:
+            if not arm:
+                continue
+            stats = metrics.accuracy_counts(arm)
+            assert 0 <= stats["ci95"][0] <= stats["accuracy"] <= stats["ci95"][1] <= 1
+            over = stats["over_seeds"]
+            assert (over["ci95"] is None) == (over["seeds"] < 2) and (over["note"] == metrics.TOO_FEW_SEEDS) == (
+                over["seeds"] < 2)
+            if over["ci95"]:
+                assert 0 <= over["ci95"][0] <= over["estimate"] <= over["ci95"][1] <= 1 and math.isfinite(over["se"])
+        diff = metrics.paired_counts(*arms)
+        if diff is None:
+            assert not set(arms[0]) & set(arms[1])
+            continue
+        assert diff.pairs == len(set(arms[0]) & set(arms[1]))
+        assert -1 <= diff.ci95[0] <= diff.delta <= diff.ci95[1] <= 1 and 0 < diff.p <= 1 and math.isfinite(diff.se)
+        assert (diff.ci95[0] > 0 or diff.ci95[1] < 0) == (diff.p < 0.05)
+        over = diff.over_seeds
+        if over.ci95 is not None:
+            assert -1 <= over.ci95[0] <= over.estimate <= over.ci95[1] <= 1 and over.p >= diff.p
+            assert (over.ci95[0] > 0 or over.ci95[1] < 0) == (over.p < 0.05)
+        else:
+            assert over.note == metrics.TOO_FEW_SEEDS and over.p is None

@@ -2,12 +2,14 @@
 one sample a task, task chances from a U-shaped Beta distribution, the arms sharing each task's difficulty."""
 
 import tracemalloc
+from math import comb
 
 import numpy as np
 import pytest
 
 from sebench import power
 from sebench.intervals import sign_flip_p
+from sebench.metrics import paired_counts
 from sebench.power import (
     independent_discordance,
     observed_detectable,
@@ -113,3 +115,37 @@ def test_a_planned_difference_never_puts_a_above_100_percent(pairs):
         found = power.planned_detectable(pairs, base)
         assert found is None or found <= 1 - base + 1e-12, (pairs, base, found)
     assert power.planned_detectable(40, 0.9) is None and power.planned_detectable(pairs, 1.0) is None
+
+
+def _power_by_listing(pairs: int, delta: float, psi: float) -> float:
+    """The power of the exact two-sided sign test, summed over every count D of discordant pairs and b of them
+    for A, its p by counting the sign patterns at least as far from D / 2 (docs/statistics.md's model)."""
+    favour, total = (psi + delta) / (2 * psi), 0.0
+    for d in range(pairs + 1):
+        weight = comb(pairs, d) * psi ** d * (1 - psi) ** (pairs - d)
+        for b in range(d + 1):
+            far = sum(comb(d, j) for j in range(d + 1) if abs(2 * j - d) >= abs(2 * b - d)) / 2 ** d
+            if far < 0.05:
+                total += weight * comb(d, b) * favour ** b * (1 - favour) ** (d - b)
+    return total
+
+
+def test_detects_is_the_smallest_difference_the_printed_test_finds_four_times_in_five():
+    # docs/statistics.md's example, 5 of 56 tasks right against none: "detects ±13.8" is the smallest Δ that
+    # the exact sign test rejects with 80% power at 56 pairs, the discordance the pairs show (5/56) raised to Δ
+    diff = paired_counts({("r", f"t{i}"): (1, int(i < 5)) for i in range(56)}, {("r", f"t{i}"): (1, 0) for i in range(56)})
+    assert diff is not None and diff.detectable is not None and f"{100 * diff.detectable:.1f}" == "13.8"
+    found = diff.detectable
+    assert _power_by_listing(56, found, max(5 / 56, found)) >= 0.8
+    assert _power_by_listing(56, found - 0.002, max(5 / 56, found - 0.002)) < 0.8
+
+
+@pytest.mark.parametrize("pairs", [0, 1, 5])
+def test_no_pairs_or_too_few_detect_nothing(pairs):
+    assert observed_detectable(np.zeros(pairs)) is None and planned_detectable(pairs, 0.3) is None
+    assert sign_test_power(pairs, 1.0, 1.0) == 0.0
+
+
+def test_pairs_that_never_differ_detect_what_b_at_zero_would():
+    # no discordance seen: psi is raised to Δ, as for arms of which B never answers (psi = Δ (1 - 0))
+    assert observed_detectable(np.zeros(40)) == planned_detectable(40, 0.0) is not None

@@ -10,7 +10,7 @@ Two targets, as docs/statistics.md explains (with each interval's measured cover
   (CR1: times C / (C - 1)) and a t quantile on C - 1 degrees of freedom, modified at small counts as Brown,
   Cai & DasGupta (2001) propose (`modified_wilson_bounds`), made monotone in the correct answers
   (`accuracy_interval`). Δ: Newcombe's hybrid score interval from the two accuracy intervals and the
-  correlation of the paired task means (less half a pair); p from an exact paired sign-flip test over tasks.
+  correlation of the paired task means (less half a pair); p from a paired sign-flip test over tasks.
 * *the method over new seeds*: the seed is the unit; t on G - 1 degrees of freedom with the variance the
   larger of the between-seed one and that of these models' interval; Wilson's shape for accuracy,
   Newcombe's (uncorrelated arms) for Δ.
@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 Array = NDArray[np.float64]
 Z95 = 1.959963984540054  # the standard normal quantile of a two-sided 95% interval
 LEVEL = 0.95
+ALPHA = 0.05  # a test rejects where p < ALPHA (not 1 - LEVEL, which is 0.050000000000000044 in floating point)
 EXACT_MAX = 16  # a sign-flip test enumerates every sign pattern up to this many nonzero differences
 DRAWS = 20000  # else this many random sign patterns, from a fixed seed
 PATTERN_VALUES = 2 ** 24  # at most this many signs drawn at once (128 MiB), whatever the number of tasks
@@ -435,7 +436,7 @@ def over_seeds_paired(correct_a: NDArray, size_a: NDArray, correct_b: NDArray, s
 
 
 def agree(delta: ArrayLike, lo: ArrayLike, hi: ArrayLike, p: ArrayLike, step: ArrayLike,
-          alpha: float = 1 - LEVEL) -> tuple[Array, Array]:
+          alpha: float = ALPHA) -> tuple[Array, Array]:
     """The interval made to read as the test does at 0, so that "the interval excludes 0" and "p < alpha"
     are one statement: where the test does not reject, the interval reaches to 0; where it rejects and the
     interval still reaches 0 on the far side of the estimate, that bound moves to the estimate's side, at

@@ -64,8 +64,10 @@ ACCURACY_CI = ("95% CI (these models): Wilson score interval at the effective sa
                "the correct answers. Over seeds (the method over new seeds): the mean of the seeds' accuracies, "
                "Wilson at the size its between-seed variance allows (never surer than these models), t on seeds − 1 "
                "degrees of freedom.")
-DELTA_CI = ("Δ: paired by task (run, task id) over the tasks both answered (pairs); p is the exact paired sign-flip "
-            "test over tasks, its 95% CI (these models) Newcombe's hybrid score interval from the two accuracy "
+SIGN_FLIP = (f"paired sign-flip test over tasks, exact up to {intervals.EXACT_MAX} tasks that differ, else on "
+             f"{intervals.DRAWS:,} random sign patterns")
+DELTA_CI = (f"Δ: paired by task (run, task id) over the tasks both answered (pairs); p is the {SIGN_FLIP}; "
+            "its 95% CI (these models) is Newcombe's hybrid score interval from the two accuracy "
             "intervals, moved at 0 to read as the test does (it excludes 0 exactly when p < 0.05); \"detects\" is "
             "the smallest Δ the test finds with 80% power at these pairs and their discordance. Over seeds: "
             "Newcombe's interval from the arms' intervals over seeds, p from t on seeds − 1 degrees of freedom.")

@@ -1,6 +1,6 @@
 """How large a paired difference the study's Δ test can see: the smallest difference it detects with 80%
 power at the 5% level, two-sided (the minimum detectable difference), for the test the report prints
-(the exact paired sign-flip test over tasks, sebench.intervals.sign_flip_p).
+(the paired sign-flip test over tasks, sebench.intervals.sign_flip_p, taken as exact).
 
 The model: each pair (one task of one seed, answered by both arms) gives a difference d of +1 (A right, B
 wrong), -1 (B right, A wrong) or 0, with P(d = +1) = (psi + delta) / 2 and P(d = -1) = (psi - delta) / 2,
@@ -28,7 +28,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-ALPHA = 0.05
+from sebench.intervals import ALPHA
+
 POWER = 0.8
 EXACT_PAIRS = 1000  # the exact power up to this many pairs, the normal approximation above
 

@@ -107,3 +107,15 @@ def test_library_api_reads_the_public_names_never_numpys(built_instance):
     assert api.package == inst.package_name and public.split(".")[-1] in api.identifiers
     assert mapping["linalg"] in api.identifiers and mapping["array_type"] in api.identifiers
     assert not {"numpy", "mean", "linalg", "sum", "array"} & api.identifiers
+
+
+def test_a_measure_zero_but_for_rounding_prints_as_zero():
+    # accuracies 0.3, 0.2, 0.1, 0.2: their differences cancel to -1.4e-17, which printed "-0.0"
+    from sebench.report.continual_report import measures_markdown
+
+    bwt = ((0.3 - 0.2) + (0.1 - 0.2)) / 2
+    assert bwt < 0
+    track = {"name": "seq", "libraries": ["L1"], "mixup": {},
+             "measures": {"average_accuracy": 0.2, "backward_transfer": bwt, "forgetting": [bwt], "mean_forgetting": bwt}}
+    text = measures_markdown([track])
+    assert "-0.0" not in text and "| +0.0 |" in text

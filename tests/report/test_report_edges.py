@@ -5,14 +5,17 @@ one line naming file, line and field (exit 2, nothing written)."""
 
 import json
 import math
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_fixtures import cli, error_line
 
 from sebench.records import Verdict, write_records
 from sebench.report import build_report
-from sebench.report.fmt import p_value, pct, signed
+from sebench.report.build import _delta_cells
+from sebench.report.fmt import delta_ci, delta_over_seeds, p_value, pct, signed
 
 C, W = "correct", "wrong_answer"
 
@@ -66,7 +69,7 @@ def _report(dirs: list[Path], out: Path) -> tuple[dict, str]:
         if row["vs_untrained"]:
             diff = row["vs_untrained"]
             _check_difference(diff)
-            assert (f"| {signed(diff['delta'])} | [{signed(diff['ci95'][0])}, {signed(diff['ci95'][1])}] | "
+            assert (f"| {signed(diff['delta'])} | {delta_ci(diff['ci95'])} | "
                     f"{p_value(diff['p'])} | {diff['pairs']} |") in md
     for diff in data["comparisons"]:
         _check_difference(diff)
@@ -129,6 +132,57 @@ def test_unequal_samples_a_task_show_pass1_beside_accuracy(tmp_path):
     assert f"| {pct(row['pass@1'])} |" in line and "pass@5" not in head  # a task has fewer than 5 samples
 
 
+def test_a_p_just_below_five_percent_is_printed_below_it(tmp_path):
+    # 3 seeds of 10 tasks, one sample each: A right on 3, 5, 10 and B on 0, 0, 6. The over-seeds t test gives
+    # p 0.0498 and an interval that excludes 0; rounded to three decimals the cell read "p 0.050"
+    dirs = [_run(tmp_path / f"s{g}", g, {"untrained": [[C]] * b + [[W]] * (10 - b), "closed-sft": [[C]] * a + [[W]] * (10 - a)})
+            for g, (a, b) in enumerate([(3, 0), (5, 0), (10, 6)])]
+    data, md = _report(dirs, tmp_path / "report")
+    over = next(r for r in data["main_table"] if r["regime"] == "closed-sft")["vs_untrained"]["over_seeds"]
+    assert 0.0495 <= over["p"] < 0.05 and over["ci95"][0] > 0
+    printed = re.search(r"\[[^]]*\], p ([0-9.]+), 3 seeds", md)
+    assert printed and float(printed.group(1)) < 0.05
+
+
+def test_a_bound_off_zero_never_prints_as_zero():
+    # 259 tasks x 3 seeds x 5 samples (the full split): where the test over seeds rejects (p 0.047) and
+    # Newcombe's interval reached 0, the bound moves to one answer's worth, 1/3885 = +0.026 points, which
+    # printed "[+0.0, +10.8]" beside p 0.047: read as an interval that reaches 0
+    over = {"estimate": 0.0391, "ci95": [1 / 3885, 0.1085], "p": 0.047, "seeds": 3}
+    assert delta_over_seeds(over).startswith("+3.9 [+0.03, +10.8], p 0.047")
+    diff = {"delta": 0.0391, "ci95": [1 / 3885, 0.1085], "p": 0.047, "pairs": 777, "detectable": 0.025}
+    assert _delta_cells(diff)[:3] == ["+3.9", "[+0.03, +10.8]", "0.047"]
+    assert _delta_cells({**diff, "delta": -0.0391, "ci95": [-0.1085, -1 / 3885]})[1] == "[-10.8, -0.03]"
+
+
+@pytest.mark.parametrize("x", [1e-4, 4.9e-4, -4.9e-4, 2.5e-5, 0.2, -1e-9])
+def test_a_bound_prints_on_its_side_of_zero(x):
+    lo, hi = delta_ci((x, 0.5) if x > 0 else (-0.5, x)).strip("[]").split(", ")
+    assert (float(lo) > 0) if x > 0 else (float(hi) < 0)
+    assert delta_ci((0.0, 0.0)) == "[+0.0, +0.0]"
+
+
+@pytest.mark.parametrize("p", [0.0495, 0.0498370327302286, 0.04996, float(np.nextafter(0.05, 0))])
+def test_a_p_below_five_percent_never_reads_as_five_percent(p):
+    assert float(p_value(p)) < 0.05
+
+
+@pytest.mark.parametrize("p, text", [(0.05, "0.050"), (0.0504, "0.050"), (0.049, "0.049"), (0.001, "0.001"),
+                                     (0.0009, "<0.001"), (1.0, "1.000")])
+def test_a_p_away_from_five_percent_has_three_decimals(p, text):
+    assert p_value(p) == text
+
+
+def test_the_report_says_how_a_p_of_many_differing_tasks_is_drawn(tmp_path):
+    # 20 tasks, each right in A and wrong in B: above 16 differing tasks p is 20,000 random sign patterns, not
+    # every pattern, and the report's text said "exact" of every p
+    run = _run(tmp_path / "s0", 0, {"untrained": [[W]] * 20, "closed-sft": [[C]] * 20})
+    data, md = _report([run], tmp_path / "report")
+    assert data["main_table"][1]["vs_untrained"]["test"] == "sign-flip, 20000 draws"
+    assert "(exact paired sign-flip test)" not in md
+    assert "exact up to 16 tasks that differ, else on 20,000 random sign patterns" in md
+
+
 def _verdict_file(tmp_path: Path, lines: list[dict]) -> tuple[Path, Path]:
     run = tmp_path / "run"
     path = run / "evals/untrained/closed/single_test/verdicts.jsonl"
@@ -164,6 +218,30 @@ def test_a_malformed_line_is_one_line_naming_file_and_line(tmp_path):
     rc, err = cli("report", run, "--out", tmp_path / "report", "--no-plots")
     assert rc == 2 and f"{path}:2: not valid JSON" in error_line(err)
     assert not (tmp_path / "report").exists()
+
+
+def test_two_runs_of_one_seed_answering_the_same_tasks_are_refused(tmp_path):
+    # a copy of seed 0's run beside it: pooled, its 10 tasks counted as 20 and as 2 seeds, Δ +60.0 read p <0.001
+    # over 20 "pairs" where its 10 tasks (6 for A, none for B) give 2/64
+    evals = {"untrained": [[W]] * 10, "closed-sft": [[C]] * 6 + [[W]] * 4}
+    first, copy = _run(tmp_path / "a", 0, evals), _run(tmp_path / "b", 0, evals)
+    rc, err = cli("report", first, copy, "--out", tmp_path / "report", "--no-plots")
+    line = error_line(err)
+    assert rc == 2 and "seed 0" in line and str(first) in line and str(copy) in line and "closed/single_test" in line
+    assert not (tmp_path / "report").exists()
+
+
+def test_runs_of_one_seed_with_other_tasks_or_regimes_still_pool(tmp_path):
+    # one seed's regimes evaluated in two directories, or two instances built with seed 0: no task twice in a row
+    one = _run(tmp_path / "a", 0, {"untrained": [[W]] * 4})
+    other = _run(tmp_path / "b", 0, {"closed-sft": [[C]] * 4})
+    data, _ = _report([one, other], tmp_path / "report")
+    assert {r["regime"]: r["seeds"] for r in data["main_table"]} == {"untrained": 1, "closed-sft": 1}
+    (other / "evals" / "untrained" / "closed" / "single_test").mkdir(parents=True)
+    write_records(other / "evals" / "untrained" / "closed" / "single_test" / "verdicts.jsonl",
+                  [Verdict("u0", 0, W, 0, 1, mode="closed", model="m", split="single_test")])
+    data, _ = _report([one, other], tmp_path / "report2")
+    assert next(r for r in data["main_table"] if r["regime"] == "untrained")["n"] == 5
 
 
 def test_a_run_directory_given_twice_is_refused(tmp_path, monkeypatch):

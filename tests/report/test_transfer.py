@@ -57,3 +57,12 @@ def test_two_runs_are_pooled_as_samples(run):
 
 def test_a_schedule_without_transfers_has_no_rows(run):
     assert transfer_results([(run, {**SCHEDULE, "transfers": []})], "single_test") == []
+
+
+def test_the_transfer_table_prints_p_and_delta_as_the_other_tables_do():
+    # ".3g" printed p 0.04996 as 0.05, beside an interval that excludes 0; "+.1f" printed -0.0
+    acc = {"accuracy": 0.5, "ci95": [0.2, 0.8], "n": 10, "correct": 5}
+    row = {"source": "L1", "target": "L2", "mode": "closed", "base": acc, "trained": acc,
+           "delta": -1e-17, "delta_ci95": [-0.3, 0.3], "p": 0.04996}
+    line = transfer_markdown([row]).splitlines()[-1]
+    assert line.endswith("| +0.0 [-30.0, +30.0] | 0.04996 |")

@@ -120,14 +120,17 @@ class Forger:
         members[name] = json.dumps(value).encode()
 
     def answer(self, members: dict[str, bytes], folder: str, answer: Callable[[dict], str | None]) -> None:
-        """Every answer of evals/<folder> whose `answer(rollout)` is not None replaced by it, and judged again (by
-        sebench's own judge against the rebuilt tasks), as a forger who knows the tasks would."""
+        """Every answer of evals/<folder> whose `answer(rollout)` is not None replaced by it (its code extracted
+        again), and judged again (by sebench's own judge against the rebuilt tasks), as a forger who knows the
+        tasks would."""
+        from sebench.answers import extract_code
         from sebench.judge import judge_records
         from sebench.records import Rollout, from_dict
 
-        rollouts = [json.loads(line) for line in members[f"evals/{folder}/rollouts.jsonl"].decode().splitlines()]
+        rollouts = [json.loads(line) for line in members[f"evals/{folder}/rollouts.jsonl"].decode().split("\n") if line]
         for r in rollouts:
             r["response"] = answer(r) if answer(r) is not None else r["response"]
+            r["code"] = extract_code(r["response"])  # as the rollout stage records it
         judged = judge_records(self.data, [from_dict(Rollout, {**r, "prompt": None}, "x") for r in rollouts], 1)
         verdicts = [{**dataclasses.asdict(v), "detail": {}} for v in judged]
         members[f"evals/{folder}/rollouts.jsonl"] = _jsonl(rollouts)

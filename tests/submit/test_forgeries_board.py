@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import bundle_packing
 import pytest
 
 from sebench.cli import main
@@ -24,15 +25,7 @@ def verify(bundle: Path, work: Path, store: Path, capsys) -> tuple[int, list[str
 
 
 def relabelled(members: dict[str, bytes], label: object) -> dict[str, bytes]:
-    """The members with the method's label changed everywhere the records and the folders name it."""
-    out = {}
-    for name, data in members.items():
-        out[name.replace(f"evals/{LABEL}/", f"evals/{label}/")] = data
-    for name in ("submission.json", "method/method.json"):
-        record = json.loads(out[name])
-        record["label"] = label
-        out[name] = json.dumps(record).encode()
-    return out
+    return bundle_packing.relabelled(members, LABEL, label)
 
 
 # ---- the answers step counts what the verdicts step judges ----------------------------------------------------

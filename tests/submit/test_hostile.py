@@ -204,3 +204,22 @@ def test_a_module_bundles_import_runs_only_inside_the_fence(submitted, tmp_path,
     ran = list((tmp_path / "work").rglob("imported-here.txt"))
     assert len(ran) == 1 and ran[0].read_text().startswith("refused: ")  # it did run, in the method's folder
     assert (tmp_path / "work/source" / ENTRY_FILE).is_file()
+
+
+def test_a_second_archive_after_the_end_is_refused(tmp_path, capsys):
+    """`tar --ignore-zeros` reads past the end-of-archive blocks: a second archive appended there replaced the
+    verified source on extraction, and the verifier, which stops at the end, never read it."""
+    first = raw_tar(tmp_path / "first.tar.gz", [member("bundle.json"), member("x.py", b"print('verified')\n")])
+    second = raw_tar(tmp_path / "second.tar.gz", [member("x.py", b"print('hidden')\n")])
+    both = tmp_path / "both.tar.gz"
+    both.write_bytes(gzip.compress(gzip.decompress(first.read_bytes()) + gzip.decompress(second.read_bytes())))
+    with tarfile.open(both, "r:gz", ignore_zeros=True) as tar:  # as `tar --ignore-zeros` reads it
+        last = [tar.extractfile(info).read() for info in tar if info.name == "x.py"][-1]
+    assert last == b"print('hidden')\n"  # what a reader who extracts it sees last
+    assert "data after the archive's end" in one_line_exit_2(["verify", str(both), "--store", str(tmp_path / "s")],
+                                                              capsys)
+    padded = tmp_path / "padded.tar.gz"  # zeros alone after the end: the padding any tar writer may add
+    padded.write_bytes(gzip.compress(gzip.decompress(first.read_bytes()) + bytes(10240)))
+    from sebench.submit.safe import read_members
+
+    assert read_members(padded) == {"bundle.json": b"{}", "x.py": b"print('verified')\n"}

@@ -88,7 +88,8 @@ def _manifest_hash(data: bytes) -> bytes:
 
 SPLIT = f"evals/{LABEL}/closed/single_test"
 FORGERIES = {
-    "rollout": (f"{SPLIT}/rollouts.jsonl", _first_line_changed(lambda r: {**r, "response": "```python\nprint(1)\n```"}),
+    "rollout": (f"{SPLIT}/rollouts.jsonl", _first_line_changed(lambda r: {**r, "response": "```python\nprint(1)\n```",
+                                                                             "code": "print(1)\n"}),
                 [f"{SPLIT}/rollouts.jsonl", f"{SPLIT}/verdicts.jsonl", "task single_test-0000 sample 0"]),
     "verdict": (f"{SPLIT}/verdicts.jsonl", _first_line_changed(lambda v: {**v, "verdict": "correct", "tests_passed": 10}),
                 [f"{SPLIT}/verdicts.jsonl", "task single_test-0000 sample 0"]),

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from sebench import __version__
 from sebench.errors import SebenchError
-from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, pass_ks
+from sebench.metrics import ACCURACY_CI, DELTA_CI, RECALL_TOP_K, SIGN_FLIP, pass_ks
 from sebench.output_files import write_text_atomic
 from sebench.report import plots
 from sebench.report.docs_only import GROUPS, docs_only_groups, docs_only_markdown
 from sebench.report.fmt import (
     VERDICT_SHORT,
+    delta_ci,
     delta_over_seeds,
     md_cell,
     md_code,
@@ -30,7 +31,15 @@ from sebench.report.methods import cost_markdown, notes
 from sebench.report.name_recall import recall_markdown, recall_table
 from sebench.report.signals import signal_rows, signals_markdown
 from sebench.report.specificity import control_markdown, control_rows, specificity_markdown, specificity_rows
-from sebench.report.tables import BASELINE, comparisons, function_table, load_run, main_table, protocol_of
+from sebench.report.tables import (
+    BASELINE,
+    RunData,
+    comparisons,
+    function_table,
+    load_run,
+    main_table,
+    protocol_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +64,7 @@ def build_report(run_dirs: list[Path], out: Path, plots_enabled: bool = True, da
             raise SebenchError(f"no evaluation in {', '.join(map(str, run_dirs))} was judged under --protocol {protocol}")
     if not any(run.evals for run in runs):
         raise SebenchError(f"no verdicts in {', '.join(map(str, run_dirs))}: every verdicts.jsonl is empty")
+    _refuse_a_seed_twice(runs)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = main_table(runs)
@@ -104,6 +114,25 @@ def _refuse_a_run_twice(run_dirs: list[Path]) -> None:
             raise SebenchError(f"{run_dir}: RUN_DIR given twice (also as {seen}); each run counts once, so name it once")
 
 
+def _refuse_a_seed_twice(runs: list[RunData]) -> None:
+    """Two runs of one model and seed that answer the same task in one row (a copied run, a seed run again)
+    would count that task twice and the runs as two seeds: tasks are clusters of (run, task id), seeds the
+    runs. Runs without a seed, or whose rows share no task, pool."""
+    seen: dict[tuple, Path] = {}
+    for run in runs:
+        if run.seed is None:
+            continue
+        for ev in run.evals:
+            row = (run.model, run.seed, ev.regime, ev.mode, ev.split, protocol_of(ev.verdicts))
+            for task in sorted({v.task_id for v in ev.verdicts}):
+                first = seen.setdefault((*row, task), run.root)
+                if first != run.root:
+                    raise SebenchError(
+                        f"{first} and {run.root}: both seed {run.seed} of model {run.model} answer task {task!r} in "
+                        f"{ev.regime}/{ev.mode}/{ev.split}; pooled, it would count twice and the runs as two seeds "
+                        "(report one of them, or runs of different seeds)")
+
+
 def _plots(rows: list[dict], functions: dict, curves: dict, out: Path) -> dict[str, str]:
     figures = {
         "accuracy": plots.accuracy_by_regime(rows, out / "accuracy.png"),
@@ -121,9 +150,8 @@ def _delta_cells(diff: dict | None) -> list[str]:
     pairs' discordance (sebench.power) of a paired difference (blank cells without one)."""
     if diff is None:
         return ["", "", "", "", ""]
-    lo, hi = diff["ci95"]
     detects = diff.get("detectable")
-    return [signed(diff["delta"]), f"[{signed(lo)}, {signed(hi)}]", p_value(diff["p"]), str(diff["pairs"]),
+    return [signed(diff["delta"]), delta_ci(diff["ci95"]), p_value(diff["p"]), str(diff["pairs"]),
             "none" if detects is None else f"±{100 * detects:.1f}"]
 
 
@@ -321,7 +349,7 @@ def render_markdown(data: dict) -> str:
         "samples), with its 95% interval for these models (and, "
         "where seeds are pooled, the method's accuracy over new seeds); "
         "Δ is the difference with the untrained model in the same mode and split (percentage points), paired "
-        "by task, with its 95% interval, its p-value (exact paired sign-flip test) and the number of tasks both "
+        f"by task, with its 95% interval, its p-value ({SIGN_FLIP}) and the number of tasks both "
         "answered; "
         "pass@k (the mean over tasks) is shown where every task has at least k samples; the other columns are the shares of "
         "each failing verdict.\n",
@@ -356,7 +384,7 @@ def render_markdown(data: dict) -> str:
                   "The same test tasks asked with real NumPy instead of the package (the numpy mode, after "
                   "CodeUpdateArena's specificity check): does learning the package cost the model what it knew? "
                   "Accuracy of the untrained and of each trained model with its 95% interval for these models, and "
-                  "Δ (percentage points) paired by task, with its 95% interval and p (exact paired sign-flip test); "
+                  "Δ (percentage points) paired by task, with its 95% interval and p (paired sign-flip test, as above); "
                   "a negative Δ is NumPy knowledge lost.\n",
                   specificity_markdown(data["specificity"])]
     control = control_rows(data.get("comparisons", []))

@@ -18,7 +18,7 @@ from sebench.files import plain_path, read_json_object
 from sebench.output_files import write_text_atomic
 from sebench.records import Rollout, Verdict, read_records, read_verdicts
 from sebench.report import continual
-from sebench.report.fmt import md_row
+from sebench.report.fmt import md_row, signed
 from sebench.report.transfer import transfer_markdown, transfer_results
 
 log = logging.getLogger(__name__)
@@ -181,7 +181,7 @@ def _pct(x: float | None) -> str:
 
 
 def _pp(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:+.1f}"
+    return "–" if x is None else signed(x)
 
 
 def matrix_markdown(track: dict) -> str:

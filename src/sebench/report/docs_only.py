@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import asdict
 
 from sebench.metrics import ACCURACY_CI, DELTA_CI, paired_difference, task_key, verdict_stats
-from sebench.report.fmt import delta_over_seeds, md_row, over_seeds, p_value, pct, signed, span, targets_note
+from sebench.report.fmt import delta_ci, delta_over_seeds, md_row, over_seeds, p_value, pct, signed, span, targets_note
 from sebench.report.tables import BASELINE, RowKey, RunData, Sample, protocol_of, row_sort_key
 
 GROUPS = ("with_tasks", "docs_only")
@@ -101,8 +101,7 @@ def docs_only_groups(runs: list[RunData]) -> dict | None:
 def _delta(diff: dict | None, several: bool) -> str:
     if diff is None:
         return ""
-    lo, hi = diff["ci95"]
-    text = f"{signed(diff['delta'])} [{signed(lo)}, {signed(hi)}], p {p_value(diff['p'])}"
+    text = f"{signed(diff['delta'])} {delta_ci(diff['ci95'])}, p {p_value(diff['p'])}"
     return text + (f"; over seeds {delta_over_seeds(diff.get('over_seeds'))}" if several else "")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sebench.intervals import ALPHA
 from sebench.markdown import code_span
 from sebench.metrics import TOO_FEW_SEEDS
 
@@ -35,9 +36,29 @@ def signed(x: float) -> str:
     return f"{points if points else 0.0:+.1f}"
 
 
+def delta_ci(ci: list[float] | tuple[float, float]) -> str:
+    """A difference's interval in signed points, "[lo, hi]": one decimal, more where a bound off 0 would round
+    to it (a bound of one answer's worth among 3,885 samples, +0.026, prints +0.03: the interval excludes 0
+    and must read so; exactly 0 is +0.0)."""
+    return f"[{_bound(ci[0])}, {_bound(ci[1])}]"
+
+
+def _bound(x: float) -> str:
+    digits = 1
+    while x != 0 and round(100 * x, digits) == 0:
+        digits += 1
+    return signed(x) if digits == 1 else f"{100 * x:+.{digits}f}"
+
+
 def p_value(p: float) -> str:
-    """A p-value with three decimals, "<0.001" below that."""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+    """A p-value with three decimals, "<0.001" below that; a p below the tests' 5% level gets the decimals it
+    needs to print below it (0.0498, not 0.050), so that the printed p reads as the interval beside it does."""
+    if p < 0.001:
+        return "<0.001"
+    digits = 3
+    while p < ALPHA <= round(p, digits):
+        digits += 1
+    return f"{p:.{digits}f}"
 
 
 def span(ci: list[float] | tuple[float, float] | None) -> str:
@@ -60,8 +81,7 @@ def delta_over_seeds(stats: dict | None) -> str:
         return ""
     if stats.get("ci95") is None:
         return stats.get("note") or ""
-    lo, hi = stats["ci95"]
-    return f"{signed(stats['estimate'])} [{signed(lo)}, {signed(hi)}], p {p_value(stats['p'])}, {stats['seeds']} seeds"
+    return f"{signed(stats['estimate'])} {delta_ci(stats['ci95'])}, p {p_value(stats['p'])}, {stats['seeds']} seeds"
 
 
 def targets_note(several: bool) -> str:

@@ -21,7 +21,7 @@ from statistics import median
 
 from sebench.metrics import RECALL_TOP_K, Counts, accuracy_counts, paired_counts
 from sebench.report.docs_only import GROUPS, TITLES
-from sebench.report.fmt import md_row, p_value, pct, signed, span
+from sebench.report.fmt import delta_ci, md_row, p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, row_sort_key
 
 ALL = "all"
@@ -77,8 +77,7 @@ def _cell(signal: dict) -> str:
     text = f"{pct(signal['share'])} ({span(signal['ci95'])})"
     diff = signal["vs_untrained"]
     if diff is not None:
-        lo, hi = diff["ci95"]
-        text += f"; Δ {signed(diff['delta'])} [{signed(lo)}, {signed(hi)}], p {p_value(diff['p'])}"
+        text += f"; Δ {signed(diff['delta'])} {delta_ci(diff['ci95'])}, p {p_value(diff['p'])}"
     return text
 
 

@@ -27,7 +27,7 @@ from dataclasses import asdict
 from sebench.metrics import Cluster, Counts, accuracy_counts, paired_counts
 from sebench.records import Verdict
 from sebench.report.docs_only import GROUPS, TITLES, group_of
-from sebench.report.fmt import VERDICT_SHORT, md_row, p_value, pct, signed, span
+from sebench.report.fmt import VERDICT_SHORT, delta_ci, md_row, p_value, pct, signed, span
 from sebench.report.tables import BASELINE, RunData, protocol_of, row_sort_key
 
 # kinds that split a verdict by its message, then every other failing verdict under its VERDICT_SHORT name
@@ -141,8 +141,7 @@ def _cell(signal: dict | None, delta: bool = False) -> str:
     text = f"{pct(signal['share'])} ({span(signal['ci95'])})"
     diff = signal.get("vs_untrained")
     if delta and diff is not None:
-        lo, hi = diff["ci95"]
-        text += f"; Δ {signed(diff['delta'])} [{signed(lo)}, {signed(hi)}], p {p_value(diff['p'])}"
+        text += f"; Δ {signed(diff['delta'])} {delta_ci(diff['ci95'])}, p {p_value(diff['p'])}"
     return text
 
 

@@ -16,7 +16,7 @@ training itself. Its rows are the report's paired comparisons of the two (one so
 from __future__ import annotations
 
 from sebench.records import NUMPY_MODE
-from sebench.report.fmt import md_row, p_value, pct, signed, span
+from sebench.report.fmt import delta_ci, md_row, p_value, pct, signed, span
 from sebench.report.tables import BASELINE
 
 CONTROL = ("closed-sft", "closed-sft-random")  # (the regime, its Random-FT control)
@@ -53,7 +53,7 @@ def _table(rows: list[dict], head: list[str], cells) -> str:
 
 
 def _delta(diff: dict | None) -> str:
-    return "" if diff is None else f"{signed(diff['delta'])} [{signed(diff['ci95'][0])}, {signed(diff['ci95'][1])}]"
+    return "" if diff is None else f"{signed(diff['delta'])} {delta_ci(diff['ci95'])}"
 
 
 def specificity_markdown(rows: list[dict]) -> str:
@@ -74,5 +74,5 @@ def control_markdown(rows: list[dict]) -> str:
     """Δ of closed-sft over its Random-FT control per mode and split, with its interval, p and pairs."""
     head = ["mode", "split", "Δ closed-sft − closed-sft-random", "95% CI, these models", "p", "pairs"]
     return _table(rows, head, lambda r: [r["mode"], r["split"], signed(r["delta"]),
-                                         f"[{signed(r['ci95'][0])}, {signed(r['ci95'][1])}]", p_value(r["p"]),
+                                         delta_ci(r["ci95"]), p_value(r["p"]),
                                          str(r["pairs"])])

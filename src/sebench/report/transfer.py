@@ -14,7 +14,7 @@ from sebench.files import plain_path
 from sebench.metrics import paired_difference, task_key, verdict_stats
 from sebench.records import Verdict, read_verdicts
 from sebench.report.continual import library_column
-from sebench.report.fmt import md_row
+from sebench.report.fmt import delta_ci, md_row, p_value, signed
 
 BASE = "base"
 
@@ -63,10 +63,9 @@ def transfer_markdown(rows: list[dict]) -> str:
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         a, b = r["base"], r["trained"]
-        delta = "–" if r["delta"] is None else (f"{100 * r['delta']:+.1f} [{100 * r['delta_ci95'][0]:+.1f}, "
-                                                f"{100 * r['delta_ci95'][1]:+.1f}]")
+        delta = "–" if r["delta"] is None else f"{signed(r['delta'])} {delta_ci(r['delta_ci95'])}"
         lines.append(md_row([r["source"], r["target"], r["mode"],
                              f"{pct(a['accuracy'])} ({a['correct']}/{a['n']}) [{pct(a['ci95'][0])}, {pct(a['ci95'][1])}]",
                              f"{pct(b['accuracy'])} ({b['correct']}/{b['n']}) [{pct(b['ci95'][0])}, {pct(b['ci95'][1])}]",
-                             delta, "–" if r["p"] is None else format(r["p"], ".3g")]))
+                             delta, "–" if r["p"] is None else p_value(r["p"])]))
     return "\n".join(lines) + "\n"

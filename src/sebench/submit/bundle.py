@@ -37,7 +37,7 @@ from typing import Any
 from sebench.errors import SebenchError
 from sebench.files import read_json_object, tree_sha256
 from sebench.output_files import write_text_atomic
-from sebench.submit.safe import BundleError, parse_json, read_members
+from sebench.submit.safe import BundleError, parse_json, read_file, read_members
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,12 @@ ROW_DROPS = ("runs", "settings")  # where the run lay on disk; the training sett
 
 @dataclass(frozen=True)
 class Bundle:
-    """A bundle's members (name -> bytes), read whole: bundles are small."""
+    """A bundle's members (name -> bytes), read whole: bundles are small; and the sha256 of the bytes they were
+    read from (the bundle's identity in the verifier's store)."""
 
     path: Path
     members: Mapping[str, bytes]
+    sha256: str = ""
 
     def json(self, name: str) -> Any:
         return parse_json(self.text(name), name)
@@ -76,8 +78,10 @@ class Bundle:
             raise BundleError(f"{name}: not UTF-8 text") from None
 
     def lines(self, name: str) -> list[dict]:
+        """A JSON lines member's objects. Lines end at a newline alone, as the run's own files are read
+        (records.iter_lines): a U+2028 or U+0085 is text inside an answer, never a line's end."""
         out = []
-        for number, line in enumerate(self.text(name).splitlines(), 1):
+        for number, line in enumerate(self.text(name).split("\n"), 1):
             if line.strip():
                 value = parse_json(line, f"{name}:{number}")
                 if not isinstance(value, dict):
@@ -214,7 +218,7 @@ def _drop(record: dict, names: tuple[str, ...]) -> dict:
 
 def _strip(path: Path, fn: Callable[[dict], dict]) -> bytes:
     lines = [json.dumps(fn(json.loads(line)), ensure_ascii=False)
-             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+             for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]  # as Bundle.lines
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -315,13 +319,14 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 def read_bundle(path: Path) -> Bundle:
-    """The bundle's members, read within safe.py's caps; a file that is not a bundle, or a member that is not
-    a plain relative file, is a BundleError naming it."""
+    """The bundle's members, read within safe.py's caps from the file's bytes read once (safe.read_file); a file
+    that is not a bundle, or a member that is not a plain relative file, is a BundleError naming it."""
     path = Path(path)
-    members = read_members(path)
+    data = read_file(path)  # once: the members and the digest are of the same bytes
+    members = read_members(path, data)
     if INDEX not in members:
         raise BundleError(f"{path}: no {INDEX}; not a bundle from `sebench submit`")
-    return Bundle(path, members)
+    return Bundle(path, members, sha256(data))
 
 
 def write_text(path: Path, text: str) -> None:

@@ -84,13 +84,15 @@ def _verify(args: argparse.Namespace) -> int:
     if args.original_repo and not args.rerun:
         raise SebenchError("--original-repo: give it with --rerun")
     seeds = read_seeds(args.seeds_file) if args.seeds_file else None
+    bundle = read_bundle(args.bundle)  # once: the bytes verified are the bytes re-run and the digest stored
     if seeds:
-        check_seeds(seeds, read_bundle(args.bundle))
+        check_seeds(seeds, bundle)
     # a re-run's method must not find the rebuilt test split: with --rerun it is rebuilt in a temporary folder
-    result = verify_bundle(args.bundle, args.workers, None if args.rerun else args.work)
+    result = verify_bundle(args.bundle, args.workers, None if args.rerun else args.work, bundle=bundle)
     if result.verified and args.rerun:
         with tempfile.TemporaryDirectory(prefix="sebench-rerun-") as tmp:
-            outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds, args.model, args.original_repo)
+            outcome = rerun_bundle(args.bundle, args.work or Path(tmp), seeds, args.model, args.original_repo,
+                                   bundle=bundle)
         result = replace(result, held_out=outcome) if seeds else replace(result, rerun=outcome)
     write_record(result, args.store or default_store())
     print(summary(result))

@@ -95,6 +95,7 @@ def check_records(bundle: Bundle, *_: object) -> None:
         raise Mismatch(f"{INDEX}: label {str(label)[:80]!r} is not a plain name (letters, digits, _ . - + = @ ,)")
     if label == BASELINE:  # its answers' folders would be the untrained model's
         raise Mismatch(f"{INDEX}: label {label!r} is the untrained model's; a method has a name of its own")
+    check_own_name(label, method)
     check_caps(config)
     check_library(config)
     check_costs(method)
@@ -104,6 +105,26 @@ def check_records(bundle: Bundle, *_: object) -> None:
             raise Mismatch(f"{where}: label {value!r} is not {INDEX}'s {label!r}")
     check_submission(bundle)
     check_card(bundle)
+
+
+def spelled(name: str) -> str:
+    """A name as a reader tells it apart: letters and digits, in one case (Closed_SFT reads as closed-sft)."""
+    return "".join(c for c in name.casefold() if c.isalnum())
+
+
+def check_own_name(label: str, method: dict) -> None:
+    """A label that reads as sebench's own method or regime (any case, any punctuation: `Closed-SFT`, `Memory`,
+    `untrained`) is that built-in's alone: the board names an entry by its label, and a method of a file would
+    pass for the built-in (or for the paper's row of that name)."""
+    from sebench.methods import BUILTINS
+    from sebench.train import REGIME_ALIASES, REGIMES
+
+    own = {spelled(n): n for n in (*REGIMES, *REGIME_ALIASES, *BUILTINS, BASELINE)}
+    name = own.get(spelled(label))
+    if name is not None and (method.get("origin"), method.get("spec"), label) != ("built-in", name, name):
+        raise Mismatch(f"{INDEX}: label {label!r} reads as sebench's own {name!r}, which this bundle's method "
+                       f"({method.get('origin')} {str(method.get('spec'))[:60]!r}) is not; a method has a name of "
+                       "its own")
 
 
 def check_caps(config: dict) -> None:
@@ -176,9 +197,10 @@ def check_submission(bundle: Bundle) -> None:
 
 
 def check_card(bundle: Bundle) -> None:
-    """card.md line by line against the card the records make."""
-    expected = card_markdown(bundle.submission, bundle.method, bundle.manifest).splitlines()
-    given = bundle.text("card.md").splitlines()
+    """card.md line by line against the card the records make, byte for byte: lines end at a newline alone (a
+    carriage return, a form feed or U+2028 that str.splitlines would take for a line's end is a difference)."""
+    expected = card_markdown(bundle.submission, bundle.method, bundle.manifest).split("\n")
+    given = bundle.text("card.md").split("\n")
     for number, (a, b) in enumerate(zip(given + [""] * len(expected), expected + [""] * len(given)), 1):
         if a != b:
             field = b.removeprefix("- ").split(":")[0].strip("[]x? ") or "a line"

@@ -32,7 +32,6 @@ import logging
 from pathlib import Path
 
 from sebench.errors import SebenchError
-from sebench.files import file_sha256
 from sebench.submit.bundle import Bundle, read_bundle, rows_of, sha256, write_text
 from sebench.submit.crosscheck import changed_settings, shown_fields
 from sebench.submit.entry import COSTS, SPLITS, Cell, Entry
@@ -40,6 +39,7 @@ from sebench.submit.verify import (
     FAILS,
     HELD_OUT,
     LEVELS,
+    MANIFEST,
     REPRODUCED,
     default_store,
     level_of,
@@ -88,8 +88,17 @@ def write_leaderboard(bundles: list[Path], out: Path, store: Path | None = None,
 
 def leaderboard_rows(bundles: list[Path], store: Path | None = None, ledger: Path | None = None) -> list[Entry]:
     """The bundles' rows, ranked ones first, then the unranked ones, then the reported ones."""
-    entries = [entry_of(path, checked(path, store or default_store(), ledger)) for path in bundles]
+    entries = [board_entry(Path(path), store or default_store(), ledger) for path in bundles]
     return [*rank(once(entries)), *REPORTED]
+
+
+def board_entry(path: Path, store: Path, ledger: Path | None) -> Entry:
+    """A bundle's row, from its bytes read once: what is verified, and what is shown, is of the same bytes."""
+    try:
+        bundle = read_bundle(path)
+    except (SebenchError, OSError) as exc:  # a bundle that cannot be read fails alone
+        return entry_of(path, {"verified": False, "mismatch": str(exc), "level": FAILS}, None)
+    return entry_of(path, checked(bundle, store, ledger), bundle)
 
 
 def once(entries: list[Entry]) -> list[Entry]:
@@ -112,12 +121,15 @@ def once(entries: list[Entry]) -> list[Entry]:
 
 def answers_digest(bundle: Bundle) -> str:
     """The sha256 of the method's answers as the judge reads them (each folder's mode and split, task, sample,
-    response and code; not their timings or usage) on the run's instance (its data hashes)."""
+    response and code; not their timings or usage) on the run's instance: the hashes of its data files, which
+    verify compared with the rebuilt instance's, not that of the bundled data manifest's text (the same
+    manifest written with other spaces, or naming another folder it was selected from, verifies as well)."""
     label = bundle.submission["label"]
     answers = [(name.split("/", 2)[2], [[r.get(k) for k in ("task_id", "sample_idx", "response", "code")]
                                         for r in bundle.lines(name)])
                for name in bundle.eval_files("rollouts") if name.split("/")[1] == label]
-    text = json.dumps([bundle.manifest.get("data_hashes"), answers], sort_keys=True, ensure_ascii=False)
+    data = {k: v for k, v in (bundle.manifest.get("data_hashes") or {}).items() if k != MANIFEST}
+    text = json.dumps([data, answers], sort_keys=True, ensure_ascii=False)
     return sha256(text.encode())
 
 
@@ -129,14 +141,14 @@ def board_markdown(bundles: list[Path], store: Path | None = None, ledger: Path 
     return markdown_table(rows, title=False) + "\n" + plot(rows) + "\n"
 
 
-def checked(path: Path, store: Path, ledger: Path | None) -> dict:
+def checked(bundle: Bundle, store: Path, ledger: Path | None) -> dict:
     """The bundle's verification: the store's record of these bytes made under these rules (verify.rules),
     else one made now (and stored); with a re-run or held-out result from the ledger where the store has none."""
-    digest = file_sha256(path)
+    digest = bundle.sha256
     record = read_record(store, digest)
     if record is None or "verified" not in record or record.get("rules") != rules():
         try:
-            write_record(verify_bundle(path), store)
+            write_record(verify_bundle(bundle.path, bundle=bundle), store)
             record = read_record(store, digest) or {}
         except (SebenchError, OSError) as exc:  # a bundle that cannot be read or rebuilt fails alone
             record = {"verified": False, "mismatch": str(exc)}
@@ -146,12 +158,11 @@ def checked(path: Path, store: Path, ledger: Path | None) -> dict:
     return {**record, "level": level_of(record)}
 
 
-def entry_of(path: Path, record: dict) -> Entry:
+def entry_of(path: Path, record: dict, bundle: Bundle | None) -> Entry:
     """A bundle's row: its recomputed rows, the fields its records show, its level."""
-    if record["level"] == FAILS:
+    if record["level"] == FAILS or bundle is None:
         return Entry(path.name.removesuffix(".tar.gz"), "", "", "", {}, marks={"fails": record.get("mismatch")},
                      source=path.name, level=FAILS)
-    bundle = read_bundle(path)
     label, shown = bundle.submission["label"], shown_fields(bundle)
     rows = {r["split"]: r for r in rows_of(bundle.members) if r["regime"] == label and r["mode"] == "closed"}
     held = record.get("held_out") or {}

@@ -48,12 +48,13 @@ ENTRY_FILE = "_sebench_entry.py"
 
 
 def rerun_bundle(path: Path, work: Path, seeds: list[int] | None = None, model: str | None = None,
-                 original_repo: Path | None = None) -> dict:
+                 original_repo: Path | None = None, bundle: Bundle | None = None) -> dict:
     """Trains and evaluates the bundle's method again under `work`: on the bundle's seed (no `seeds`:
     compare_rerun's result) or on `seeds` (held_out's result). `model`: where the base model is here (a bundle
     names a local model by its folder's name and sha256, which this folder must have). `original_repo`: the
-    verifier's copy of the original SE-Bench, for a bundle of `--protocol original` (never the bundle's path)."""
-    bundle = read_bundle(path)
+    verifier's copy of the original SE-Bench, for a bundle of `--protocol original` (never the bundle's path).
+    `bundle`: the bundle as verify read it (the file is not read again: the bytes re-run are the bytes verified)."""
+    bundle = bundle or read_bundle(path)
     check_no_servers(bundle)
     check_no_fence_arguments(bundle)
     check_bundled_method(bundle)
@@ -310,7 +311,7 @@ def compare_rerun(bundle: Bundle, root: Path) -> dict:
         if not again.is_file():
             mismatch = f"{name}: the re-run did not evaluate this regime, mode and split"
             break
-        ours = _verdicts([json.loads(line) for line in again.read_text(encoding="utf-8").splitlines() if line])
+        ours = _verdicts([json.loads(line) for line in again.read_text(encoding="utf-8").split("\n") if line.strip()])
         mismatch = (first_changed(name, _verdicts(bundle.lines(name)), ours) if greedy
                     else differs(name, _verdicts(bundle.lines(name)), ours, len(names)))
         if mismatch:

@@ -4,10 +4,11 @@
   through a reader that stops at the cap, so a decompression bomb costs at most the cap in time and memory;
 - names: a member is a regular file whose name is already in canonical relative form (no leading `/`, no
   empty, `.` or `..` part, no backslash, only `A-Z a-z 0-9 _ . - + = @ ,`); links, devices, folders and fifos
-  are refused, and so is a name given twice;
+  are refused, and so is a name given twice; nothing but zeros follows the archive's end (check_end);
 - JSON: at most MAX_DEPTH levels of nesting, checked without recursion; every number finite (no NaN, no
   Infinity, no 1e999, no integer of 309 digits that no float holds), which the board could neither compare
-  nor draw.
+  nor draw; no key twice in one object (`sebench submit` never writes one, and JSON readers differ on which
+  of the two they keep: a reader of the file could see another record than the verifier checked).
 
 Every refusal is a BundleError: one line naming the bundle and the member.
 """
@@ -65,15 +66,26 @@ def check_name(name: str, where: Path) -> str:
     return name
 
 
-def read_members(path: Path) -> dict[str, bytes]:
-    """Every member of the tar.gz at `path`, within the caps (module docstring)."""
+def read_file(path: Path) -> bytes:
+    """The bytes of the file at `path`, read once and at most MAX_FILE of them: whatever is checked, hashed and
+    shown of a bundle is taken from them, never from a second read, which could find other bytes (a file
+    replaced meanwhile, a pipe)."""
     path = Path(path)
-    if path.stat().st_size > MAX_FILE:
+    with path.open("rb") as handle:
+        data = handle.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
         raise BundleError(f"{path}: larger than {MAX_FILE // 2**20} MiB; not a bundle from `sebench submit`")
+    return data
+
+
+def read_members(path: Path, data: bytes | None = None) -> dict[str, bytes]:
+    """Every member of the tar.gz `data` (default: read from `path`), within the caps (module docstring)."""
+    path = Path(path)
+    data = read_file(path) if data is None else data
     members: dict[str, bytes] = {}
     total = 0
     try:
-        with path.open("rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as unzipped, \
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as unzipped, \
                 tarfile.open(fileobj=io.BufferedReader(_Capped(unzipped, MAX_TOTAL, path)), mode="r|") as tar:
             for info in tar:
                 name = check_name(info.name, path)
@@ -90,18 +102,30 @@ def read_members(path: Path) -> dict[str, bytes]:
                 if len(data) != info.size:
                     raise BundleError(f"{path}: member {name}: holds {len(data)} bytes, not the {info.size} it declares")
                 members[name] = data
+            check_end(tar, path)
     except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as exc:
         raise BundleError(f"{path}: not a bundle (a tar.gz from `sebench submit`): {exc}") from None
     return members
+
+
+def check_end(tar: tarfile.TarFile, where: Path) -> None:
+    """Nothing but zeros follows the archive's end (the padding of its last record): bytes after it, a second
+    archive say, are read by `tar --ignore-zeros` (its members over the ones verified) and never by the verifier."""
+    while chunk := tar.fileobj.read(2**20):  # type: ignore[union-attr]  # within the stream's cap
+        if chunk.count(0) != len(chunk):
+            raise BundleError(f"{where}: data after the archive's end, which the verifier does not read but "
+                              "`tar --ignore-zeros` does (refused)")
 
 
 def parse_json(text: str, where: str) -> Any:
     """The JSON value of `text`, at most MAX_DEPTH deep; else a BundleError naming `where`."""
     try:
         value = files.parse_json(text, where, BundleError, parse_constant=_not_finite, parse_float=_finite,
-                                 parse_int=_finite_int)
+                                 parse_int=_finite_int, object_pairs_hook=_once_each)
     except _NotFinite as exc:
         raise BundleError(f"{where}: {str(exc)[:40]} is not a finite number (refused)") from None
+    except _Twice as exc:
+        raise BundleError(f"{where}: key {str(exc)[:80]!r} given twice in one object (refused)") from None
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -114,6 +138,20 @@ def parse_json(text: str, where: str) -> Any:
 
 class _NotFinite(Exception):
     """A JSON number that is NaN or infinite."""
+
+
+class _Twice(Exception):
+    """A JSON object that gives one key twice."""
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object's pairs as a dict, each key once."""
+    value: dict = {}
+    for key, item in pairs:
+        if key in value:
+            raise _Twice(key)
+        value[key] = item
+    return value
 
 
 def _not_finite(text: str) -> float:

@@ -11,8 +11,9 @@ Passing every step is the level "re-judged" (LEVELS; docs/leaderboard.md says wh
    the manifest's data folder is the rebuilt one (steps 5 and 6 read the tasks there), and every data hash of
    the run's manifest is the rebuilt one's;
 5. the answers: every test task of each evaluated split and mode has exactly the run's samples, for the method
-   and for the untrained model, each in its folder's mode, and nothing else is there (no other folder or file
-   under evals/, whose answers step 6 would judge too);
+   and for the untrained model, each in its folder's mode and with the code its response holds (the judge reads
+   the response), and nothing else is there (no other folder or file under evals/, whose answers step 6 would
+   judge too);
 6. the verdicts: every answer is judged again against the rebuilt tasks, and each verdict is the recorded one;
 7. the numbers: the report's rows are computed again from the verdicts (sebench.report) and equal the bundle's,
    each given once.
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sebench.answers import extract_code
 from sebench.errors import SebenchError
 from sebench.files import file_sha256
 from sebench.records import Rollout, from_dict
@@ -90,13 +92,16 @@ def level_of(record: dict) -> str:
     return HELD_OUT if (record.get("held_out") or {}).get("seeds") else REPRODUCED
 
 
-def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None) -> Verification:
+def verify_bundle(path: Path, workers: int | None = None, work: Path | None = None,
+                  bundle: Bundle | None = None) -> Verification:
     """Checks the bundle at `path` (the module docstring's steps); a mismatch is the result, not an error. A
     bundle that cannot be read safely raises BundleError. `work`: where the instance is rebuilt (default: a
-    temporary folder); one rebuilt there is reused for the same settings."""
-    bundle = read_bundle(path)
+    temporary folder); one rebuilt there is reused for the same settings. `bundle`: the bundle already read
+    from `path` (read_bundle), whose bytes a caller goes on with (a re-run, the board): the file is not read
+    again."""
+    bundle = bundle or read_bundle(path)
     label = str(bundle.record(INDEX).get("label") or "")
-    digest = file_sha256(path)
+    digest = bundle.sha256
     done: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="sebench-verify-") as tmp:
@@ -288,6 +293,9 @@ def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
                                f"{folder[2]}")
             if rollout.get("mode") != folder[1]:  # the judge's library follows it (numpy: real NumPy)
                 raise Mismatch(f"{name}:{number}: mode {rollout.get('mode')!r} is not its folder's {folder[1]!r}")
+            if rollout.get("code") != extract_code(rollout.get("response")):  # what a reader takes for the answer
+                raise Mismatch(f"{name}:{number}: code is not the program its response holds; the code of an answer "
+                               "is extracted from its response (sebench.answers), which the judge reads")
             seen.setdefault(rollout["task_id"], []).append(rollout.get("sample_idx"))
         for task in tasks:
             got = sorted(seen.get(task, []), key=repr)
@@ -301,7 +309,7 @@ def test_task_ids(data: Path, split: str) -> list[str]:
     path = data / "datasets" / "test" / f"{split}.jsonl"
     if not path.is_file():
         raise Mismatch(f"run/manifest.json: split {split!r} is not a test split of the rebuilt instance")
-    return [json.loads(line)["task_id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line)["task_id"] for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 # ---- 6. the verdicts -------------------------------------------------------------------------------------
