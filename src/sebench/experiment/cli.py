@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "records its completion under RUN_DIR/stages/; running the same command again skips finished stages "
         "and resumes unfinished ones. Presets (times on 2 CPU cores: docs/presets.md): quick (the embedded model, "
         "closed-book only: about 6 min), cpu (the paper's four headline regimes from a warmed-up base, 24 functions: "
-        "about 4.5 h), paper-mini (every regime, 20 functions: about 4-4.5 h a seed), inject (learning from the docs alone, "
+        "about 4.5 h), paper-mini (every regime, 20 functions: about 3.5-4.5 h a seed), inject (learning from the docs alone, "
         "20 functions: about 3-4 h a seed), lifelong (libraries learned one after another, retention and "
         "interference: about 1.7 h a seed), eval (no training: the untrained model on the full test splits, "
         "closed-book and open-book, 5 samples at T 0.6 with 8192 tokens, as the paper evaluates; --plan says how "
