@@ -47,6 +47,14 @@ def test_only_reproduced_entries_are_ranked_and_base_models_never_share_a_band()
     assert [(e.method, e.band) for e in ranked] == [("x", 1), ("y", 1), ("z", None), ("f", None)]
 
 
+def test_the_board_prints_a_p_below_five_percent_below_it():
+    """A p of 0.0496 beside a Δ whose interval excludes 0 reads 0.0496 on the board, never 0.05 (as the report)."""
+    near = Entry("near", "m", "quick", "0", {"single_test": Cell(0.3, (0.2, 0.4), delta=0.1, p=0.0496)}, level="reproduced")
+    table = markdown_table([near])
+    assert "p 0.0496" in table and "p 0.05)" not in table
+    assert "p 0.0496" in unescape(html_page([near]))
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     return tmp_path_factory.mktemp("store")

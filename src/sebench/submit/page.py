@@ -16,6 +16,7 @@ import re
 import unicodedata
 from html import escape as _escape
 
+from sebench.report import p_value
 from sebench.submit.entry import SPLITS, Cell, Entry
 
 HEAD = ("band", "method", "level", "base model", "preset", "seeds", "tasks", "single %", "single Δ (p)",
@@ -65,7 +66,7 @@ def pct(cell: Cell | None) -> str:
 def delta(cell: Cell | None) -> str:
     if cell is None or cell.delta is None:
         return ""
-    return f"{100 * cell.delta:+.1f} (p {cell.p:.2g})" if cell.p is not None else f"{100 * cell.delta:+.1f}"
+    return f"{100 * cell.delta:+.1f} (p {p_value(cell.p)})" if cell.p is not None else f"{100 * cell.delta:+.1f}"
 
 
 def number(value: object) -> str:
