@@ -7,6 +7,7 @@ naming the file and the field, and leaves no copy to evaluate. An honest copy, a
 trainer saves, pass.
 """
 
+import importlib.util
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -128,3 +129,87 @@ def test_a_checkpoint_with_a_tokenizer_is_refused_where_the_start_model_is_serve
     with pytest.raises(SebenchError, match=r"carries a tokenizer, and the start model's \(openai:m@") as refused_:
         check_checkpoint(tiny, "openai:m@http://127.0.0.1:9/v1")
     assert "\n" not in str(refused_.value)
+
+
+def _adapter_folder(folder: Path, tiny: Path, base: Path) -> None:
+    """A PEFT adapter beside the start model's tokenizer: zero LoRA weights on q_proj, its base named `base`."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    folder.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja"):
+        shutil.copy(tiny / name, folder / name)
+    (folder / "adapter_config.json").write_text(json.dumps({
+        "peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": str(base), "r": 1,
+        "lora_alpha": 1, "target_modules": ["q_proj"]}))
+    shapes = {k.removesuffix(".weight"): v.shape for k, v in load_file(tiny / "model.safetensors").items()
+              if "q_proj" in k}
+    import torch
+
+    save_file({**{f"base_model.model.{k}.lora_A.weight": torch.zeros(1, s[1]) for k, s in shapes.items()},
+               **{f"base_model.model.{k}.lora_B.weight": torch.zeros(s[0], 1) for k, s in shapes.items()}},
+              folder / "adapter_model.safetensors")
+
+
+def test_an_adapter_loads_weights_from_outside_the_checkpoint_and_is_refused_naming_its_file(tmp_path, tiny):
+    """The attack is real: the evaluation's loader takes the adapter's base model from wherever it names (a
+    folder the method never returned, or a Hub id, downloaded); the check refuses it first."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(tiny, elsewhere)
+    weights = {k: v + 1.0 for k, v in load_file(elsewhere / "model.safetensors").items()}
+    save_file(weights, elsewhere / "model.safetensors", metadata={"format": "pt"})
+    folder = tmp_path / "returned"
+    _adapter_folder(folder, tiny, elsewhere)
+    if importlib.util.find_spec("peft") is not None:
+        from sebench.models import load_causal_lm
+
+        model, _ = load_causal_lm(str(folder), device="cpu")
+        loaded = next(v for k, v in model.state_dict().items() if k.endswith("embed_tokens.weight"))
+        assert torch_equal(loaded, weights["model.embed_tokens.weight"])  # read from outside the folder
+    for base in (elsewhere, "Qwen/Qwen2.5-0.5B"):
+        _adapter_files_naming(folder, base)
+        with pytest.raises(SebenchError) as stopped:
+            check_checkpoint(folder, str(tiny))
+        assert str(stopped.value).startswith(f"{folder / 'adapter_config.json'}: base_model_name_or_path")
+
+
+def _adapter_files_naming(folder: Path, base: object) -> None:
+    config = json.loads((folder / "adapter_config.json").read_text())
+    (folder / "adapter_config.json").write_text(json.dumps({**config, "base_model_name_or_path": str(base)}))
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a, b))
+
+
+@pytest.mark.parametrize("name", ["/abs/model.safetensors", "../model.safetensors", "sub/model.safetensors",
+                                  "..", "missing.safetensors", 7])
+def test_a_shard_index_naming_a_file_outside_the_checkpoint_is_refused_naming_the_tensor(tmp_path, tiny, name):
+    """Sharded weights lie beside their index; one naming another path would be read from outside the copy
+    (transformers before 5 follows it)."""
+    import shutil
+
+    from sebench.models import load_causal_lm
+
+    honest = tmp_path / "sharded"
+    model, tokenizer = load_causal_lm(str(tiny), device="cpu")
+    model.save_pretrained(honest, max_shard_size="200KB")
+    tokenizer.save_pretrained(honest)
+    index = json.loads((honest / "model.safetensors.index.json").read_text())
+    assert len(set(index["weight_map"].values())) > 1
+    check_checkpoint(honest, str(tiny))  # what save_pretrained writes passes
+    hostile = tmp_path / "hostile"
+    shutil.copytree(honest, hostile)
+    tensor = sorted(index["weight_map"])[0]
+    index["weight_map"][tensor] = name if name != "/abs/model.safetensors" else str(tiny / "model.safetensors")
+    (hostile / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(SebenchError) as stopped:
+        check_checkpoint(hostile, str(tiny))
+    assert str(stopped.value).startswith(f"{hostile / 'model.safetensors.index.json'}: weight_map.{tensor} names ")

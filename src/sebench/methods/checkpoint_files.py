@@ -7,8 +7,11 @@ tokens. A method could put the library's documentation into a template and turn 
 into an open-book one. So a checkpoint other than the start model passes only when the tokenizer it carries
 is the start model's in every part the evaluation uses. Its config.json may not ask for an attention kernel
 from the Hub (`attn_implementation` "org/name": code fetched and run on loading) nor for quantization
-(`quantization_config`: another precision, and another package's loader). Anything else fails the method with
-one line naming the file and the field. The original's trained checkpoints carry the base model's tokenizer
+(`quantization_config`: another precision, and another package's loader). Nor may it name another model or
+file to load in its place: a PEFT adapter (`adapter_config.json`: transformers loads its
+`base_model_name_or_path`, a path anywhere or a Hub id, and the adapter on top), or a shard index
+(`*.index.json`) whose `weight_map` names a file other than one of the folder's own. Anything else fails the
+method with one line naming the file and the field. The original's trained checkpoints carry the base model's tokenizer
 and generation config (SE-Bench's verl_evolve/verl/model_merger/base_model_merger.py,
 save_hf_model_and_tokenizer), and a checkpoint that sebench's own trainers save passes as it is.
 """
@@ -31,6 +34,7 @@ TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json", "tokenizer_config
 # tokenizer.json's parts: the vocabulary and merges ("model"), and the steps that rewrite text on the way
 TOKENIZER_JSON_PARTS = ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder", "added_tokens")
 DECODING = ("clean_up_tokenization_spaces", "split_special_tokens", "add_bos_token", "add_eos_token")
+ADAPTER_FILE = "adapter_config.json"  # a PEFT adapter: the loader fetches its base model, wherever it names
 
 
 def carries_tokenizer(folder: Path) -> bool:
@@ -68,9 +72,28 @@ def _file_of(folder: Path, field: str, usual: str) -> str:
 
 def check_checkpoint(folder: Path, start_model: str) -> None:
     """Refuses, with one line naming the file and field, a checkpoint folder whose config.json asks for a Hub
-    kernel or quantization, or whose tokenizer differs from `start_model`'s in anything the evaluation uses."""
+    kernel or quantization, that names another model or file to load, or whose tokenizer differs from
+    `start_model`'s in anything the evaluation uses."""
+    check_own_files(folder)
     check_config(folder)
     check_tokenizer(folder, start_model)
+
+
+def check_own_files(folder: Path) -> None:
+    """Refuses a folder whose loading would read weights from elsewhere: an adapter (its base model, a path or
+    a Hub id, is loaded in the folder's place) or a shard index naming anything but a file name of its own."""
+    if (folder / ADAPTER_FILE).exists() or (folder / ADAPTER_FILE).is_symlink():
+        raise SebenchError(f"{folder / ADAPTER_FILE}: base_model_name_or_path: an adapter loads another model in "
+                           "the checkpoint's place; return its weights merged (merge_and_unload, then save_pretrained)")
+    for index in sorted(folder.glob("*.index.json")):
+        weights = read_json_object(index).get("weight_map")
+        if not isinstance(weights, dict):
+            raise SebenchError(f"{index}: weight_map is not an object of tensor names and file names")
+        for tensor, name in weights.items():
+            if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name \
+                    or not (folder / name).is_file():
+                raise SebenchError(f"{index}: weight_map.{tensor} names {name!r}, not a file of this folder; "
+                                   "a checkpoint's shards lie beside their index")
 
 
 def check_config(folder: Path) -> None:
