@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sebench.methods import MethodJob, resolve
+from sebench.methods import MethodJob, resolve, run_method
 
 from .test_fence_outputs import refused, secret_of, study  # noqa: F401 - the study fixture
 
@@ -56,3 +56,19 @@ def test_an_adapter_whose_base_model_lies_elsewhere_is_refused_under_each_layer(
     why = refused(method)
     assert f"{method.outputs / 'checkpoint' / 'adapter_config.json'}: base_model_name_or_path" in why, why
     assert "\n" not in why and not (method.outputs / "checkpoint").exists()  # nothing left to evaluate
+
+
+def test_a_link_a_method_puts_in_place_of_its_runs_outputs_folder_is_not_followed(study, layer, tmp_path):
+    """Where only the audit hook holds, ctypes makes RUN_DIR/outputs a link to another folder holding one of
+    the method's name; the study neither empties that folder nor writes its copy there."""
+    victim = tmp_path / "victim"
+    (victim / "redirect_outputs").mkdir(parents=True)
+    (victim / "redirect_outputs" / "kept.txt").write_text("the user's")
+    method = job(study, "redirect_outputs", victim=str(victim))
+    record = run_method(method)
+    linked = json.loads((method.workdir / "planted.json").read_text())["linked"]
+    assert linked == (layer == "audit-hook")  # a kernel layer refuses the link itself
+    assert sorted(p.name for p in victim.rglob("*")) == ["kept.txt", "redirect_outputs"]
+    copy = method.outputs / "checkpoint"
+    assert record["result"]["path"] == str(copy) and not copy.parent.parent.is_symlink()
+    assert (copy / "config.json").read_text() == '{"model_type": "llama"}'

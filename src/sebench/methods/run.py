@@ -273,9 +273,10 @@ def take_outputs(job: MethodJob, result: dict) -> dict:
     copies; refuses with one line."""
     kind = result.get("kind")
     if job.outputs is not None:
-        if job.outputs.is_symlink():
-            job.outputs.unlink()
-        elif job.outputs.exists():
+        for left in (job.outputs.parent, job.outputs):  # a link left there (around the audit hook) is not followed
+            if left.is_symlink():
+                left.unlink()
+        if job.outputs.exists():
             remove_tree(job.outputs)
         job.outputs.mkdir(parents=True)
     if kind == "endpoint":
