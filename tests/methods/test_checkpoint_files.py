@@ -213,3 +213,22 @@ def test_a_shard_index_naming_a_file_outside_the_checkpoint_is_refused_naming_th
     with pytest.raises(SebenchError) as stopped:
         check_checkpoint(hostile, str(tiny))
     assert str(stopped.value).startswith(f"{hostile / 'model.safetensors.index.json'}: weight_map.{tensor} names ")
+
+
+def test_a_tokenizer_loaded_from_config_json_alone_is_checked_like_any_other(tmp_path, tiny):
+    """No tokenizer file, and config.json's tokenizer_class names one that needs none (ByT5): the evaluation
+    would load it, so the check loads it too, and refuses it naming config.json."""
+    import shutil
+
+    folder = tmp_path / "returned"
+    shutil.copytree(tiny, folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja"):
+        (folder / name).unlink()
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "tokenizer_class": "ByT5Tokenizer"}))
+    assert type(load_tokenizer(str(folder))).__name__ == "ByT5Tokenizer"  # the attack is real
+    with pytest.raises(SebenchError) as stopped:
+        check_checkpoint(folder, str(tiny))
+    assert str(stopped.value).startswith(f"{folder / 'config.json'}: ") and "is not the start model's" in str(stopped.value)
+    (folder / "config.json").write_text(json.dumps(config))
+    check_checkpoint(folder, str(tiny))  # weights alone load no tokenizer, and pass

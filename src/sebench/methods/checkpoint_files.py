@@ -62,6 +62,8 @@ def tokenizer_fields(tokenizer: Any) -> dict[str, tuple[str, object]]:
 
 def _file_of(folder: Path, field: str, usual: str) -> str:
     """The file of `folder` that a differing `field` is read from (the template's: the first that is there)."""
+    if not carries_tokenizer(folder):  # config.json's tokenizer_class chose one that needs no file
+        return "config.json"
     if field == "chat_template":
         return next((n for n in TEMPLATE_FILES if (folder / n).exists()), "tokenizer_config.json")
     if usual in ("special_tokens_map.json", "added_tokens.json") and not (folder / usual).exists():
@@ -130,21 +132,22 @@ def _fields(config: object, where: str) -> Iterator[tuple[str, str, object]]:
 
 
 def check_tokenizer(folder: Path, start_model: str) -> None:
-    """Refuses a checkpoint folder whose tokenizer differs from `start_model`'s in anything the evaluation uses;
-    a folder without tokenizer files passes (it loads none)."""
-    if not carries_tokenizer(folder):
-        return
+    """Refuses a checkpoint folder whose tokenizer differs from `start_model`'s in anything the evaluation uses.
+    Whether it carries one is found by loading it as the evaluation does, not from its files' names (config.json's
+    `tokenizer_class` alone loads a tokenizer that needs no file); a folder that loads none passes."""
     from sebench.models import load_tokenizer
 
+    try:
+        theirs = load_tokenizer(str(folder))
+    except SebenchError as exc:
+        if not carries_tokenizer(folder):
+            return
+        raise SebenchError(f"{folder}: its tokenizer cannot be loaded: {exc}") from None
     try:
         start = load_tokenizer(start_model)
     except SebenchError as exc:
         raise SebenchError(f"{folder}: it carries a tokenizer, and the start model's ({start_model}) cannot be "
                            f"loaded to check it against: {exc}") from None
-    try:
-        theirs = load_tokenizer(str(folder))
-    except SebenchError as exc:
-        raise SebenchError(f"{folder}: its tokenizer cannot be loaded: {exc}") from None
     expected = tokenizer_fields(start)
     for field, (usual, value) in tokenizer_fields(theirs).items():
         if value != expected[field][1]:
