@@ -30,7 +30,7 @@ OUTSIDE = ["/etc", "../../../data/datasets/test", "TEST_SPLIT"]
 
 
 @pytest.mark.parametrize("path", NOT_THERE)
-def test_a_hub_id_a_url_or_a_file_returned_as_a_checkpoint_is_looked_for_in_its_folder_and_refused(study, path):
+def test_a_hub_id_a_url_or_a_file_returned_as_a_checkpoint_is_looked_for_in_its_folder_and_refused(study, path):  # noqa: F811 - the study fixture
     method = job(study, "returns", path=path)
     why = refused(method)
     first = method.workdir / path.split("/")[0]  # the first part of it not there, or not a folder
@@ -41,7 +41,7 @@ def test_a_hub_id_a_url_or_a_file_returned_as_a_checkpoint_is_looked_for_in_its_
 
 
 @pytest.mark.parametrize("path", OUTSIDE)
-def test_a_checkpoint_outside_its_folder_is_refused_and_never_read(study, path):
+def test_a_checkpoint_outside_its_folder_is_refused_and_never_read(study, path):  # noqa: F811 - the study fixture
     path = str(secret_of(study).parent) if path == "TEST_SPLIT" else path
     method = job(study, "returns", path=path)
     why = refused(method)
@@ -50,7 +50,7 @@ def test_a_checkpoint_outside_its_folder_is_refused_and_never_read(study, path):
 
 
 @pytest.mark.parametrize("base", ["TEST_SPLIT", "Qwen/Qwen2.5-0.5B"])
-def test_an_adapter_whose_base_model_lies_elsewhere_is_refused_under_each_layer(study, layer, base):
+def test_an_adapter_whose_base_model_lies_elsewhere_is_refused_under_each_layer(study, layer, base):  # noqa: F811 - the study fixture
     base = str(secret_of(study).parent) if base == "TEST_SPLIT" else base
     method = job(study, "adapter", base=base)
     why = refused(method)
@@ -58,7 +58,7 @@ def test_an_adapter_whose_base_model_lies_elsewhere_is_refused_under_each_layer(
     assert "\n" not in why and not (method.outputs / "checkpoint").exists()  # nothing left to evaluate
 
 
-def test_a_link_a_method_puts_in_place_of_its_runs_outputs_folder_is_not_followed(study, layer, tmp_path):
+def test_a_link_a_method_puts_in_place_of_its_runs_outputs_folder_is_not_followed(study, layer, tmp_path):  # noqa: F811 - the study fixture
     """Where only the audit hook holds, ctypes makes RUN_DIR/outputs a link to another folder holding one of
     the method's name; the study neither empties that folder nor writes its copy there."""
     victim = tmp_path / "victim"
