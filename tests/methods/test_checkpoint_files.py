@@ -212,7 +212,7 @@ def test_a_shard_index_naming_a_file_outside_the_checkpoint_is_refused_naming_th
     (hostile / "model.safetensors.index.json").write_text(json.dumps(index))
     with pytest.raises(SebenchError) as stopped:
         check_checkpoint(hostile, str(tiny))
-    assert str(stopped.value).startswith(f"{hostile / 'model.safetensors.index.json'}: weight_map.{tensor} names ")
+    assert str(stopped.value).startswith(f"{hostile / 'model.safetensors.index.json'}: weight_map[{tensor!r}] names ")
 
 
 def test_a_tokenizer_loaded_from_config_json_alone_is_checked_like_any_other(tmp_path, tiny):

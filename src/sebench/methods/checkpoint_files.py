@@ -94,7 +94,7 @@ def check_own_files(folder: Path) -> None:
         for tensor, name in weights.items():
             if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name \
                     or not (folder / name).is_file():
-                raise SebenchError(f"{index}: weight_map.{tensor} names {name!r}, not a file of this folder; "
+                raise SebenchError(f"{index}: weight_map[{tensor!r}] names {name!r}, not a file of this folder; "
                                    "a checkpoint's shards lie beside their index")
 
 
