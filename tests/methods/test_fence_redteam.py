@@ -77,6 +77,9 @@ def test_a_record_file_left_as_a_fifo_is_refused_without_blocking_the_study(stud
     ("result.json", b'{"kind": "agent", "target": "a:B", "eligible": "yes"}'.hex()),
     ("cost.json", b"[]".hex()),
     ("cost.json", b'{"judge_calls": {"a": 1}}'.hex()),
+    ("cost.json", b'{"judge_calls": -1000}'.hex()),  # a negative count takes from the method's reported cost
+    ("cost.json", b'{"tokens_trained": 1e999}'.hex()),
+    ("cost.json", b'{"tokens_sampled": NaN}'.hex()),
     ("usage.json", b"[]".hex()),
     ("usage.json", b'{"threads": {"seconds": {"x": "y"}}}'.hex()),
     ("usage.json", b'{"peak_rss_mb": "lots"}'.hex()),

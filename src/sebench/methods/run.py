@@ -16,6 +16,7 @@ The process writes FOLDER and a private temporary folder (its home, TMPDIR and c
 from __future__ import annotations
 
 import logging
+import math
 import os
 import signal
 import stat
@@ -223,9 +224,10 @@ def _record(job: MethodJob, view_hash: str, seconds: float, reports: list[dict],
         raise SebenchError(f"method {job.ref.label}: its work folder {work} was replaced by a symbolic link")
     result = _result(work / RESULT_FILE)
     cost = _read(work / COST_FILE) or {}
-    bad = next((k for k, v in cost.items() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
-    if bad is not None:
-        raise SebenchError(f"{work / COST_FILE}: {bad!r} is not a number")
+    bad = next((k for k, v in cost.items() if isinstance(v, bool) or not isinstance(v, (int, float))
+                or not math.isfinite(v) or v < 0), None)
+    if bad is not None:  # a count the method reports: it may understate one, never make another row's cost its own
+        raise SebenchError(f"{work / COST_FILE}: {bad!r} is not a number of at least 0")
     refused = [r for r in reports if "error" not in r and "tree" not in r]
     tree = next((r["tree"] for r in reports if "tree" in r), None)
     layer = isolation.isolation_layer()
