@@ -192,3 +192,22 @@ def test_ctrl_c_says_what_happens_next(inst, tmp_path):
     rollout_err = _interrupt(["rollout", "--data", inst, "--out", rollouts, "--model", f"fake:file={fifo}"],
                              rollouts)
     assert "Traceback" not in rollout_err and "run the same command again to resume" in rollout_err
+
+
+# ---- sebench run: --set values --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("setting, says", [
+    ("train.epochs=abc", "train.epochs must be float (got 'abc')"),
+    ("train.lora=yes", "train.lora must be bool (got 'yes')"),
+    ("rollout.max_tokens=1.5", "rollout.max_tokens must be int | None (got 1.5)"),
+    ("train_regimes.closed-sft.lr=fast", "train_regimes.closed-sft.lr must be float (got 'fast')"),
+    ("seed=x", "seed must be int (got 'x')"),
+])
+def test_a_set_value_of_the_wrong_type_is_refused(tmp_path, setting, says):
+    """`--set KEY=VALUE` of a value the setting cannot hold is one line naming the setting, before anything runs
+    (not a resolved config that fails when its stage starts)."""
+    out = tmp_path / "run"
+    rc, err = cli("run", "--preset", "quick", "--out", out, "--set", setting, "--show-config")
+    assert rc == 2 and says in error_line(err), err
+    assert not out.exists()
