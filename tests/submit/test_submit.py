@@ -172,3 +172,14 @@ def test_verify_errors_are_one_line(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_leaderboard_refuses_a_path_that_is_no_file_and_writes_nothing(tmp_path, capsys):
+    """A mistyped bundle path or a run directory given as a bundle is one line, exit 2, and no board; a file that
+    is not a bundle is listed as failing (test_leaderboard.py)."""
+    for path in (tmp_path / "missing.tar.gz", tmp_path):
+        out = tmp_path / "board"
+        assert main(["leaderboard", str(path), "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and str(path) in err and "Traceback" not in err, err
+        assert not out.exists()
