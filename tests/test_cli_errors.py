@@ -211,3 +211,9 @@ def test_a_set_value_of_the_wrong_type_is_refused(tmp_path, setting, says):
     rc, err = cli("run", "--preset", "quick", "--out", out, "--set", setting, "--show-config")
     assert rc == 2 and says in error_line(err), err
     assert not out.exists()
+
+
+def test_a_method_argument_without_a_value_names_the_flag_given(tmp_path):
+    rc, err = cli("run", "--preset", "quick", "--out", tmp_path / "run", "--regimes", "closed-sft", "-M", "steps3",
+                  "--show-config")
+    assert rc == 2 and "-M expects KEY=VALUE, got 'steps3'" in error_line(err), err

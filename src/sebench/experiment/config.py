@@ -678,11 +678,11 @@ def _check(name: str, values: list, choices: tuple[str, ...]) -> None:
             raise SebenchError(f"unknown {name} value '{value}'{hint} (choose from {', '.join(choices)})")
 
 
-def parse_setting(text: str) -> tuple[str, object]:
-    """`KEY=VALUE` from `--set`: the value is parsed as JSON when it can be (numbers, lists, null)."""
+def parse_setting(text: str, flag: str = "--set") -> tuple[str, object]:
+    """`KEY=VALUE` from `flag`: the value is parsed as JSON when it can be (numbers, lists, null)."""
     key, sep, raw = text.partition("=")
     if not sep or not key:
-        raise SebenchError(f"--set expects KEY=VALUE, got '{text}'")
+        raise SebenchError(f"{flag} expects KEY=VALUE, got '{text}'")
     try:
         return key.strip(), json.loads(raw)
     except json.JSONDecodeError:
