@@ -217,3 +217,18 @@ def test_a_method_argument_without_a_value_names_the_flag_given(tmp_path):
     rc, err = cli("run", "--preset", "quick", "--out", tmp_path / "run", "--regimes", "closed-sft", "-M", "steps3",
                   "--show-config")
     assert rc == 2 and "-M expects KEY=VALUE, got 'steps3'" in error_line(err), err
+
+
+def test_run_out_that_is_an_instance_or_a_project_folder_is_refused_and_kept(inst, tmp_path):
+    """`sebench run --out` a folder that is not a run (an instance, a folder of one's own files) is one line, and
+    nothing in it is written over (a run's manifest.json is an instance's too)."""
+    before = {p: p.read_bytes() for p in inst.rglob("*") if p.is_file()}
+    rc, err = cli("run", "--preset", "quick", "--out", inst)
+    assert rc == 2 and f"{inst}: not a run directory (it holds " in error_line(err), err
+    assert {p: p.read_bytes() for p in inst.rglob("*") if p.is_file()} == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine", encoding="utf-8")
+    rc, err = cli("run", "--preset", "quick", "--out", mine)
+    assert rc == 2 and "not a run directory (it holds notes.txt)" in error_line(err), err
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
