@@ -200,3 +200,9 @@ def test_submit_names_the_field_of_a_broken_method_record(tmp_path, capsys, reco
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and says in err and "Traceback" not in err, err
     assert not (tmp_path / "b.tar.gz").exists()
+
+
+def test_verify_of_a_run_directory_says_how_to_make_a_bundle(tmp_path, capsys):
+    assert main(["verify", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a directory, not a bundle; `sebench submit RUN_DIR" in err, err
