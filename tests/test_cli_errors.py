@@ -232,3 +232,10 @@ def test_run_out_that_is_an_instance_or_a_project_folder_is_refused_and_kept(ins
     rc, err = cli("run", "--preset", "quick", "--out", mine)
     assert rc == 2 and "not a run directory (it holds notes.txt)" in error_line(err), err
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+def test_a_method_file_without_its_class_asks_for_it(tmp_path):
+    """`--regimes ./my_method.py` (the file alone) is not an unknown regime: the line asks for FILE.py:NAME."""
+    rc, err = cli("run", "--preset", "quick", "--out", tmp_path / "run", "--regimes", "./my_method.py",
+                  "--show-config")
+    assert rc == 2 and "name the class or function in the file, as ./my_method.py:NAME" in error_line(err), err
