@@ -192,3 +192,50 @@ def test_ctrl_c_says_what_happens_next(inst, tmp_path):
     rollout_err = _interrupt(["rollout", "--data", inst, "--out", rollouts, "--model", f"fake:file={fifo}"],
                              rollouts)
     assert "Traceback" not in rollout_err and "run the same command again to resume" in rollout_err
+
+
+# ---- sebench run: --set values --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("setting, says", [
+    ("train.epochs=abc", "train.epochs must be float (got 'abc')"),
+    ("train.lora=yes", "train.lora must be bool (got 'yes')"),
+    ("rollout.max_tokens=1.5", "rollout.max_tokens must be int | None (got 1.5)"),
+    ("train_regimes.closed-sft.lr=fast", "train_regimes.closed-sft.lr must be float (got 'fast')"),
+    ("seed=x", "seed must be int (got 'x')"),
+])
+def test_a_set_value_of_the_wrong_type_is_refused(tmp_path, setting, says):
+    """`--set KEY=VALUE` of a value the setting cannot hold is one line naming the setting, before anything runs
+    (not a resolved config that fails when its stage starts)."""
+    out = tmp_path / "run"
+    rc, err = cli("run", "--preset", "quick", "--out", out, "--set", setting, "--show-config")
+    assert rc == 2 and says in error_line(err), err
+    assert not out.exists()
+
+
+def test_a_method_argument_without_a_value_names_the_flag_given(tmp_path):
+    rc, err = cli("run", "--preset", "quick", "--out", tmp_path / "run", "--regimes", "closed-sft", "-M", "steps3",
+                  "--show-config")
+    assert rc == 2 and "-M expects KEY=VALUE, got 'steps3'" in error_line(err), err
+
+
+def test_run_out_that_is_an_instance_or_a_project_folder_is_refused_and_kept(inst, tmp_path):
+    """`sebench run --out` a folder that is not a run (an instance, a folder of one's own files) is one line, and
+    nothing in it is written over (a run's manifest.json is an instance's too)."""
+    before = {p: p.read_bytes() for p in inst.rglob("*") if p.is_file()}
+    rc, err = cli("run", "--preset", "quick", "--out", inst)
+    assert rc == 2 and f"{inst}: not a run directory (it holds " in error_line(err), err
+    assert {p: p.read_bytes() for p in inst.rglob("*") if p.is_file()} == before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine", encoding="utf-8")
+    rc, err = cli("run", "--preset", "quick", "--out", mine)
+    assert rc == 2 and "not a run directory (it holds notes.txt)" in error_line(err), err
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+def test_a_method_file_without_its_class_asks_for_it(tmp_path):
+    """`--regimes ./my_method.py` (the file alone) is not an unknown regime: the line asks for FILE.py:NAME."""
+    rc, err = cli("run", "--preset", "quick", "--out", tmp_path / "run", "--regimes", "./my_method.py",
+                  "--show-config")
+    assert rc == 2 and "name the class or function in the file, as ./my_method.py:NAME" in error_line(err), err

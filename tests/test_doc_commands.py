@@ -13,8 +13,12 @@ A model server (`openai:MODEL@http://127.0.0.1:8000/v1`) is tests/fake_openai_se
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import socket
@@ -232,3 +236,42 @@ def test_methods_page_command(command, workspaces):
 @pytest.mark.parametrize("command", _params(EVALUATION), ids=lambda c: c[:70])
 def test_evaluation_page_command(command, workspaces):
     _check(EVALUATION, command, workspaces)
+
+
+# ---- every page: each `sebench` command's flags ----------------------------------------------------------
+
+# the pages a user follows; the archive and the records keep commands of the version that made them
+USER_PAGES = [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").rglob("*.md"))
+                                    if not {"archive", "records"} & set(p.relative_to(ROOT / "docs").parts))]
+
+
+def sebench_invocations(page: Path) -> list[str]:
+    """Each `sebench ...` call in the page's bash blocks: one command split at `&&`, `;` and `|`, with a leading
+    `cd DIR`, `do` or `VAR=value` dropped, and a shell variable (a loop's `$s`) given the value 0."""
+    calls = []
+    for command in doc_commands(page):
+        for part in re.split(r"\s*(?:&&|;|\|)\s*", re.sub(r"\$\{?\w+\}?", "0", command)):
+            words = part.strip("() ").split()
+            while words and (words[0] in ("do", "then") or re.fullmatch(r"[A-Za-z_]+=\S*", words[0])):
+                words = words[1:]
+            if words[:1] == ["sebench"]:
+                calls.append(" ".join(words))
+    return calls
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_sebench_command_of_a_page_parses(page):
+    """Every `sebench` command a page gives has the flags it needs and no flag sebench lacks (a page's command
+    run as written does not stop at `the following arguments are required: --out`)."""
+    from sebench.cli import build_parser
+
+    refused = []
+    for call in sebench_invocations(page):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                build_parser().parse_args(shlex.split(call)[1:])
+            except SystemExit as exc:
+                if exc.code:
+                    refused.append(f"{call}\n  -> {err.getvalue().strip()}")
+    assert not refused, "\n".join(refused)

@@ -225,3 +225,17 @@ def test_only_the_integration_imports_inspect_ai():
             if any(n == "inspect_ai" or n.startswith("inspect_ai.") for n in names):
                 importers.append(path.relative_to(SRC).as_posix())
     assert sorted(set(importers)) == ["integrations/inspect_task.py"]
+
+
+@pytest.mark.parametrize("content", [None, "junk", '{"a": 1}'], ids=["missing", "not a zip", "other JSON"])
+def test_a_log_that_is_not_one_is_one_line(tmp_path, capsys, content):
+    """`python -m sebench.integrations.inspect_task LOG OUT` with a mistyped or foreign LOG: one line naming it,
+    exit 2, no traceback, nothing written."""
+    log = tmp_path / ("x.eval" if content != '{"a": 1}' else "x.json")
+    if content is not None:
+        log.write_text(content, encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        inspect_records([str(log), str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and str(log) in err, err
+    assert not (tmp_path / "out").exists()

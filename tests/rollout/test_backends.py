@@ -220,3 +220,13 @@ def test_missing_local_stack_names_the_extra(monkeypatch):
     monkeypatch.setattr(importlib, "import_module", fake_import)
     with pytest.raises(SebenchError, match=r"needs transformers.*sebench\[local\]"):
         get_backend("smollm2-135m")
+
+
+def test_a_server_that_does_not_answer_is_told_at_the_first_failure(caplog):
+    """A server not started is named at the first failed request, once, not only after every retry."""
+    dead = "http://127.0.0.1:9"  # discard port: connection refused
+    backend = get_backend(f"openai:fake-model@{dead}", max_retries=2, concurrency=2, **QUICK)
+    with caplog.at_level("WARNING", logger="sebench.rollout.backends.openai"), pytest.raises(SebenchError):
+        backend.generate([ask("a"), ask("b")])
+    told = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(told) == 1 and dead in told[0] and "is the server running?" in told[0], told

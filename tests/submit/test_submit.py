@@ -172,3 +172,37 @@ def test_verify_errors_are_one_line(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_leaderboard_refuses_a_path_that_is_no_file_and_writes_nothing(tmp_path, capsys):
+    """A mistyped bundle path or a run directory given as a bundle is one line, exit 2, and no board; a file that
+    is not a bundle is listed as failing (test_leaderboard.py)."""
+    for path in (tmp_path / "missing.tar.gz", tmp_path):
+        out = tmp_path / "board"
+        assert main(["leaderboard", str(path), "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and str(path) in err and "Traceback" not in err, err
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("record, says", [
+    ('{"spec": 5, "origin": "file"}', "method.json: field 'spec': expected str, got int"),
+    ('{"origin": "file"}', "method.json: field 'spec': missing"),
+    ('{"spec": "closed-sft", "origin": "built-in", "cost": {"wall_seconds": "x"}}',
+     "method.json: field 'cost.wall_seconds': expected a number"),
+])
+def test_submit_names_the_field_of_a_broken_method_record(tmp_path, capsys, record, says):
+    """A method.json with a field of the wrong type or none is one line naming the file and the field, exit 2."""
+    (tmp_path / "run/train/M").mkdir(parents=True)
+    (tmp_path / "run/manifest.json").write_text('{"config": {}}', encoding="utf-8")
+    (tmp_path / "run/train/M/method.json").write_text(record, encoding="utf-8")
+    assert main(["submit", str(tmp_path / "run"), "--method", "M", "--out", str(tmp_path / "b.tar.gz")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and says in err and "Traceback" not in err, err
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
+def test_verify_of_a_run_directory_says_how_to_make_a_bundle(tmp_path, capsys):
+    assert main(["verify", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a directory, not a bundle; `sebench submit RUN_DIR" in err, err

@@ -97,7 +97,7 @@ def method_argument(text: str, regimes: list[str]) -> tuple[str, object]:
     from sebench.experiment.config import parse_setting
     from sebench.methods import is_method_spec, resolve
 
-    key, value = parse_setting(text)
+    key, value = parse_setting(text, "-M")
     if "." not in key:
         labels = [resolve(r).label for r in regimes if is_method_spec(r)]
         if len(labels) != 1:

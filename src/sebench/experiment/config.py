@@ -28,7 +28,7 @@ from sebench.experiment.launch import LaunchConfig, apply_launch
 from sebench.experiment.lifelong import LifelongConfig
 from sebench.experiment.warmup import WarmupConfig
 from sebench.judge import JudgeConfig
-from sebench.methods import FENCE_KEYS, OutputRules, check_arguments, is_method_spec, output_rules
+from sebench.methods import FENCE_KEYS, OutputRules, accepts, check_arguments, is_method_spec, output_rules
 from sebench.methods import resolve as resolve_method
 from sebench.protocols import PROTOCOLS
 from sebench.records import MODES, SPLITS
@@ -72,9 +72,17 @@ class Section:
             items = value if isinstance(value, list) else [value]  # a list field: each item is one of the choices
             if problem is None and "choices" in meta and value is not None and any(v not in meta["choices"] for v in items):
                 problem = f"must be one of {', '.join(map(str, meta['choices']))} (got {value!r})"
+            if problem is None:
+                problem = type_problem(known[key], value)
             if problem:
                 raise SebenchError(f"{where}.{key} {problem}")
         self.config_cls(**dict(self.required), **values)  # the stage's own checks (types, paths)
+
+
+def type_problem(field: dataclasses.Field, value: object) -> str | None:
+    """Why `value` (as `--set` parsed it) does not fit the field's annotation (`epochs: float` and "abc"), or None."""
+    annotation = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", str(field.type))
+    return None if accepts(annotation, value) else f"must be {annotation} (got {value!r})"
 
 
 SECTIONS = {
@@ -418,6 +426,10 @@ def resolve(preset: str, overrides: dict) -> RunConfig:
     for key, value in overrides.items():
         _set(values, key, copy.deepcopy(value))
     cfg = RunConfig(**values)
+    for f in dataclasses.fields(RunConfig):  # the study's own settings: a value of their type
+        problem = type_problem(f, getattr(cfg, f.name))
+        if problem:
+            raise SebenchError(f"{f.name} {problem}")
     _subset_caps(cfg, overrides)
     if isinstance(cfg.variants, dict) and isinstance(cfg.regimes, list):  # the controls a study lists, unless redefined
         cfg.variants.update({label: dict(CONTROL_VARIANTS[label]) for label in cfg.regimes
@@ -666,11 +678,11 @@ def _check(name: str, values: list, choices: tuple[str, ...]) -> None:
             raise SebenchError(f"unknown {name} value '{value}'{hint} (choose from {', '.join(choices)})")
 
 
-def parse_setting(text: str) -> tuple[str, object]:
-    """`KEY=VALUE` from `--set`: the value is parsed as JSON when it can be (numbers, lists, null)."""
+def parse_setting(text: str, flag: str = "--set") -> tuple[str, object]:
+    """`KEY=VALUE` from `flag`: the value is parsed as JSON when it can be (numbers, lists, null)."""
     key, sep, raw = text.partition("=")
     if not sep or not key:
-        raise SebenchError(f"--set expects KEY=VALUE, got '{text}'")
+        raise SebenchError(f"{flag} expects KEY=VALUE, got '{text}'")
     try:
         return key.strip(), json.loads(raw)
     except json.JSONDecodeError:

@@ -31,7 +31,7 @@ from sebench.experiment.lifelong import (
     schedule,
 )
 from sebench.experiment.run import Study, sizes_dict
-from sebench.experiment.state import file_hash, read_json, write_json
+from sebench.experiment.state import check_run_folder, file_hash, read_json, write_json
 from sebench.report import SCHEDULE_FILE
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,7 @@ class LifelongStudy(Study):
         self.functions: dict[str, list[str]] = {}  # library label -> its studied functions, every design's
 
     def run(self) -> Path:
+        check_run_folder(self.root)
         self.train_model  # noqa: B018 - fails now, not after the builds, if there are no weights to train
         k = self.cfg.lifelong["libraries"]
         positions = range(0 if self.cfg.warmup else 1, k + 1)

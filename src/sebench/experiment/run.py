@@ -32,7 +32,7 @@ from sebench import __version__
 from sebench.errors import SebenchError
 from sebench.experiment.config import RunConfig
 from sebench.experiment.launch import eval_spec, method_launch, stage_launch
-from sebench.experiment.state import StageBook, config_record, file_hash, now, read_json, write_json
+from sebench.experiment.state import StageBook, check_run_folder, config_record, file_hash, now, read_json, write_json
 from sebench.methods import is_method_spec
 from sebench.provenance import versions
 from sebench.seal import Tampered
@@ -110,6 +110,7 @@ class Study:
         the protocol's inputs are there, and the stages that ran already (the data, the untrained model's
         evaluations) have the settings this command gives them, or --overwrite. A refused command leaves
         the run directory as it was."""
+        check_run_folder(self.root)
         if self.cfg.regimes:
             self.train_model  # noqa: B018 - fails now, not after an hour of evaluation, if there are no weights
         if self.cfg.protocol == "original":

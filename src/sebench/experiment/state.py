@@ -87,6 +87,27 @@ def _fewer_threads(usage: dict | None) -> str:
     return f", {fewer:.0f} s of them on fewer CPU threads than the {usage['cores']} cores" if fewer else ""
 
 
+RUN_LEFTOVERS = ("plan.json",)  # what `sebench run --plan` writes in a folder before it is a run
+
+
+def check_run_folder(root: Path) -> None:
+    """Refuses a folder that holds something other than a run (an instance, a project's files): a study writes
+    its manifest.json, data/, evals/ and train/ there, over what is there. A new or empty folder, a run's
+    folder (it has stages/ or a run's manifest), or one holding only a plan passes."""
+    if not root.exists() or (root / "stages").is_dir():
+        return
+    if not root.is_dir():
+        raise SebenchError(f"{root}: a file, not a run directory; give --out a new or empty folder")
+    manifest = read_json(root / "manifest.json") if (root / "manifest.json").is_file() else None
+    run_manifest = isinstance(manifest, dict) and isinstance(manifest.get("config"), dict)
+    others = sorted(p.name for p in root.iterdir()
+                    if p.name not in RUN_LEFTOVERS and not (p.name == "manifest.json" and run_manifest))
+    if others:
+        shown = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+        raise SebenchError(f"{root}: not a run directory (it holds {shown}); give --out a new or empty folder, or "
+                           "the folder of a run to resume it")
+
+
 class StageBook:
     """The stage records of one run directory."""
 

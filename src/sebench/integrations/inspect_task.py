@@ -229,7 +229,14 @@ def log_records(log: EvalLog) -> tuple[list[Rollout], list[Verdict]]:
 
 def write_log_records(log_file: str | Path, out: str | Path) -> tuple[Path, Path]:
     """OUT/rollouts.jsonl and OUT/verdicts.jsonl from an Inspect log of se_bench."""
-    rollouts, verdicts = log_records(read_eval_log(str(log_file)))
+    if not Path(log_file).is_file():
+        raise SebenchError(f"{log_file}: no such file (the .eval or .json log that `inspect eval` wrote)")
+    try:
+        log = read_eval_log(str(log_file))
+    except (ValueError, OSError) as exc:  # a zip without its directory, JSON of another shape (pydantic's error)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SebenchError(f"{log_file}: not an Inspect log ({first})") from None
+    rollouts, verdicts = log_records(log)
     if not rollouts:
         raise SebenchError(f"{log_file}: no sample scored by sebench's judge (is it a log of sebench/se_bench?)")
     out = Path(out)

@@ -16,7 +16,7 @@ from sebench.exports import front_door
 __all__ = ["BUILTINS", "ENTRY_POINT_GROUP", "FENCE_KEYS", "METHOD_FILE", "TRAIN_TIMEOUT", "Agent", "AgentBackend", "Checkpoint",
            "Context", "ContextDistill", "Cost", "DocsMethod", "Endpoint", "Feedback", "Judge", "Method",
            "MethodError", "MethodJob", "MethodRef", "OutputRules", "Prompt", "Result", "Sampler",
-           "available_layers", "check_arguments", "entry_points", "is_method_spec", "isolation_layer",
+           "accepts", "available_layers", "check_arguments", "entry_points", "is_method_spec", "isolation_layer",
            "landlock_abi", "method_signature", "output_rules", "resolve", "run_method", "served_endpoint"]
 __getattr__ = front_door(__name__, __all__, {
     "agent_backend": ("AgentBackend",),
@@ -27,5 +27,5 @@ __getattr__ = front_door(__name__, __all__, {
     "docs_only": ("ContextDistill", "DocsMethod"),
     "outputs": ("OutputRules", "output_rules", "served_endpoint"),
     "run": ("FENCE_KEYS", "METHOD_FILE", "MethodJob", "TRAIN_TIMEOUT", "run_method"),
-    "signature": ("check_arguments", "method_signature"),
+    "signature": ("accepts", "check_arguments", "method_signature"),
 })

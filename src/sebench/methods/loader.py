@@ -72,7 +72,7 @@ class MethodRef:
 
 def is_method_spec(name: str) -> bool:
     """Whether a `--regimes` item names a method (a built-in method, an entry point, or module/file:attr)."""
-    return ":" in name or name in BUILTINS or name in entry_points()
+    return ":" in name or name.endswith(".py") or name in BUILTINS or name in entry_points()
 
 
 def resolve(spec: str) -> MethodRef:
@@ -85,6 +85,8 @@ def resolve(spec: str) -> MethodRef:
         target = points[spec]
         return MethodRef(spec, spec, "entry point", target, _module_file(target.split(":")[0]))
     where, sep, attr = spec.rpartition(":")
+    if not sep and spec.endswith(".py"):  # the file alone: the class or function in it is to be named
+        raise MethodError(f"method '{spec}': name the class or function in the file, as {spec}:NAME")
     if not sep or not where or not attr.isidentifier():
         known = [*BUILTINS, *points]
         close = difflib.get_close_matches(spec, known, n=1)

@@ -35,10 +35,11 @@ AUDIT_HOOK_ONLY = "isolation: Python's audit hook only"
 
 def read_methods(root: Path) -> dict[str, dict]:
     """label -> the fields above of RUN_DIR/train/<label>/method.json (the label is its folder's name)."""
-    return {path.parent.name: _read(path) for path in plain_matches(root, f"train/*/{METHOD_FILE}")}
+    return {path.parent.name: read_method(path) for path in plain_matches(root, f"train/*/{METHOD_FILE}")}
 
 
-def _read(path: Path) -> dict:
+def read_method(path: Path) -> dict:
+    """The fields above of one method.json, each of its type; one line naming the file and the field if not."""
     data = read_json_object(path)
     for name, kind in TYPES.items():
         if data.get(name) is not None and not isinstance(data[name], kind):

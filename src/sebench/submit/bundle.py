@@ -136,7 +136,7 @@ def write_bundle(run_dir: Path, label: str, out: Path, checkpoint_hub: str | Non
 def collect(run_dir: Path, label: str, checkpoint_hub: str | None) -> dict[str, bytes]:
     """Every member but the card and the index; no folder of this machine is named in them (placeless)."""
     manifest = _read_json(run_dir / "manifest.json")
-    method = _read_json(run_dir / "train" / label / "method.json")
+    method = _read_method(run_dir / "train" / label / "method.json")
     if (manifest.get("config") or {}).get("instance"):
         log.warning("%s studied an instance it did not build (--instance): its bundle cannot be verified from the "
                     "seed; run without --instance to submit", run_dir)
@@ -181,6 +181,17 @@ def _read_json(path: Path) -> dict:
         raise SebenchError(f"{path}: missing; submit a run directory of `sebench run` and a label it trained "
                            f"(RUN_DIR/train/LABEL/method.json)")
     return read_json_object(path)
+
+
+def _read_method(path: Path) -> dict:
+    """The method's record, its fields of their types (the report's rule), naming the method it ran."""
+    from sebench.report import read_method
+
+    method = _read_json(path)
+    read_method(path)  # each field the report reads, of its type
+    if not method.get("spec"):
+        raise SebenchError(f"{path}: field 'spec': missing; the record `sebench run` wrote names the method it ran")
+    return method
 
 
 def data_manifest(run_dir: Path, manifest: dict) -> bytes:

@@ -119,8 +119,13 @@ def summary(result) -> str:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
+    from sebench.errors import SebenchError
     from sebench.submit.leaderboard import write_leaderboard
 
+    for path in args.bundles:  # a mistyped path is the user's, refused; a bundle that is a file fails on the board
+        if not path.is_file():
+            what = "a directory" if path.is_dir() else "no such file"
+            raise SebenchError(f"{path}: {what}; give bundles made by `sebench submit` (.tar.gz)")
     page = write_leaderboard(args.bundles, args.out, args.store, args.ledger)
     print(f"leaderboard: {page}")
     return 0

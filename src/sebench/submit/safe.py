@@ -71,6 +71,9 @@ def read_file(path: Path) -> bytes:
     shown of a bundle is taken from them, never from a second read, which could find other bytes (a file
     replaced meanwhile, a pipe)."""
     path = Path(path)
+    if path.is_dir():  # a run directory given where its bundle was meant
+        raise BundleError(f"{path}: a directory, not a bundle; `sebench submit RUN_DIR --method LABEL --out BUNDLE` "
+                          "makes one")
     with path.open("rb") as handle:
         data = handle.read(MAX_FILE + 1)
     if len(data) > MAX_FILE:

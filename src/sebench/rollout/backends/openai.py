@@ -100,6 +100,7 @@ class OpenAIBackend(Backend):
         self._context_tokens = context_tokens
         self._context_checked = context_tokens is not None
         self._urls = itertools.cycle(self.base_urls)
+        self._told_retrying = False  # the first failed request is told at once, not after every retry
         self._ssl: ssl.SSLContext | None = None
         self.headers = {"Content-Type": "application/json"}
         key_env = api_key_env or "OPENAI_API_KEY"
@@ -282,6 +283,9 @@ class OpenAIBackend(Backend):
                 slots.put_nowait(client)  # the slot is free while backing off
             if attempt < self.max_retries:
                 delay = retry_after if retry_after is not None else self._backoff(attempt)
+                if not self._told_retrying:
+                    self._told_retrying = True
+                    log.warning("%s; retrying up to %d times (is the server running?)", problem, self.max_retries)
                 log.debug("retrying in %.2f s after %s", delay, problem)
                 await asyncio.sleep(delay)
         raise SebenchError(
