@@ -58,6 +58,19 @@ def test_an_answers_code_that_is_not_its_responses_fails(forge, rebuilt_tests, s
                                      "which the judge reads"], (name, out)
 
 
+def test_an_answers_response_that_is_not_text_fails_in_one_line(forge, shared_work, tmp_path, capsys):
+    """A response the bundle gives as a number or a list is a mismatch naming the line, never a traceback."""
+    for bad in (5, ["print(1)"]):
+        members = forge.members()
+        rollouts = _rollouts(members, f"{SINGLE}/rollouts.jsonl")
+        rollouts[0]["response"] = bad
+        _put(members, f"{SINGLE}/rollouts.jsonl", rollouts)
+        code, out, _ = verify(forge.repack(members, "notext.tar.gz"), shared_work, tmp_path / type(bad).__name__,
+                              capsys)
+        assert code == 1 and out == [f"mismatch: {SINGLE}/rollouts.jsonl:1: response is not text (got "
+                                     f"{type(bad).__name__})"], out
+
+
 def test_a_key_given_twice_is_refused(forge, shared_work, tmp_path, capsys):
     """JSON readers differ on which of two values of one key they keep: the file could say "not eligible" to one
     reader and "eligible" to the verifier. `sebench submit` writes each key once."""

@@ -293,6 +293,8 @@ def check_answers(bundle: Bundle, work: Path, _workers: object) -> None:
                                f"{folder[2]}")
             if rollout.get("mode") != folder[1]:  # the judge's library follows it (numpy: real NumPy)
                 raise Mismatch(f"{name}:{number}: mode {rollout.get('mode')!r} is not its folder's {folder[1]!r}")
+            if not isinstance(rollout.get("response"), (str, type(None))):
+                raise Mismatch(f"{name}:{number}: response is not text (got {type(rollout.get('response')).__name__})")
             if rollout.get("code") != extract_code(rollout.get("response")):  # what a reader takes for the answer
                 raise Mismatch(f"{name}:{number}: code is not the program its response holds; the code of an answer "
                                "is extracted from its response (sebench.answers), which the judge reads")
